@@ -1,0 +1,20 @@
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+export default tseslint.config(
+  { ignores: ['node_modules/**', 'data/**', 'coverage/**'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      // Side effects belong at the edges (conventions §3): only src/cli.ts may touch the process.
+      'no-restricted-properties': ['error',
+        { object: 'Math', property: 'random', message: 'Take a seeded rng (simulator/rng) instead.' }],
+    },
+  },
+  {
+    files: ['bin/**', 'bench/**', 'test/**', '**/*.test.ts'],
+    rules: { 'no-restricted-properties': 'off' },
+  },
+);
