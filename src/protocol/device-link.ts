@@ -1,0 +1,26 @@
+import type { DownFrame, UpFrame } from './frame.js';
+
+/**
+ * What happens on a link, in order. `at` is on the process clock (epoch ms).
+ * A malformed frame is reported, never thrown: the actor counts it and may drop the AP.
+ */
+export type LinkEvent =
+  | { type: 'connected'; at: number; ipAddress?: string; certificate?: 'NO_CERTIFICATE' | 'VALID_CERTIFICATE' | 'MISMATCH_SERIAL' | 'VERIFIED' }
+  | { type: 'frame'; at: number; frame: UpFrame; bytes: number }
+  | { type: 'malformed'; at: number; reason: string; bytes: number }
+  | { type: 'disconnected'; at: number; reason?: string };
+
+/**
+ * The DeviceLink port: all a device actor knows about its AP. Adapters: simulator/link.ts
+ * (seeded radio world), src/links/nats (real APs through the edge), src/links/replay (recordings);
+ * src/links/record wraps any of them. The actor never asks which one it has.
+ */
+export interface DeviceLink {
+  readonly serial: string;
+  /** Listen to link events; returns the function that stops listening. */
+  subscribe(listener: (event: LinkEvent) => void): () => void;
+  /** Deliver a command to the AP. Rejects with a coded error when the AP cannot be reached. */
+  send(frame: DownFrame): Promise<void>;
+  /** Drop the connection (blacklist, protocol abuse, shutdown). */
+  close(reason?: string): Promise<void>;
+}
