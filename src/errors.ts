@@ -1,0 +1,69 @@
+/**
+ * The coded error catalogue. Every error a client can see is one of these: the envelope's
+ * `ErrorCode` is the HTTP status, `ErrorDetails` names the method or field, `ErrorDescription`
+ * is a sentence. The string `code` goes to logs and docs/ERRORS.md (a test keeps them in step).
+ * Code that is not HTTP (actors, links, store) throws these too, so a DEVICE_OFFLINE raised in
+ * the fleet reaches a client as a 409 without a translation table.
+ */
+export class AirtwinError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    readonly status: number,
+    /** The method or field the error is about. */
+    readonly details: string,
+    description: string,
+    options?: { cause?: unknown },
+  ) {
+    super(description, options);
+    this.name = 'AirtwinError';
+  }
+}
+
+/** code -> [HTTP status, what it means]. docs/ERRORS.md lists the same codes. */
+export const ERROR_CATALOGUE = {
+  BAD_REQUEST: [400, 'A parameter or body field is missing, of the wrong type or out of range.'],
+  INVALID_JSON: [400, 'The request body is not valid JSON.'],
+  INVALID_SERIAL: [400, 'A serial number is not 12 hexadecimal digits.'],
+  SERIAL_MISMATCH: [400, 'The serial number in the body differs from the one in the path.'],
+  INVALID_CONFIGURATION: [400, 'A configuration document is not a JSON object or fails validation.'],
+  UNAUTHORIZED: [401, 'The bearer token is missing, malformed, invalid or expired.'],
+  FORBIDDEN: [403, 'The token is valid but its role may not do this.'],
+  NOT_FOUND: [404, 'The resource or route does not exist.'],
+  ALREADY_EXISTS: [409, 'A record with this key exists already.'],
+  DEVICE_BUSY: [409, 'The device is already running a command.'],
+  DEVICE_OFFLINE: [409, 'The device is not connected and this command cannot be queued.'],
+  PAYLOAD_TOO_LARGE: [413, 'The request body is larger than the configured limit.'],
+  UNSUPPORTED_MEDIA_TYPE: [415, 'The request body is not application/json.'],
+  SECURITY_UNREACHABLE: [503, 'The security service that validates tokens cannot be reached.'],
+  NOT_CONFIGURED: [400, 'The feature needs a setting that is not configured (e.g. NATS).'],
+  COMMAND_TIMEOUT: [504, 'The device did not answer in time.'],
+  STORE_FAILURE: [500, 'The database rejected an operation.'],
+  INTERNAL: [500, 'An unexpected error; it is logged with the request id.'],
+} as const satisfies Record<string, readonly [number, string]>;
+
+export type ErrorCode = keyof typeof ERROR_CATALOGUE;
+
+export function airtwinError(code: ErrorCode, details: string, description?: string, cause?: unknown): AirtwinError {
+  const [status, generic] = ERROR_CATALOGUE[code];
+  return new AirtwinError(code, status, details, description ?? generic, cause === undefined ? undefined : { cause });
+}
+
+export const badRequest = (details: string, description: string) => airtwinError('BAD_REQUEST', details, description);
+export const notFound = (details: string, description = 'Resource does not exist.') => airtwinError('NOT_FOUND', details, description);
+export const alreadyExists = (details: string, description: string) => airtwinError('ALREADY_EXISTS', details, description);
+export const invalidSerial = (details: string, value: unknown) =>
+  airtwinError('INVALID_SERIAL', details, `${JSON.stringify(value)} is not a serial number: expected 12 hexadecimal digits, ':' or '-' separators allowed.`);
+export const deviceOffline = (serial: string, command: string) =>
+  airtwinError('DEVICE_OFFLINE', command, `Device ${serial} is not connected; '${command}' cannot be queued.`);
+export const deviceBusy = (serial: string, command: string) =>
+  airtwinError('DEVICE_BUSY', command, `Device ${serial} is already running a command; try again when it completes.`);
+export const forbidden = (details: string, role: string) =>
+  airtwinError('FORBIDDEN', details, `This operation needs the '${role}' role.`);
+export const unauthorized = (description: string) => airtwinError('UNAUTHORIZED', 'Authorization', description);
+export const notConfigured = (details: string, description: string) => airtwinError('NOT_CONFIGURED', details, description);
+export const storeFailure = (details: string, cause: unknown) =>
+  airtwinError('STORE_FAILURE', details, 'The database could not complete the operation.', cause);
+
+export function isAirtwinError(e: unknown): e is AirtwinError {
+  return e instanceof AirtwinError;
+}
