@@ -10,9 +10,9 @@ export type Parsed<T> = { ok: true; value: T } | { ok: false; errors: string[] }
  * use, so importing a schema module costs nothing.
  */
 export function parserFor<S extends TSchema>(schema: S): (doc: unknown) => Parsed<Static<S>> {
-  let validator: ReturnType<typeof Compile<S>> | undefined;
+  let compiled: { Check(v: unknown): boolean; Errors(v: unknown): { instancePath: string; message: string }[] } | undefined;
   return (doc) => {
-    validator ??= Compile(schema);
+    const validator = (compiled ??= Compile(schema));
     if (validator.Check(doc)) return { ok: true, value: doc as Static<S> };
     const errors = validator.Errors(doc).map((e) => `field ${e.instancePath === '' ? '/' : e.instancePath}: ${e.message}`);
     return { ok: false, errors: errors.length > 0 ? errors : ['field /: does not match the schema'] };
