@@ -1,0 +1,38 @@
+/**
+ * `least_used` channel optimizer (reference §4.4): each AP, on its own, moves to a channel its
+ * latest scan shows free, else to the least occupied one. Pure per-AP decisions: assignments of
+ * other APs in this run are not considered (that is `unmanaged_aware`).
+ * Fixes: candidates from capabilities/DFS/width/allowed (§8 #2, #3), neighbours de-duplicated
+ * (§8 #4), deterministic order and seeded picks (§8 #5), hysteresis (no churn).
+ */
+import { BANDS } from '../../protocol/wifi-channels.js';
+import { zoneView } from '../model/view.js';
+import { blockStart, channelCandidates, setPlan, sortedPlan, type AlgorithmInput, type Plan } from './common.js';
+import { candidateWeights, chooseChannel } from './channel-choice.js';
+
+export function leastUsed(input: AlgorithmInput<Record<string, never>>): Plan {
+  const { aps } = zoneView(input.model, input.zone.serials);
+  const plan: Plan = {};
+  for (const band of BANDS) {
+    const visit = aps
+      .filter((ap) => ap.scanned && ap.radios.some((r) => r.band === band))
+      .map((ap) => ({ ap, n: ap.neighbours.filter((x) => x.band === band).length }))
+      .sort((a, b) => b.n - a.n || (a.ap.serial < b.ap.serial ? -1 : 1));
+    for (const { ap } of visit) {
+      const cfg = input.configs.get(ap.serial);
+      const user = cfg?.userChannels?.[band];
+      if (user !== undefined) { setPlan(plan, ap.serial, band, user); continue; }
+      const radio = ap.radios.find((r) => r.band === band)!;
+      const candidates = channelCandidates(ap, band, radio.width, cfg);
+      if (candidates.length === 0) continue;
+      const own = new Set(ap.radios.flatMap((r) => r.bssids));
+      const occupants = ap.neighbours
+        .filter((x) => x.band === band && !own.has(x.bssid))
+        .map((x) => ({ covered: x.covered, weight: 1 }));
+      const weights = candidateWeights(band, radio.width, candidates, occupants);
+      const current = blockStart(band, radio.channel, radio.width);
+      setPlan(plan, ap.serial, band, chooseChannel(band, candidates, weights, current, input.rng));
+    }
+  }
+  return sortedPlan(plan);
+}

@@ -1,0 +1,161 @@
+/**
+ * The algorithm registry (reference §5): the list served by GET /algorithms, mode resolution,
+ * argument validation and the one entry point that runs an optimizer with a seeded rng.
+ * ClientSteering is not offered: the spec's RunResult has no field for it and upstream marks it
+ * non-functional (§4.8).
+ */
+import seedrandom from 'seedrandom';
+import { badRequest } from '../../errors.js';
+import type { Algorithm } from '../schemas/algorithm.js';
+import type { EffectiveConfig } from '../schemas/device-config.js';
+import type { RrmModel } from '../model/types.js';
+import { argValue, parseArgs, type ArgSpec } from './args.js';
+import type { AlgorithmInput, Plan } from './common.js';
+import { leastUsed } from './least-used.js';
+import { locationOptimal } from './location-optimal.js';
+import { measureApAp } from './measure-ap-ap.js';
+import { measureApClient } from './measure-ap-client.js';
+import { randomChannel } from './random-channel.js';
+import { randomTxPower } from './random-tx-power.js';
+import { unmanagedAware } from './unmanaged-aware.js';
+
+export type AlgorithmType = 'OptimizeChannel' | 'OptimizeTxPower';
+export type PlanKind = 'channel' | 'txPower';
+
+interface ModeDef {
+  description: string;
+  args: Record<string, ArgSpec>;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  run: (input: AlgorithmInput<any>) => Plan;
+}
+
+interface TypeDef {
+  name: string;
+  description: string;
+  kind: PlanKind;
+  defaultMode: string;
+  modes: Record<string, ModeDef>;
+}
+
+export const REGISTRY: Record<AlgorithmType, TypeDef> = {
+  OptimizeChannel: {
+    name: 'Optimize channel configuration',
+    description: 'Run channel optimization algorithm',
+    kind: 'channel',
+    defaultMode: 'unmanaged_aware',
+    modes: {
+      random: {
+        description: 'random channel initialisation',
+        args: { setDifferentChannelPerAp: { kind: 'boolean', default: false, description: 'one random channel per AP instead of one per band' } },
+        run: randomChannel,
+      },
+      least_used: { description: 'least used channel assignment', args: {}, run: leastUsed },
+      unmanaged_aware: {
+        description: 'least used channel assignment that takes unmanaged APs into account', args: {}, run: unmanagedAware,
+      },
+    },
+  },
+  OptimizeTxPower: {
+    name: 'Optimize tx power configuration',
+    description: 'Run transmit power control algorithm',
+    kind: 'txPower',
+    defaultMode: 'measure_ap_ap',
+    modes: {
+      random: {
+        description: 'random transmit power initialiser',
+        args: { setDifferentTxPowerPerAp: { kind: 'boolean', default: false, description: 'one random power per AP instead of one for the zone' } },
+        run: randomTxPower,
+      },
+      measure_ap_client: {
+        description: 'measurement-based AP-to-client transmit power control',
+        args: { targetMcs: { kind: 'integer', default: 8, min: 0, max: 9, description: 'MCS the weakest client should reach' } },
+        run: measureApClient,
+      },
+      measure_ap_ap: {
+        description: 'measurement-based AP-to-AP transmit power control',
+        args: {
+          coverageThreshold: { kind: 'integer', default: -70, min: -100, max: 30, description: 'dBm at which the n-th weakest neighbour should hear the AP' },
+          nthSmallestRssi: { kind: 'integer', default: 0, min: 0, description: 'which neighbour RSSI (0 = weakest) to aim at' },
+        },
+        run: measureApAp,
+      },
+      location_optimal: { description: 'location-based optimal transmit power control', args: {}, run: locationOptimal },
+    },
+  },
+};
+
+export const ALGORITHM_TYPES = Object.keys(REGISTRY) as AlgorithmType[];
+
+/** reference §1.3: the `k=v(,k=v)*` regex and samples upstream publishes. */
+export const PARAMETER_FORMAT = '((([^,=])+)=(([^,=])+))(,(([^,=])+)=(([^,=])+))*';
+export const PARAMETER_SAMPLES = ['mode=random', 'key1=val1,key2=val2'];
+
+/** GET /algorithms. `helper` is the documentation URL the service is configured with. */
+export function listAlgorithms(helper: string): Algorithm[] {
+  return ALGORITHM_TYPES.map((t) => ({
+    name: REGISTRY[t].name, description: REGISTRY[t].description, shortName: t,
+    parameterFormat: PARAMETER_FORMAT, parameterSamples: [...PARAMETER_SAMPLES], helper,
+  }));
+}
+
+export const isAlgorithmType = (v: unknown): v is AlgorithmType => typeof v === 'string' && v in REGISTRY;
+
+/** Mode of a run (§5.3): `args.mode`, else the default when allowed; unknown -> BAD_REQUEST. */
+export function resolveMode(algorithm: AlgorithmType, mode: string | undefined, allowDefault: boolean): string {
+  const def = REGISTRY[algorithm];
+  const m = mode === undefined || mode === '' ? (allowDefault ? def.defaultMode : '') : mode;
+  if (!Object.prototype.hasOwnProperty.call(def.modes, m)) {
+    throw badRequest('mode', `Unknown mode '${mode ?? ''}' provided for algorithm '${algorithm}'`);
+  }
+  return m;
+}
+
+export interface RunRequest {
+  algorithm: string;
+  /** The raw `k=v,...` string or already parsed pairs. */
+  args?: string | Record<string, string> | null;
+  /** runRRM and the scheduler allow the default mode; optimizeChannel/TxPower do not. */
+  allowDefaultMode: boolean;
+  model: RrmModel;
+  zone: { name: string; serials: readonly string[] };
+  configs: ReadonlyMap<string, EffectiveConfig>;
+  /**
+   * Seed used when the args carry none. The caller generates it and records it (a run never
+   * silently picks one); the outcome returns the seed that was used.
+   */
+  seed: string;
+}
+
+export interface RunOutcome {
+  algorithm: AlgorithmType;
+  mode: string;
+  kind: PlanKind;
+  seed: string;
+  /** serial -> band -> channel or dBm, zone members only. */
+  plan: Plan;
+}
+
+/** Validates the request and runs one optimizer. Throws BAD_REQUEST naming what is wrong. */
+export function runAlgorithm(req: RunRequest): RunOutcome {
+  if (!isAlgorithmType(req.algorithm)) {
+    throw badRequest('algorithm', `Unknown algorithm '${req.algorithm}'; expected one of ${ALGORITHM_TYPES.join(', ')}.`);
+  }
+  const raw = typeof req.args === 'string' || req.args == null ? parseArgs(req.args) : { ...req.args };
+  const mode = resolveMode(req.algorithm, raw.mode, req.allowDefaultMode);
+  const def = REGISTRY[req.algorithm].modes[mode]!;
+  const args: Record<string, boolean | number> = {};
+  for (const key of Object.keys(raw)) {
+    if (key !== 'mode' && key !== 'seed' && !(key in def.args)) {
+      const known = ['mode', 'seed', ...Object.keys(def.args)].join(', ');
+      throw badRequest(`args.${key}`, `Unknown argument '${key}' for ${req.algorithm} mode '${mode}'; known: ${known}.`);
+    }
+  }
+  for (const [name, spec] of Object.entries(def.args)) args[name] = argValue(name, raw[name], spec);
+  const seed = raw.seed !== undefined && raw.seed !== '' ? raw.seed : req.seed;
+  const rng = seedrandom(`${seed}:${req.algorithm}:${mode}:${req.zone.name}`);
+  // Devices with enableRRM off are not optimised (upstream drops their model data, §3.2).
+  const serials = req.zone.serials.filter((s) => req.configs.get(s)?.enableRRM !== false);
+  const zone = { name: req.zone.name, serials };
+  const plan = def.run({ model: req.model, zone, configs: req.configs, rng: () => rng(), args });
+  return { algorithm: req.algorithm, mode, kind: REGISTRY[req.algorithm].kind, seed, plan };
+}

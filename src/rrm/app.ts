@@ -1,0 +1,31 @@
+import type { FastifyInstance } from 'fastify';
+import { buildServiceApp, registerApi } from '../server/build-app.js';
+import type { Authenticator } from '../server/auth.js';
+import { systemRoutes } from '../server/system-routes.js';
+import type { RrmDeps } from './deps.js';
+import { rrmRoutes } from './routes/rrm.js';
+
+export interface RrmOptions {
+  authenticator: Authenticator;
+  bodyLimit: number;
+  certificateFiles: string[];
+  https?: { cert: Buffer; key: Buffer };
+}
+
+/** The RRM service as a Fastify instance, not yet listening. */
+export async function buildRrm(deps: RrmDeps, opts: RrmOptions): Promise<FastifyInstance> {
+  const app = await buildServiceApp({
+    name: 'airtwin RRM service',
+    version: deps.version,
+    description: 'Channel and transmit-power optimisers, layered device configuration, topology and the RRM data model.',
+    logger: deps.logging.for('rrm'),
+    authenticator: opts.authenticator,
+    bodyLimit: opts.bodyLimit,
+    https: opts.https,
+  });
+  await registerApi(app, opts.authenticator, async (api) => {
+    await rrmRoutes(api, deps);
+    await systemRoutes(api, { version: deps.version, startedAt: deps.startedAt, now: () => deps.clock.now(), logging: deps.logging, certificateFiles: opts.certificateFiles });
+  });
+  return app;
+}

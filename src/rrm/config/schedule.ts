@@ -1,0 +1,44 @@
+/**
+ * Schedule validation (issue 7 §6: invalid cron expressions are rejected when set, 400).
+ * Upstream uses Quartz crons (6–7 fields, `?` in day-of-month or day-of-week, optional year,
+ * reference §6.1) and silently skips invalid ones; we parse with cron-parser, which accepts 5- or
+ * 6-field expressions and `?`. A 7th Quartz year field is accepted when it is `*` and dropped.
+ */
+import { CronExpressionParser } from 'cron-parser';
+import { badRequest } from '../../errors.js';
+import type { Schedule } from '../schemas/device-config.js';
+
+/** The expression cron-parser understands, or an error naming why. */
+export function toCronParserExpression(expr: string): string {
+  const fields = expr.trim().split(/\s+/);
+  if (fields.length === 7) {
+    if (fields[6] !== '*' && fields[6] !== '?') {
+      throw new Error('a Quartz year field other than * is not supported');
+    }
+    fields.pop();
+  }
+  if (fields.length < 5 || fields.length > 6) throw new Error(`expected 5 to 7 fields, got ${fields.length}`);
+  return fields.join(' ');
+}
+
+/** Throws BAD_REQUEST naming the expression when it cannot be parsed. */
+export function validateCron(expr: string, field = 'schedule.crons'): void {
+  try {
+    CronExpressionParser.parse(toCronParserExpression(expr), { currentDate: 0, tz: 'UTC' });
+  } catch (e) {
+    throw badRequest(field, `Invalid cron expression '${expr}': ${(e as Error).message}`);
+  }
+}
+
+/** Every cron of a schedule (the spec's `cron` and the persisted `crons`). */
+export const scheduleCrons = (s: Schedule | null | undefined): string[] =>
+  s ? [...(s.cron !== undefined ? [s.cron] : []), ...(s.crons ?? [])] : [];
+
+export function validateSchedule(s: Schedule, knownAlgorithms: readonly string[]): void {
+  scheduleCrons(s).forEach((c, i) => validateCron(c, s.cron !== undefined && i === 0 ? 'schedule.cron' : 'schedule.crons'));
+  for (const [i, a] of (s.algorithms ?? []).entries()) {
+    if (!knownAlgorithms.includes(a.name)) {
+      throw badRequest(`schedule.algorithms[${i}].name`, `Unknown algorithm '${a.name}'; expected one of ${knownAlgorithms.join(', ')}.`);
+    }
+  }
+}

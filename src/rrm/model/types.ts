@@ -1,0 +1,42 @@
+/**
+ * The RRM data model (reference §3.2–3.4): per device, the last scans, the last states, the
+ * radio configuration list and the capabilities phys. This is exactly what GET currentModel
+ * returns. Documents come from APs (real, simulated or replayed) and may miss fields, so the
+ * algorithms read them through `view.ts`, which never assumes a field is present.
+ */
+import type { PhyCapabilities } from '../../protocol/capabilities.js';
+import type { StateDocument } from '../../protocol/state.js';
+import type { WifiScanEntry } from '../../protocol/wifiscan.js';
+
+/** A scan entry as stored: the AP's entry plus the time of the scan (ms). */
+export type ModelScanEntry = WifiScanEntry & { unixTimeMs?: number };
+
+/** A state as stored, stamped with the time it was recorded (ms). */
+export type ModelState = StateDocument & { timestamp?: number };
+
+/** One `radios[]` entry of the uCentral configuration document (device-protocol §5.2). */
+export interface RadioConfig {
+  band?: string;
+  channel?: number | string;
+  'channel-width'?: number;
+  'tx-power'?: number;
+  [key: string]: unknown;
+}
+
+export interface RrmModel {
+  /** serial -> scans, oldest first; each scan is the list of its entries. */
+  latestWifiScans: Record<string, ModelScanEntry[][]>;
+  /** serial -> states, oldest first. */
+  latestStates: Record<string, ModelState[]>;
+  /** serial -> radio configuration list (active configuration, else derived from the state). */
+  latestDeviceStatusRadios: Record<string, RadioConfig[]>;
+  /** serial -> phy path -> capabilities of that phy. */
+  latestDeviceCapabilitiesPhy: Record<string, Record<string, PhyCapabilities>>;
+}
+
+export const emptyModel = (): RrmModel => ({
+  latestWifiScans: {}, latestStates: {}, latestDeviceStatusRadios: {}, latestDeviceCapabilitiesPhy: {},
+});
+
+/** Buffer sizes of the model (reference §6.6 modelerParams: wifiScanBufferSize, stateBufferSize). */
+export const MODEL_BUFFER_SIZE = 10;

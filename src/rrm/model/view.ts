@@ -1,0 +1,143 @@
+/**
+ * A defensive, per-zone reading of the model for the optimizers: one pass that resolves bands,
+ * widths, BSSIDs and neighbours, so the algorithms never touch raw documents and a missing field
+ * drops one radio or entry instead of crashing (§8 #8, #13, #19).
+ */
+import type { PhyCapabilities } from '../../protocol/capabilities.js';
+import {
+  blockOf, bandOfFrequency, frequencyToChannel, type Band, type ChannelWidth,
+} from '../../protocol/wifi-channels.js';
+import { radioBand } from './band.js';
+import { neighbourWidth } from './ie.js';
+import type { RrmModel } from './types.js';
+
+export interface ApRadio {
+  /** Index in the state's `radios[]` (what `ssid.radio.$ref` points at). */
+  index: number;
+  band: Band;
+  channel: number;
+  width: ChannelWidth;
+  txPower: number | undefined;
+  /** BSSIDs of the SSIDs served by this radio. */
+  bssids: string[];
+  /** RSSI (dBm) of the clients associated to those SSIDs. */
+  clientRssis: number[];
+}
+
+export interface Neighbour {
+  bssid: string;
+  band: Band;
+  channel: number;
+  width: ChannelWidth;
+  /** The 20 MHz channels the neighbour occupies. */
+  covered: readonly number[];
+  signal: number;
+}
+
+export interface ApView {
+  serial: string;
+  /** Radios of the latest state with a band and a channel (channel 0 = no radio, §4.2 H4). */
+  radios: ApRadio[];
+  phys: Record<string, PhyCapabilities>;
+  /** The most recent scan, one entry per BSSID (the strongest) (§8 #4). */
+  neighbours: Neighbour[];
+  /** True when the device has reported at least one scan (channel optimizers need one). */
+  scanned: boolean;
+}
+
+export interface ZoneView {
+  aps: ApView[];
+  /** managed BSSID -> serial (reference §3.4 getBssidsMap) */
+  managed: Map<string, string>;
+}
+
+/** Parses a state `channel_width` ("80p80" counts as 80 for channel choice; 320 is capped). */
+export function parseWidth(v: unknown): ChannelWidth {
+  const n = typeof v === 'number' ? v : typeof v === 'string' ? Number.parseInt(v, 10) : NaN;
+  if (n >= 160) return 160;
+  if (n >= 80) return 80;
+  if (n >= 40) return 40;
+  return 20;
+}
+
+const obj = (v: unknown): Record<string, unknown> | undefined =>
+  v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
+const arr = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
+const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
+
+/** `{"$ref": "#/radios/<n>"}` -> n */
+function refIndex(radio: unknown): number | undefined {
+  const ref = obj(radio)?.$ref;
+  const m = typeof ref === 'string' ? /^#\/radios\/(\d+)$/.exec(ref) : null;
+  return m ? Number(m[1]) : undefined;
+}
+
+function buildAp(model: RrmModel, serial: string): ApView {
+  const phys = model.latestDeviceCapabilitiesPhy[serial] ?? {};
+  const state = obj(model.latestStates[serial]?.at(-1));
+  const raw = arr(state?.radios);
+  const radios: ApRadio[] = [];
+  const byIndex = new Map<number, ApRadio>();
+  raw.forEach((r, index) => {
+    const o = obj(r);
+    if (!o) return;
+    const band = radioBand(o, phys);
+    const channel = num(o.channel);
+    if (!band || !channel) return;
+    const w = parseWidth(o.channel_width);
+    const radio: ApRadio = {
+      index, band, channel, width: band === '2G' ? 20 : w, txPower: num(o.tx_power), bssids: [], clientRssis: [],
+    };
+    radios.push(radio);
+    byIndex.set(index, radio);
+  });
+  // SSIDs on every interface (upstream only read interfaces[0], §8 #8). A SSID without $ref is
+  // matched to the only radio of its band, by its `band` string or its phy.
+  for (const iface of arr(state?.interfaces)) {
+    for (const s of arr(obj(iface)?.ssids)) {
+      const ssid = obj(s);
+      if (!ssid) continue;
+      let radio = byIndex.get(refIndex(ssid.radio) ?? -1);
+      if (!radio) {
+        const same = radios.filter((r) => r.band === ssid.band);
+        if (same.length === 1) radio = same[0];
+      }
+      if (!radio) continue;
+      if (typeof ssid.bssid === 'string') radio.bssids.push(ssid.bssid.toLowerCase());
+      for (const a of arr(ssid.associations)) {
+        const rssi = num(obj(a)?.rssi);
+        if (rssi !== undefined) radio.clientRssis.push(rssi);
+      }
+    }
+  }
+  return { serial, radios, phys, neighbours: neighboursOf(model, serial), scanned: (model.latestWifiScans[serial]?.length ?? 0) > 0 };
+}
+
+function neighboursOf(model: RrmModel, serial: string): Neighbour[] {
+  const scan = arr(model.latestWifiScans[serial]?.at(-1));
+  const best = new Map<string, Neighbour>();
+  for (const e of scan) {
+    const o = obj(e);
+    const freq = num(o?.frequency);
+    const signal = num(o?.signal);
+    if (!o || typeof o.bssid !== 'string' || freq === undefined || signal === undefined) continue;
+    const band = bandOfFrequency(freq);
+    const channel = frequencyToChannel(freq)?.channel ?? num(o.channel);
+    if (!band || !channel) continue;
+    let width = neighbourWidth(band === '2G', o.ht_oper, o.vht_oper);
+    let block = blockOf(band, channel, width);
+    if (!block) { width = 20; block = blockOf(band, channel, 20); }
+    const n: Neighbour = { bssid: o.bssid.toLowerCase(), band, channel, width, covered: block?.channels ?? [channel], signal };
+    const prev = best.get(n.bssid);
+    if (!prev || prev.signal < n.signal) best.set(n.bssid, n);
+  }
+  return [...best.values()];
+}
+
+/** The view of the zone's APs (serials in the given order; devices without data included). */
+export function zoneView(model: RrmModel, serials: readonly string[]): ZoneView {
+  const aps = serials.map((s) => buildAp(model, s));
+  const managed = new Map<string, string>();
+  for (const ap of aps) for (const r of ap.radios) for (const b of r.bssids) managed.set(b, ap.serial);
+  return { aps, managed };
+}

@@ -1,0 +1,46 @@
+/**
+ * Algorithm list entries, optimisation results and run results
+ * (spec: rrm-service-api.md "Algorithm", "Allocation", "RunResult"; reference §1.3, §5).
+ */
+import { Type, type Static } from 'typebox';
+
+export const Algorithm = Type.Object({
+  name: Type.String(),
+  description: Type.String(),
+  shortName: Type.String(),
+  parameterFormat: Type.String(),
+  parameterSamples: Type.Array(Type.String()),
+  helper: Type.String(),
+});
+export type Algorithm = Static<typeof Algorithm>;
+
+/** serial -> band -> integer (channel number or dBm). */
+export const BandValueMap = Type.Record(Type.String(), Type.Record(Type.String(), Type.Integer()));
+export type BandValueMap = Static<typeof BandValueMap>;
+
+export const Allocation = Type.Object({ data: BandValueMap });
+export type Allocation = Static<typeof Allocation>;
+
+export const RunResult = Type.Object({
+  error: Type.Optional(Type.String()),
+  channelMap: Type.Optional(BandValueMap),
+  txPowerMap: Type.Optional(BandValueMap),
+});
+export type RunResult = Static<typeof RunResult>;
+
+/** Query of GET optimizeChannel / optimizeTxPower. */
+export const OptimizeQuery = Type.Object({
+  mode: Type.String(),
+  zone: Type.String(),
+  dry_run: Type.Optional(Type.Boolean()),
+});
+export type OptimizeQuery = Static<typeof OptimizeQuery>;
+
+/** Query of PUT runRRM. */
+export const RunRrmQuery = Type.Object({
+  algorithm: Type.String(),
+  args: Type.Optional(Type.String()),
+  venue: Type.String(),
+  mock: Type.Optional(Type.Boolean()),
+});
+export type RunRrmQuery = Static<typeof RunRrmQuery>;

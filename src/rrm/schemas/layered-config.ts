@@ -1,0 +1,12 @@
+/** LayeredConfig (spec: rrm-service-api.md "LayeredConfig"; reference §2.4–2.5). */
+import { Type, type Static } from 'typebox';
+import { DeviceConfig } from './device-config.js';
+
+export const LayeredConfig = Type.Object({
+  apConfig: Type.Record(Type.String(), DeviceConfig),
+  zoneConfig: Type.Record(Type.String(), DeviceConfig),
+  networkConfig: DeviceConfig,
+});
+export type LayeredConfig = Static<typeof LayeredConfig>;
+
+export const emptyLayeredConfig = (): LayeredConfig => ({ apConfig: {}, zoneConfig: {}, networkConfig: {} });

@@ -1,0 +1,21 @@
+/** ProviderInfo and SystemInfo (spec: rrm-service-api.md; reference §1.3). */
+import { Type, type Static } from 'typebox';
+
+export const ProviderInfo = Type.Object({
+  vendor: Type.String(),
+  vendorShortname: Type.String(),
+  version: Type.String(),
+  about: Type.String(),
+});
+export type ProviderInfo = Static<typeof ProviderInfo>;
+
+export const SystemInfo = Type.Object({
+  version: Type.String(),
+  uptime: Type.Integer(),
+  start: Type.Integer(),
+  os: Type.String(),
+  processors: Type.Integer(),
+  hostname: Type.String(),
+  certificates: Type.Optional(Type.Array(Type.Object({ filename: Type.String(), expires: Type.Integer() }))),
+});
+export type SystemInfo = Static<typeof SystemInfo>;

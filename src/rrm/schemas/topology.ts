@@ -1,0 +1,5 @@
+/** DeviceTopology: `{"<zone>": ["<serial>", ...]}` (reference §3.1). */
+import { Type, type Static } from 'typebox';
+
+export const Topology = Type.Record(Type.String(), Type.Array(Type.String()));
+export type Topology = Static<typeof Topology>;
