@@ -1,0 +1,125 @@
+import { deflateParams } from '../../src/protocol/compress.js';
+import { isObject, type CommandFrame, type JsonObject } from '../../src/protocol/frame.js';
+import type { Command, CommandSubmission, StoredConfig } from './device.types.js';
+
+/**
+ * Pure steps of a command's life (reference/gateway-behaviour.md §1.5):
+ * pending -> executed -> completed | failed | timedout | expired. Times in records are epoch
+ * seconds; the machine passes its clock's now in ms.
+ */
+
+/** The command on the wire, waiting for its result. */
+export interface Running {
+  sub: CommandSubmission;
+  rpcId: number;
+  /** Epoch ms when the frame was handed to the link (latency is measured from here). */
+  sentAt: number;
+}
+
+/** A command waiting in the per-device queue: for its `when`, for the AP to come online, or to be idle. */
+export interface Pending {
+  sub: CommandSubmission;
+  /** `runAt` has passed: it runs as soon as the AP is online and idle. */
+  ready: boolean;
+  /** Epoch ms after which it expires if it has not run. */
+  expiresAt: number;
+}
+
+const sec = (ms: number) => Math.floor(ms / 1000);
+
+export function executedRecord(cmd: Command, nowMs: number): Command {
+  return { ...cmd, status: 'executed', executed: sec(nowMs) };
+}
+
+export function failedRecord(cmd: Command, nowMs: number, errorText: string, errorCode = 0): Command {
+  return { ...cmd, status: 'failed', completed: sec(nowMs), executed: cmd.executed || sec(nowMs), errorText, errorCode };
+}
+
+export function timedOutRecord(cmd: Command, nowMs: number, timeoutMs: number): Command {
+  return { ...cmd, status: 'timedout', completed: sec(nowMs), errorText: `No reply from the device within ${Math.round(timeoutMs / 1000)} s.` };
+}
+
+/** Never sent: `executed` stays 0 so the history shows it never reached the AP. */
+export function expiredRecord(cmd: Command, nowMs: number, errorText: string): Command {
+  return { ...cmd, status: 'expired', completed: sec(nowMs), errorText };
+}
+
+/** Fire-and-forget commands (telemetry) complete when sent, as the gateway records them. */
+export function sentRecord(cmd: Command, nowMs: number): Command {
+  return { ...cmd, status: 'completed', executed: sec(nowMs), completed: sec(nowMs), results: JSON.stringify({ result: 'success' }) };
+}
+
+/**
+ * The record after the AP's reply. error 0 is success; configure error 1 means "applied with
+ * substitutions", also success. A reply without `status` fails, except ping (§1.4).
+ */
+export function resultRecord(cmd: Command, result: JsonObject, nowMs: number): Command {
+  const status = isObject(result.status) ? result.status : undefined;
+  const base = { ...cmd, completed: sec(nowMs), results: JSON.stringify(result) };
+  if (!status) {
+    return cmd.command === 'ping'
+      ? { ...base, status: 'completed', errorCode: 0, errorText: '' }
+      : { ...base, status: 'failed', errorCode: 0, errorText: 'The device replied without a status.' };
+  }
+  const errorCode = typeof status.error === 'number' ? status.error : 0;
+  const errorText = typeof status.text === 'string' ? status.text : '';
+  const ok = errorCode === 0 || (cmd.command === 'configure' && errorCode === 1);
+  return { ...base, status: ok ? 'completed' : 'failed', errorCode, errorText };
+}
+
+/** Entries of a wifiscan result (`result.status.scan`, device-protocol §3.2). */
+export function scanEntries(result: JsonObject): unknown[] | undefined {
+  const status = isObject(result.status) ? result.status : undefined;
+  return status && Array.isArray(status.scan) ? status.scan : undefined;
+}
+
+/** The frame for a command; configure params are compressed for APs announcing `compress_cmd`. */
+export function commandFrame(rpcId: number, sub: CommandSubmission, compress: boolean): CommandFrame {
+  const params = compress && sub.method === 'configure' ? deflateParams(sub.params) : sub.params;
+  return { jsonrpc: '2.0', id: rpcId, method: sub.method, params };
+}
+
+/** Parse a stored configuration (text or object); undefined when it is not a JSON object. */
+export function configObject(stored: StoredConfig): JsonObject | undefined {
+  if (isObject(stored.configuration)) return stored.configuration;
+  try {
+    const parsed: unknown = JSON.parse(stored.configuration);
+    return isObject(parsed) ? parsed : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export function blankCommand(fields: Pick<Command, 'UUID' | 'command' | 'serialNumber' | 'submitted' | 'submittedBy'> & Partial<Command>): Command {
+  return {
+    details: '', executed: 0, completed: 0, when: 0, errorText: '', results: '', errorCode: 0, status: 'pending',
+    custom: 0, waitingForFile: 0, attachFile: 0, attachSize: 0, attachType: '', ...fields,
+  };
+}
+
+/** Timeout per method, from the gateway's REST wait table (§1.4). */
+export const COMMAND_TIMEOUT_MS: Record<string, number> = {
+  configure: 120_000, upgrade: 30_000, reboot: 30_000, factory: 30_000, leds: 120_000, trace: 300_000,
+  request: 120_000, wifiscan: 120_000, event: 30_000, telemetry: 30_000, ping: 60_000, script: 60_000,
+  rtty: 60_000, perform: 60_000,
+};
+
+/**
+ * The system-generated configure that config reconciliation pushes (§1.6 step 8), or undefined
+ * when the AP is in sync, reports uuid 0 ("ignore"), or the stored config is unreadable.
+ */
+export function reconcileSubmission(
+  serial: string, deviceUuid: number, stored: StoredConfig | undefined, nowMs: number, id: () => string,
+): CommandSubmission | undefined {
+  if (!stored || deviceUuid === 0 || stored.uuid <= deviceUuid) return undefined;
+  const config = configObject(stored);
+  if (!config) return undefined;
+  const params = { serial, uuid: stored.uuid, when: 0, config: { ...config, uuid: stored.uuid } };
+  return {
+    command: blankCommand({
+      UUID: id(), command: 'configure', serialNumber: serial, submitted: sec(nowMs), submittedBy: '*system',
+      details: JSON.stringify(params),
+    }),
+    method: 'configure', params, timeoutMs: COMMAND_TIMEOUT_MS.configure ?? 120_000, queueable: true, awaitResult: true, runAt: 0,
+  };
+}

@@ -1,0 +1,345 @@
+import { isObject, type CommandFrame, type JsonObject } from '../../src/protocol/frame.js';
+import type { DeviceLink } from '../../src/protocol/device-link.js';
+import {
+  commandFrame, executedRecord, expiredRecord, failedRecord, reconcileSubmission, resultRecord, scanEntries, sentRecord,
+  timedOutRecord, type Pending, type Running,
+} from './commands.js';
+import type { DeviceEvent } from './device.events.js';
+import {
+  emptyStatus, type Command, type CommandSubmission, type DeviceDeps, type DeviceStatus, type DeviceTimeouts,
+  type RestartKind, type VerifiedCertificate,
+} from './device.types.js';
+import type { DecodedFrame } from './frame-decoder.js';
+import { eventOf, num, statusFromState } from './notifications.js';
+
+/**
+ * The device machine's context and its pure steps. Each step reads the context and an event and
+ * returns effects (`Fx`); device.machine.ts turns them into XState actions. Keeping them pure
+ * lets the machine file stay a readable chart and lets tests check a step without an actor.
+ */
+
+export interface DeviceContext {
+  serial: string;
+  deps: DeviceDeps;
+  timeouts: DeviceTimeouts;
+  maxPending: number;
+  /** The link the actor starts with (the link actor's input); later links arrive as `link.attach`. */
+  link?: DeviceLink;
+  status: DeviceStatus;
+  lastState?: JsonObject;
+  lastHealthcheck?: { uuid: number; sanity: number; data: JsonObject; recorded: number };
+  capabilities?: JsonObject;
+  linkUp: boolean;
+  /** A `connect` was accepted on this link session. */
+  sessionOpen: boolean;
+  /** Admission already said yes once: later connects skip the hook. */
+  provisioned: boolean;
+  heldConnect?: JsonObject;
+  protocolErrors: number;
+  nextRpcId: number;
+  current?: Running;
+  pending: Pending[];
+  /** Ids of commands that timed out or were not awaited: their late replies are not protocol errors. */
+  closedRpcIds: number[];
+  /** `request` commands whose state/healthcheck report (request_uuid) may still arrive. */
+  reportWaiters: Command[];
+  maintenance?: RestartKind;
+  /** Config uuid reconciliation pushed in this session (pushed once per session). */
+  pushedConfigUuid?: number;
+}
+
+export type TimerEvent = { type: 'command.due'; uuid: string } | { type: 'command.expire'; uuid: string };
+
+/** Effects of one step, in the order the machine applies them. */
+export interface Fx {
+  ctx?: Partial<DeviceContext>;
+  emit?: DeviceEvent[];
+  send?: CommandFrame[];
+  close?: string;
+  timers?: { event: TimerEvent; delay: number; id: string }[];
+  cancel?: string[];
+}
+
+/** The protocol error budget per link session (reference/gateway-behaviour.md §1.1). */
+export const MAX_PROTOCOL_ERRORS = 10;
+const MAX_CLOSED_IDS = 32;
+const MAX_REPORT_WAITERS = 16;
+
+export function initialContext(serial: string, deps: DeviceDeps, timeouts: DeviceTimeouts, maxPending: number, link?: DeviceLink): DeviceContext {
+  return {
+    serial, deps, timeouts, maxPending, link, status: emptyStatus(serial), linkUp: false, sessionOpen: false,
+    provisioned: false, protocolErrors: 0, nextRpcId: 2, pending: [], closedRpcIds: [], reportWaiters: [],
+  };
+}
+
+const sec = (ms: number) => Math.floor(ms / 1000);
+const dueId = (uuid: string) => `due:${uuid}`;
+const expireId = (uuid: string) => `expire:${uuid}`;
+
+function ev(ctx: DeviceContext, e: Omit<DeviceEvent, 'serial' | 'at'>): DeviceEvent {
+  return { ...e, serial: ctx.serial, at: ctx.deps.now() } as DeviceEvent;
+}
+
+function updated(ctx: DeviceContext, command: Command, extra: { created?: boolean; queued?: boolean; latencyMs?: number } = {}): DeviceEvent {
+  return ev(ctx, { type: 'command-updated', payload: { command, created: extra.created ?? false, queued: extra.queued ?? false, latencyMs: extra.latencyMs } });
+}
+
+function closeIds(ctx: DeviceContext, id: number): number[] {
+  return [...ctx.closedRpcIds, id].slice(-MAX_CLOSED_IDS);
+}
+
+/** Merge several steps' effects, each later step seeing the context the earlier ones produced. */
+export function chain(ctx: DeviceContext, ...steps: ((c: DeviceContext) => Fx)[]): Fx {
+  const out: Required<Omit<Fx, 'close'>> & Pick<Fx, 'close'> = { ctx: {}, emit: [], send: [], timers: [], cancel: [] };
+  let cur = ctx;
+  for (const step of steps) {
+    const fx = step(cur);
+    cur = { ...cur, ...fx.ctx };
+    Object.assign(out.ctx, fx.ctx);
+    out.emit.push(...(fx.emit ?? []));
+    out.send.push(...(fx.send ?? []));
+    out.timers.push(...(fx.timers ?? []));
+    out.cancel.push(...(fx.cancel ?? []));
+    if (fx.close !== undefined) out.close = fx.close;
+  }
+  return out;
+}
+
+/** A running command ends without a reply (disconnect, reconnect, shutdown). */
+export function abortCurrent(ctx: DeviceContext, reason: string): Fx {
+  if (!ctx.current) return {};
+  const cmd = failedRecord(ctx.current.sub.command, ctx.deps.now(), reason);
+  return { ctx: { current: undefined, closedRpcIds: closeIds(ctx, ctx.current.rpcId) }, emit: [updated(ctx, cmd)] };
+}
+
+export function linkConnected(ctx: DeviceContext, e: { at: number; ipAddress?: string; certificate?: VerifiedCertificate }): Fx {
+  return chain(ctx, (c) => abortCurrent(c, 'The device opened a new connection before replying.'), (c) => ({
+    ctx: {
+      linkUp: true, sessionOpen: false, protocolErrors: 0, heldConnect: undefined,
+      status: { ...c.status, connected: false, ipAddress: e.ipAddress ?? '', verifiedCertificate: e.certificate ?? 'NO_CERTIFICATE', lastContact: sec(c.deps.now()) },
+    },
+  }));
+}
+
+export function linkDisconnected(ctx: DeviceContext, reason: string): Fx {
+  return chain(ctx, (c) => abortCurrent(c, 'The device disconnected before replying.'), (c) => ({
+    ctx: { linkUp: false, sessionOpen: false, heldConnect: undefined, status: { ...c.status, connected: false, started: 0 } },
+    emit: [ev(c, { type: 'disconnected', payload: { reason } })],
+  }));
+}
+
+/** Drop the AP: close its link and say why. The link's `disconnected` follows. */
+export function drop(ctx: DeviceContext, reason: Extract<DeviceEvent, { type: 'dropped' }>['payload']['reason'], detail: string): Fx {
+  return chain(ctx, (c) => abortCurrent(c, `The device was dropped: ${detail}`), (c) => ({
+    ctx: { sessionOpen: false, heldConnect: undefined, status: { ...c.status, connected: false, started: 0 } },
+    emit: [ev(c, { type: 'dropped', payload: { reason, detail } })],
+    close: detail,
+  }));
+}
+
+/** Every frame, valid or not, counts as traffic and contact. */
+export function countFrame(ctx: DeviceContext, bytes: number): Fx {
+  const s = ctx.status;
+  return { ctx: { status: { ...s, rxBytes: s.rxBytes + bytes, messageCount: s.messageCount + 1, lastContact: sec(ctx.deps.now()) } } };
+}
+
+/** Why a frame breaks the protocol in the current context, or undefined when it is acceptable. */
+export function frameViolation(ctx: DeviceContext, f: DecodedFrame): string | undefined {
+  if (f.kind === 'invalid') return f.reason;
+  if (f.kind === 'result') {
+    if (f.id <= 1) return undefined; // ids 0 and 1 are one-way (§1.4): replies are ignored
+    if (ctx.current?.rpcId === f.id || ctx.closedRpcIds.includes(f.id)) return undefined;
+    return `result for unknown command id ${f.id}`;
+  }
+  if (f.method === 'connect') {
+    const serial = typeof f.params.serial === 'string' ? f.params.serial.trim().toLowerCase().replace(/[:-]/g, '') : '';
+    if (serial !== ctx.serial) return `connect for serial ${JSON.stringify(f.params.serial)} on the link of ${ctx.serial}`;
+    if (!isObject(f.params.capabilities)) return 'connect: capabilities is not an object';
+    return undefined;
+  }
+  const needs = !['crashlog', 'rebootLog', 'ping', 'recovery', 'venue_broadcast'].includes(f.method);
+  return needs && !ctx.sessionOpen ? `${f.method} before connect` : undefined;
+}
+
+export function protocolError(ctx: DeviceContext, reason: string): Fx {
+  const count = ctx.protocolErrors + 1;
+  return { ctx: { protocolErrors: count }, emit: [ev(ctx, { type: 'protocol-error', payload: { reason, count } })] };
+}
+
+/** A `connect` was admitted: the session opens, status and capabilities come from its params. */
+export function openSession(ctx: DeviceContext, params: JsonObject): Fx {
+  const now = ctx.deps.now();
+  const capabilities = isObject(params.capabilities) ? params.capabilities : {};
+  const firmware = typeof params.firmware === 'string' ? params.firmware : '';
+  const uuid = num(params.uuid);
+  const compatible = typeof capabilities.compatible === 'string' && capabilities.compatible !== ''
+    ? capabilities.compatible : typeof capabilities.model === 'string' ? capabilities.model : '';
+  const reason = typeof params.reason === 'string' ? params.reason : '';
+  const emit: DeviceEvent[] = [];
+  if (ctx.status.firmware !== '' && ctx.status.firmware !== firmware) {
+    emit.push(ev(ctx, { type: 'firmware-changed', payload: { oldFirmware: ctx.status.firmware, newFirmware: firmware } }));
+  }
+  if (ctx.maintenance) emit.push(ev(ctx, { type: 'maintenance', payload: { kind: ctx.maintenance, phase: 'done' } }));
+  emit.push(ev(ctx, { type: 'capabilities', payload: { capabilities } }));
+  emit.push(ev(ctx, { type: 'connected', payload: { ipAddress: ctx.status.ipAddress, firmware, uuid, capabilities, reason, params } }));
+  return chain(ctx, (c) => abortCurrent(c, 'The device reconnected before replying.'), (c) => ({
+    ctx: {
+      sessionOpen: true, provisioned: true, heldConnect: undefined, capabilities, maintenance: undefined, pushedConfigUuid: undefined,
+      status: { ...c.status, connected: true, UUID: uuid, firmware, compatible, connectReason: reason, started: sec(now) },
+    },
+    emit,
+  }), reconcile);
+}
+
+/** Config uuid reconciliation (§1.6): push a stored configuration newer than the AP's, once per session. */
+export function reconcile(ctx: DeviceContext): Fx {
+  const stored = ctx.deps.storedConfigFor(ctx.serial);
+  if (!stored || stored.uuid === ctx.pushedConfigUuid) return {};
+  const busyWithConfigure = ctx.current?.sub.method === 'configure' || ctx.pending.some((p) => p.sub.method === 'configure');
+  if (busyWithConfigure) return {};
+  const sub = reconcileSubmission(ctx.serial, ctx.status.UUID, stored, ctx.deps.now(), ctx.deps.newId);
+  if (!sub) return {};
+  return chain(ctx, (c) => accept(c, sub, 'queued'), (c) => ({
+    ctx: { pushedConfigUuid: stored.uuid },
+    emit: [ev(c, { type: 'config-pending', payload: { source: 'gateway', deviceUuid: c.status.UUID, pendingUuid: stored.uuid, commandUuid: sub.command.UUID } })],
+  }));
+}
+
+/** A notification other than connect, on an open session (or one allowed before connect). */
+export function notification(ctx: DeviceContext, f: Extract<DecodedFrame, { kind: 'notification' }>): Fx {
+  const now = ctx.deps.now();
+  const event = eventOf(ctx.serial, f.method, f.params, now, ctx.status.UUID);
+  const steps: ((c: DeviceContext) => Fx)[] = [() => ({ emit: [event] })];
+  if (event.type === 'state') {
+    const { uuid, state } = event.payload;
+    steps.push((c) => ({ ctx: { lastState: state, status: { ...c.status, ...statusFromState(state, uuid) } } }));
+    steps.push(reconcile);
+  } else if (event.type === 'healthcheck') {
+    const { uuid, sanity, data } = event.payload;
+    steps.push((c) => ({ ctx: { lastHealthcheck: { uuid, sanity, data, recorded: sec(now) }, status: { ...c.status, sanity } } }));
+  }
+  const requestUuid = event.type === 'state' || event.type === 'healthcheck' ? event.payload.requestUuid : undefined;
+  if (requestUuid) steps.push((c) => reportArrived(c, requestUuid, f.params));
+  return chain(ctx, ...steps);
+}
+
+/** The state/healthcheck a `request` asked for becomes that command's results (§1.5 special cases). */
+function reportArrived(ctx: DeviceContext, uuid: string, params: JsonObject): Fx {
+  const waiter = ctx.reportWaiters.find((c) => c.UUID === uuid);
+  if (!waiter) return {};
+  const cmd: Command = { ...waiter, results: JSON.stringify(params), completed: sec(ctx.deps.now()) };
+  return { ctx: { reportWaiters: ctx.reportWaiters.filter((c) => c.UUID !== uuid) }, emit: [updated(ctx, cmd)] };
+}
+
+export function isCurrentResult(ctx: DeviceContext, f: DecodedFrame): f is Extract<DecodedFrame, { kind: 'result' }> {
+  return f.kind === 'result' && ctx.current !== undefined && ctx.current.rpcId === f.id;
+}
+
+/** Which maintenance state a reply leads to (a successful reboot / upgrade / factory), if any. */
+export function restartAfter(ctx: DeviceContext, f: DecodedFrame): RestartKind | undefined {
+  if (!isCurrentResult(ctx, f) || !ctx.current?.sub.restart) return undefined;
+  return resultRecord(ctx.current.sub.command, f.result, 0).status === 'completed' ? ctx.current.sub.restart : undefined;
+}
+
+export function completeCurrent(ctx: DeviceContext, result: JsonObject): Fx {
+  const run = ctx.current;
+  if (!run) return {};
+  const now = ctx.deps.now();
+  const cmd = resultRecord(run.sub.command, result, now);
+  const emit = [updated(ctx, cmd, { latencyMs: now - run.sentAt })];
+  const next: Partial<DeviceContext> = { current: undefined };
+  const entries = scanEntries(result);
+  if (cmd.command === 'wifiscan' && cmd.status === 'completed' && entries) {
+    emit.push(ev(ctx, { type: 'wifiscan-result', payload: { source: 'command', commandUuid: cmd.UUID, entries } }));
+  }
+  if (cmd.command === 'request' && cmd.status === 'completed') next.reportWaiters = [...ctx.reportWaiters, cmd].slice(-MAX_REPORT_WAITERS);
+  if (cmd.status === 'completed' && run.sub.restart) {
+    next.maintenance = run.sub.restart;
+    emit.push(ev(ctx, { type: 'maintenance', payload: { kind: run.sub.restart, phase: 'started' } }));
+  }
+  return { ctx: next, emit };
+}
+
+export function timeoutCurrent(ctx: DeviceContext): Fx {
+  const run = ctx.current;
+  if (!run) return {};
+  const cmd = timedOutRecord(run.sub.command, ctx.deps.now(), run.sub.timeoutMs);
+  return { ctx: { current: undefined, closedRpcIds: closeIds(ctx, run.rpcId) }, emit: [updated(ctx, cmd)] };
+}
+
+export function sendFailed(ctx: DeviceContext, reason: string): Fx {
+  const run = ctx.current;
+  if (!run) return {};
+  const cmd = failedRecord(run.sub.command, ctx.deps.now(), `The command could not be sent: ${reason}`);
+  return { ctx: { current: undefined, closedRpcIds: closeIds(ctx, run.rpcId) }, emit: [updated(ctx, cmd)] };
+}
+
+export function nextReady(ctx: DeviceContext): Pending | undefined {
+  return ctx.pending.find((p) => p.ready);
+}
+
+/** Send the first ready command. Awaited ones become `current`; the others complete at once. */
+export function startNext(ctx: DeviceContext): Fx {
+  const p = nextReady(ctx);
+  if (!p) return {};
+  const now = ctx.deps.now();
+  const rpcId = ctx.nextRpcId;
+  const frame = commandFrame(rpcId, p.sub, ctx.capabilities?.compress_cmd === true);
+  const pending = ctx.pending.filter((x) => x !== p);
+  const status = { ...ctx.status, txBytes: ctx.status.txBytes + Buffer.byteLength(JSON.stringify(frame)) };
+  const base = { pending, nextRpcId: rpcId + 1, status };
+  if (!p.sub.awaitResult) {
+    return { ctx: { ...base, closedRpcIds: closeIds(ctx, rpcId) }, emit: [updated(ctx, sentRecord(p.sub.command, now))], send: [frame], cancel: [expireId(p.sub.command.UUID)] };
+  }
+  const command = executedRecord(p.sub.command, now);
+  return {
+    ctx: { ...base, current: { sub: { ...p.sub, command }, rpcId, sentAt: now } },
+    emit: [updated(ctx, command)], send: [frame], cancel: [expireId(p.sub.command.UUID)],
+  };
+}
+
+/** How a submission is taken: `now` runs at once (idle), `queued` waits its turn, `scheduled` waits for `when`. */
+export type AcceptMode = 'now' | 'queued';
+
+export function isScheduledLater(ctx: DeviceContext, sub: CommandSubmission): boolean {
+  return sub.runAt > ctx.deps.now();
+}
+
+export function queueFull(ctx: DeviceContext): boolean {
+  return ctx.pending.length >= ctx.maxPending;
+}
+
+export function accept(ctx: DeviceContext, sub: CommandSubmission, mode: AcceptMode): Fx {
+  const now = ctx.deps.now();
+  const later = sub.runAt > now;
+  const expiresAt = Math.max(sub.runAt, now) + ctx.timeouts.pendingTtlMs;
+  const uuid = sub.command.UUID;
+  const timers: NonNullable<Fx['timers']> = [{ event: { type: 'command.expire', uuid }, delay: expiresAt - now, id: expireId(uuid) }];
+  if (later) timers.push({ event: { type: 'command.due', uuid }, delay: sub.runAt - now, id: dueId(uuid) });
+  const command: Command = { ...sub.command, status: 'pending' };
+  return {
+    ctx: { pending: [...ctx.pending, { sub: { ...sub, command }, ready: !later, expiresAt }] },
+    emit: [updated(ctx, command, { created: true, queued: later || mode === 'queued' })],
+    timers,
+  };
+}
+
+export function reject(ctx: DeviceContext, sub: CommandSubmission, code: 'DEVICE_OFFLINE' | 'DEVICE_BUSY', reason: string): Fx {
+  return { emit: [ev(ctx, { type: 'command-rejected', payload: { command: sub.command, code, reason } })] };
+}
+
+export function markDue(ctx: DeviceContext, uuid: string): Fx {
+  return { ctx: { pending: ctx.pending.map((p) => (p.sub.command.UUID === uuid ? { ...p, ready: true } : p)) } };
+}
+
+export function expire(ctx: DeviceContext, uuid: string, reason?: string): Fx {
+  const p = ctx.pending.find((x) => x.sub.command.UUID === uuid);
+  if (!p) return {};
+  const cmd = expiredRecord(p.sub.command, ctx.deps.now(), reason ?? 'The device did not come online in time to run the command.');
+  return { ctx: { pending: ctx.pending.filter((x) => x !== p) }, emit: [updated(ctx, cmd)], cancel: [dueId(uuid), expireId(uuid)] };
+}
+
+/** The actor is stopping: nothing it holds may stay pending. */
+export function abandonAll(ctx: DeviceContext, reason: string): Fx {
+  return chain(ctx, (c) => abortCurrent(c, reason), ...ctx.pending.map((p) => (c: DeviceContext) => expire(c, p.sub.command.UUID, reason)));
+}

@@ -1,0 +1,269 @@
+import { enqueueActions, fromPromise, setup } from 'xstate';
+import type { DeviceLink } from '../../src/protocol/device-link.js';
+import type { JsonObject } from '../../src/protocol/frame.js';
+import type { DeviceEvent } from './device.events.js';
+import {
+  DEFAULT_MAX_PENDING, DEFAULT_TIMEOUTS, type Admission, type CommandSubmission, type DeviceDeps, type DeviceTimeouts, type RestartKind,
+} from './device.types.js';
+import {
+  MAX_PROTOCOL_ERRORS, abandonAll, accept, completeCurrent, countFrame, drop, expire, frameViolation, initialContext,
+  isCurrentResult, isScheduledLater, linkConnected, linkDisconnected, markDue, nextReady, notification, openSession,
+  protocolError, queueFull, reject, restartAfter, sendFailed, startNext, timeoutCurrent,
+  type DeviceContext, type Fx, type TimerEvent,
+} from './device.logic.js';
+import { linkActor, type LinkActorEvent, type LinkMachineEvent } from './link-actor.js';
+
+/**
+ * One XState machine per AP serial (docs/actors.md has the chart and the command policy).
+ * Effects are named; their logic lives in device.logic.ts as pure steps. Every timeout is an
+ * `after` delay or a delayed `raise`, so the actor's clock (the process Clock) drives them.
+ */
+
+export type DeviceMachineEvent =
+  | LinkMachineEvent
+  | TimerEvent
+  | { type: 'link.attach'; link: DeviceLink }
+  | { type: 'command.submit'; submission: CommandSubmission }
+  | { type: 'device.shutdown'; reason: string };
+
+export interface DeviceInput {
+  serial: string;
+  deps: DeviceDeps;
+  link?: DeviceLink;
+  timeouts?: Partial<DeviceTimeouts>;
+  maxPending?: number;
+}
+
+/** The subset of XState's `enqueue` the effects need; typed loosely once here instead of per action. */
+interface Enqueue {
+  assign(values: Partial<DeviceContext>): void;
+  emit(event: DeviceEvent): void;
+  sendTo(target: string, event: LinkActorEvent): void;
+  raise(event: TimerEvent, options: { delay: number; id: string }): void;
+  cancel(id: string): void;
+}
+
+function run(enqueue: unknown, fx: Fx): void {
+  const q = enqueue as Enqueue;
+  if (fx.ctx && Object.keys(fx.ctx).length > 0) q.assign(fx.ctx);
+  for (const id of fx.cancel ?? []) q.cancel(id);
+  for (const t of fx.timers ?? []) q.raise(t.event, { delay: Math.max(0, t.delay), id: t.id });
+  for (const frame of fx.send ?? []) q.sendTo('link', { type: 'send', frame });
+  for (const e of fx.emit ?? []) q.emit(e);
+  if (fx.close !== undefined) q.sendTo('link', { type: 'close', reason: fx.close });
+}
+
+type Ev<T extends DeviceMachineEvent['type']> = Extract<DeviceMachineEvent, { type: T }>;
+const frameOf = (e: DeviceMachineEvent) => (e.type === 'link.frame' ? e.frame : undefined);
+const subOf = (e: DeviceMachineEvent) => (e as Ev<'command.submit'>).submission;
+const violation = (c: DeviceContext, e: DeviceMachineEvent) => {
+  const f = frameOf(e);
+  return f ? frameViolation(c, f) : undefined;
+};
+const isConnect = (e: DeviceMachineEvent) => {
+  const f = frameOf(e);
+  return f?.kind === 'notification' && f.method === 'connect';
+};
+const ackOf = (kind: RestartKind) => ({ context, event }: { context: DeviceContext; event: DeviceMachineEvent }) => {
+  const f = frameOf(event);
+  return f !== undefined && restartAfter(context, f) === kind;
+};
+
+export const deviceMachine = setup({
+  types: {
+    context: {} as DeviceContext,
+    events: {} as DeviceMachineEvent,
+    input: {} as DeviceInput,
+    emitted: {} as DeviceEvent,
+  },
+  actors: {
+    link: linkActor,
+    admit: fromPromise<Admission, { serial: string; params: JsonObject; deps: DeviceDeps }>(({ input }) => input.deps.admit(input.serial, input.params)),
+  },
+  delays: {
+    connectTimeout: ({ context }) => context.timeouts.connectMs,
+    admitTimeout: ({ context }) => context.timeouts.admitMs,
+    commandTimeout: ({ context }) => context.current?.sub.timeoutMs ?? 0,
+    rebootTimeout: ({ context }) => context.timeouts.rebootMs,
+    upgradeTimeout: ({ context }) => context.timeouts.upgradeMs,
+    factoryTimeout: ({ context }) => context.timeouts.factoryMs,
+  },
+  guards: {
+    blacklisted: ({ context }) => context.deps.isBlacklisted(context.serial),
+    lastProtocolError: ({ context, event }) => violation(context, event) !== undefined && context.protocolErrors + 1 >= MAX_PROTOCOL_ERRORS,
+    protocolViolation: ({ context, event }) => violation(context, event) !== undefined,
+    isConnect: ({ event }) => isConnect(event),
+    connectOfProvisioned: ({ context, event }) => isConnect(event) && context.provisioned,
+    rebootAck: ackOf('reboot'),
+    upgradeAck: ackOf('upgrade'),
+    factoryAck: ackOf('factory'),
+    currentResult: ({ context, event }) => {
+      const f = frameOf(event);
+      return f !== undefined && isCurrentResult(context, f);
+    },
+    currentRpc: ({ context, event }) => event.type === 'link.sendFailed' && context.current?.rpcId === event.rpcId,
+    queueFull: ({ context }) => queueFull(context),
+    scheduledLater: ({ context, event }) => isScheduledLater(context, subOf(event)),
+    queueable: ({ event }) => subOf(event).queueable,
+    hasReady: ({ context }) => nextReady(context) !== undefined,
+    nextIsOneWay: ({ context }) => nextReady(context)?.sub.awaitResult === false,
+    sessionOpen: ({ context }) => context.sessionOpen,
+  },
+  actions: {
+    countFrame: enqueueActions(({ context, event, enqueue }) => run(enqueue, countFrame(context, (event as Ev<'link.frame'>).bytes))),
+    noteProtocolError: enqueueActions(({ context, event, enqueue }) => run(enqueue, protocolError(context, violation(context, event) ?? 'invalid frame'))),
+    dropForErrors: enqueueActions(({ context, enqueue }) => run(enqueue, drop(context, 'protocol-errors', `${context.protocolErrors} protocol errors`))),
+    dropBlacklisted: enqueueActions(({ context, enqueue }) => run(enqueue, drop(context, 'blacklisted', `${context.serial} is blacklisted`))),
+    dropNoConnect: enqueueActions(({ context, enqueue }) => run(enqueue, drop(context, 'no-connect', 'no connect message in time'))),
+    refuseUnprovisioned: enqueueActions(({ context, enqueue }) => run(enqueue, drop(context, 'not-provisioned', `${context.serial} is not provisioned`))),
+    admissionFailed: enqueueActions(({ context, enqueue }) => run(enqueue, drop(context, 'admission-failed', 'the admission check failed or took too long'))),
+    holdConnect: enqueueActions(({ event, enqueue }) => {
+      const f = frameOf(event);
+      if (f?.kind === 'notification') run(enqueue, { ctx: { heldConnect: f.params } });
+    }),
+    openSessionFromFrame: enqueueActions(({ context, event, enqueue }) => {
+      const f = frameOf(event);
+      if (f?.kind === 'notification') run(enqueue, openSession(context, f.params));
+    }),
+    openSessionFromHeld: enqueueActions(({ context, enqueue }) => run(enqueue, openSession(context, context.heldConnect ?? {}))),
+    handleNotification: enqueueActions(({ context, event, enqueue }) => {
+      const f = frameOf(event);
+      if (f?.kind === 'notification') run(enqueue, notification(context, f));
+    }),
+    completeCurrent: enqueueActions(({ context, event, enqueue }) => {
+      const f = frameOf(event);
+      if (f?.kind === 'result') run(enqueue, completeCurrent(context, f.result));
+    }),
+    timeoutCurrent: enqueueActions(({ context, enqueue }) => run(enqueue, timeoutCurrent(context))),
+    sendFailed: enqueueActions(({ context, event, enqueue }) => run(enqueue, sendFailed(context, (event as Ev<'link.sendFailed'>).reason))),
+    startNext: enqueueActions(({ context, enqueue }) => run(enqueue, startNext(context))),
+    linkConnected: enqueueActions(({ context, event, enqueue }) => run(enqueue, linkConnected(context, event as Ev<'link.connected'>))),
+    linkDisconnected: enqueueActions(({ context, event, enqueue }) =>
+      run(enqueue, linkDisconnected(context, (event as Ev<'link.disconnected'>).reason ?? 'link closed'))),
+    attachLink: enqueueActions(({ context, event, enqueue }) => {
+      if (context.linkUp) run(enqueue, linkDisconnected(context, 'link replaced'));
+      enqueue.sendTo('link', { type: 'attach', link: (event as Ev<'link.attach'>).link });
+    }),
+    acceptNow: enqueueActions(({ context, event, enqueue }) => run(enqueue, accept(context, subOf(event), 'now'))),
+    acceptQueued: enqueueActions(({ context, event, enqueue }) => run(enqueue, accept(context, subOf(event), 'queued'))),
+    rejectBusy: enqueueActions(({ context, event, enqueue }) =>
+      run(enqueue, reject(context, subOf(event), 'DEVICE_BUSY', queueFull(context) ? 'the command queue is full' : 'a command is running or the device is restarting'))),
+    rejectOffline: enqueueActions(({ context, event, enqueue }) => run(enqueue, reject(context, subOf(event), 'DEVICE_OFFLINE', 'the device is not connected'))),
+    markDue: enqueueActions(({ context, event, enqueue }) => run(enqueue, markDue(context, (event as Ev<'command.due'>).uuid))),
+    expire: enqueueActions(({ context, event, enqueue }) => run(enqueue, expire(context, (event as Ev<'command.expire'>).uuid))),
+    abandonAll: enqueueActions(({ context, event, enqueue }) => run(enqueue, abandonAll(context, (event as Ev<'device.shutdown'>).reason))),
+    maintenanceTimedOut: enqueueActions(({ context, enqueue }) => {
+      if (!context.maintenance) return;
+      run(enqueue, {
+        ctx: { maintenance: undefined },
+        emit: [{ type: 'maintenance', serial: context.serial, at: context.deps.now(), payload: { kind: context.maintenance, phase: 'timedout' } }],
+      });
+    }),
+  },
+}).createMachine({
+  id: 'device',
+  context: ({ input }) => initialContext(
+    input.serial, input.deps, { ...DEFAULT_TIMEOUTS, ...input.timeouts }, input.maxPending ?? DEFAULT_MAX_PENDING, input.link,
+  ),
+  invoke: { id: 'link', src: 'link', input: ({ context }) => ({ link: context.link }) },
+  initial: 'offline',
+  on: {
+    'link.attach': { target: '.offline', actions: 'attachLink' },
+    'link.connected': [
+      { guard: 'blacklisted', target: '.offline', actions: ['linkConnected', 'dropBlacklisted'] },
+      { target: '.connecting', actions: 'linkConnected' },
+    ],
+    'link.disconnected': { target: '.offline', actions: 'linkDisconnected' },
+    // Order matters: the blacklist is checked on every frame first (§1.2), then the error budget.
+    'link.frame': [
+      { guard: 'blacklisted', target: '.offline', actions: ['countFrame', 'dropBlacklisted'] },
+      { guard: 'lastProtocolError', target: '.offline', actions: ['countFrame', 'noteProtocolError', 'dropForErrors'] },
+      { guard: 'protocolViolation', actions: ['countFrame', 'noteProtocolError'] },
+      { guard: 'connectOfProvisioned', target: '.online', actions: ['countFrame', 'openSessionFromFrame'] },
+      { guard: 'isConnect', target: '.connecting.admitting', actions: ['countFrame', 'holdConnect'] },
+      { guard: 'rebootAck', target: '.rebooting', actions: ['countFrame', 'completeCurrent'] },
+      { guard: 'upgradeAck', target: '.upgrading', actions: ['countFrame', 'completeCurrent'] },
+      { guard: 'factoryAck', target: '.factoryResetting', actions: ['countFrame', 'completeCurrent'] },
+      { guard: 'currentResult', target: '.online.idle', actions: ['countFrame', 'completeCurrent'] },
+      // A late reply to a timed-out or one-way command: counted as traffic, otherwise ignored.
+      { guard: ({ event }) => frameOf(event)?.kind === 'result', actions: 'countFrame' },
+      { actions: ['countFrame', 'handleNotification'] },
+    ],
+    'link.sendFailed': { guard: 'currentRpc', target: '.online.idle', actions: 'sendFailed' },
+    'command.submit': submitHandlers('rejectOffline'),
+    'command.due': { actions: 'markDue' },
+    'command.expire': { actions: 'expire' },
+    'device.shutdown': { target: '.offline', actions: 'abandonAll' },
+  },
+  states: {
+    offline: {
+      // Frames after a drop, before the link's disconnect arrives, are not processed.
+      on: { 'link.frame': { actions: 'countFrame' } },
+    },
+    connecting: {
+      initial: 'awaitingConnect',
+      states: {
+        awaitingConnect: {
+          after: { connectTimeout: { target: '#device.offline', actions: 'dropNoConnect' } },
+        },
+        admitting: {
+          invoke: {
+            src: 'admit',
+            input: ({ context }) => ({ serial: context.serial, params: context.heldConnect ?? {}, deps: context.deps }),
+            onDone: [
+              { guard: ({ event }) => event.output === 'accept', target: '#device.online', actions: 'openSessionFromHeld' },
+              { target: '#device.offline', actions: 'refuseUnprovisioned' },
+            ],
+            onError: { target: '#device.offline', actions: 'admissionFailed' },
+          },
+          after: { admitTimeout: { target: '#device.offline', actions: 'admissionFailed' } },
+        },
+      },
+    },
+    online: {
+      initial: 'idle',
+      states: {
+        idle: {
+          always: [
+            { guard: 'nextIsOneWay', actions: 'startNext' },
+            { guard: 'hasReady', target: 'busy', actions: 'startNext' },
+          ],
+          on: { 'command.submit': submitHandlers('acceptNow') },
+        },
+        busy: {
+          after: { commandTimeout: { target: 'idle', actions: 'timeoutCurrent' } },
+          on: { 'command.submit': submitHandlers('rejectBusy') },
+        },
+      },
+    },
+    rebooting: maintenanceState('rebootTimeout'),
+    upgrading: maintenanceState('upgradeTimeout'),
+    factoryResetting: maintenanceState('factoryTimeout'),
+  },
+});
+
+/** Submission rules shared by every state; only the last resort differs (run, busy, offline). */
+function submitHandlers(last: 'acceptNow' | 'rejectBusy' | 'rejectOffline') {
+  return [
+    { guard: 'queueFull' as const, actions: 'rejectBusy' as const },
+    { guard: 'scheduledLater' as const, actions: 'acceptQueued' as const },
+    ...(last === 'acceptNow' ? [] : [{ guard: 'queueable' as const, actions: 'acceptQueued' as const }]),
+    { actions: last },
+  ];
+}
+
+/** Rebooting / upgrading / factory-resetting: the AP acked and is expected to drop and come back. */
+function maintenanceState(delay: 'rebootTimeout' | 'upgradeTimeout' | 'factoryTimeout') {
+  return {
+    on: {
+      'link.disconnected': { actions: 'linkDisconnected' as const },
+      'command.submit': submitHandlers('rejectBusy'),
+    },
+    after: {
+      [delay]: [
+        { guard: 'sessionOpen' as const, target: '#device.online', actions: 'maintenanceTimedOut' as const },
+        { target: '#device.offline', actions: 'maintenanceTimedOut' as const },
+      ],
+    },
+  };
+}

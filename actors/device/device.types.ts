@@ -1,0 +1,135 @@
+import type { CommandMethod, JsonObject } from '../../src/protocol/frame.js';
+
+/** Command status wire literals (reference/gateway-behaviour.md §1.5). */
+export type CommandStatus = 'pending' | 'executed' | 'completed' | 'failed' | 'timedout' | 'expired';
+export const FINAL_STATUSES: readonly CommandStatus[] = ['completed', 'failed', 'timedout', 'expired'];
+export function isFinalStatus(s: CommandStatus): boolean {
+  return FINAL_STATUSES.includes(s);
+}
+
+/** The Command record of the spec (spec/device-gateway-api.md "Command"). Times are epoch seconds. */
+export interface Command {
+  UUID: string;
+  command: string;
+  /** JSON text of the parameters sent to the AP. */
+  details: string;
+  serialNumber: string;
+  submitted: number;
+  executed: number;
+  completed: number;
+  when: number;
+  errorText: string;
+  /** JSON text of the AP's whole `result` object. */
+  results: string;
+  errorCode: number;
+  submittedBy: string;
+  status: CommandStatus;
+  custom: number;
+  waitingForFile: number;
+  attachFile: number;
+  attachSize: number;
+  attachType: string;
+}
+
+export type VerifiedCertificate = 'NO_CERTIFICATE' | 'VALID_CERTIFICATE' | 'MISMATCH_SERIAL' | 'VERIFIED';
+
+/** DeviceStatus of the spec plus the live figures the dashboard needs. Times are epoch seconds. */
+export interface DeviceStatus {
+  serialNumber: string;
+  connected: boolean;
+  ipAddress: string;
+  txBytes: number;
+  rxBytes: number;
+  messageCount: number;
+  /** The configuration uuid the AP runs (last connect/state). */
+  UUID: number;
+  firmware: string;
+  lastContact: number;
+  associations_2G: number;
+  associations_5G: number;
+  associations_6G: number;
+  verifiedCertificate: VerifiedCertificate;
+  /** Session start (connect accepted), 0 when offline. */
+  started: number;
+  connectReason: string;
+  compatible: string;
+  sanity: number;
+  memoryUsed: number;
+  load: number;
+  temperature: number;
+  uptime: number;
+}
+
+export function emptyStatus(serial: string): DeviceStatus {
+  return {
+    serialNumber: serial, connected: false, ipAddress: '', txBytes: 0, rxBytes: 0, messageCount: 0, UUID: 0,
+    firmware: '', lastContact: 0, associations_2G: 0, associations_5G: 0, associations_6G: 0,
+    verifiedCertificate: 'NO_CERTIFICATE', started: 0, connectReason: '', compatible: '', sanity: 0,
+    memoryUsed: 0, load: 0, temperature: 0, uptime: 0,
+  };
+}
+
+/** Which maintenance state a successful command leads to while the AP restarts. */
+export type RestartKind = 'reboot' | 'upgrade' | 'factory';
+
+/** What the command service hands to a device actor. */
+export interface CommandSubmission {
+  /** The record as created by the service (status `pending`). */
+  command: Command;
+  method: CommandMethod;
+  /** Params sent to the AP (serial included). */
+  params: JsonObject;
+  /** How long the AP has to answer once the command is sent. */
+  timeoutMs: number;
+  /** configure / upgrade / factory: kept while the AP is offline or busy (§1.4 "queued if offline"). */
+  queueable: boolean;
+  /** false: sent and completed at once, the AP's ack is not awaited (telemetry, as the gateway does). */
+  awaitResult: boolean;
+  restart?: RestartKind;
+  /** Epoch ms when the command may run (`when` * 1000; 0 = now). */
+  runAt: number;
+}
+
+/** The answer a device may give to a connect of a serial it does not know yet. */
+export type Admission = 'accept' | 'refuse';
+
+export interface StoredConfig {
+  uuid: number;
+  configuration: string | JsonObject;
+}
+
+/** Everything outside the machine it needs, injected so tests and every link get the same machine. */
+export interface DeviceDeps {
+  /** The process clock's now (epoch ms); XState's own clock drives the delays. */
+  now: () => number;
+  newId: () => string;
+  isBlacklisted: (serial: string) => boolean;
+  /** Called on the first connect of a serial in this actor's life; known devices should be accepted. */
+  admit: (serial: string, connectParams: JsonObject) => Promise<Admission>;
+  storedConfigFor: (serial: string) => StoredConfig | undefined;
+}
+
+export interface DeviceTimeouts {
+  /** Link up, waiting for the `connect` notification. */
+  connectMs: number;
+  /** Waiting for the admission hook (auto-provisioning). */
+  admitMs: number;
+  /** Reboot / factory reset acknowledged: waiting for the AP to come back. */
+  rebootMs: number;
+  upgradeMs: number;
+  factoryMs: number;
+  /** A queued or scheduled command not run by `runAt + pendingTtlMs` expires (gateway: 4 h). */
+  pendingTtlMs: number;
+}
+
+export const DEFAULT_TIMEOUTS: DeviceTimeouts = {
+  connectMs: 60_000,
+  admitMs: 30_000,
+  rebootMs: 5 * 60_000,
+  upgradeMs: 15 * 60_000,
+  factoryMs: 10 * 60_000,
+  pendingTtlMs: 4 * 3600_000,
+};
+
+/** Per-device queue bound: past it even queueable commands are refused as busy. */
+export const DEFAULT_MAX_PENDING = 32;

@@ -1,0 +1,44 @@
+import { deflateSync, inflateSync } from 'node:zlib';
+import { isObject, type JsonObject } from './frame.js';
+
+/**
+ * The uCentral `compress_64` codec (reference/device-protocol-and-state.md §0 fact 2):
+ * `params` becomes `{compress_64: base64(zlib(JSON text)), compress_sz: <uncompressed bytes>}`.
+ * zlib format (not raw deflate, not gzip), as the gateway's `uncompress` expects.
+ */
+
+/** Upper bound for an inflated document; the gateway's websocket payload limit is 512,000 bytes. */
+const MAX_INFLATED_BYTES = 8 * 1024 * 1024;
+
+export type InflateResult = { ok: true; params: JsonObject } | { ok: false; reason: string };
+
+/** True when `params` carries a compressed document that replaces it entirely. */
+export function isCompressed(params: JsonObject): boolean {
+  return params.compress_64 !== undefined;
+}
+
+/** Inflate `params.compress_64` into the params object it stands for. Never throws. */
+export function inflateParams(params: JsonObject): InflateResult {
+  const b64 = params.compress_64;
+  if (typeof b64 !== 'string' || b64.length === 0) return { ok: false, reason: 'compress_64 is not a base64 string' };
+  let text: string;
+  try {
+    text = inflateSync(Buffer.from(b64, 'base64'), { maxOutputLength: MAX_INFLATED_BYTES }).toString('utf8');
+  } catch {
+    return { ok: false, reason: 'compress_64 could not be inflated (zlib)' };
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return { ok: false, reason: 'compress_64 does not hold JSON' };
+  }
+  if (!isObject(parsed)) return { ok: false, reason: 'compress_64 does not hold a JSON object' };
+  return { ok: true, params: parsed };
+}
+
+/** Compress params for an AP that announced `compress_cmd` (and for tests and the simulator). */
+export function deflateParams(params: JsonObject): { compress_64: string; compress_sz: number } {
+  const text = JSON.stringify(params);
+  return { compress_64: deflateSync(Buffer.from(text, 'utf8')).toString('base64'), compress_sz: Buffer.byteLength(text) };
+}
