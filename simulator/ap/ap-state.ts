@@ -1,0 +1,97 @@
+/**
+ * The live state of one simulated AP and its radios: what its frames report. Mutable on purpose
+ * (one object per AP, changed only inside clock callbacks, in clock order).
+ */
+import type { Capabilities } from '../../src/protocol/capabilities.js';
+import type { Band, ChannelWidth } from '../../src/protocol/wifi-channels.js';
+import type { Rng } from '../rng.js';
+import type { Position } from '../world/geometry.js';
+import type { SimClient } from '../clients/station.js';
+
+/** Interface / SSID counters (state `counters`), cumulative since boot. */
+export interface Counters {
+  rx_bytes: number; rx_packets: number; tx_bytes: number; tx_packets: number;
+  rx_errors: number; rx_dropped: number; tx_errors: number; tx_dropped: number;
+  multicast: number; collisions: number;
+}
+
+export function zeroCounters(): Counters {
+  return { rx_bytes: 0, rx_packets: 0, tx_bytes: 0, tx_packets: 0, rx_errors: 0, rx_dropped: 0, tx_errors: 0, tx_dropped: 0, multicast: 0, collisions: 0 };
+}
+
+/** Cumulative nl80211 survey counters of the radio's channel, ms (floats; reported floored). */
+export interface Survey { activeMs: number; busyMs: number; rxMs: number; txMs: number }
+
+export interface SimRadio {
+  index: number;
+  band: Band;
+  phy: string;
+  hwChannels: readonly number[];
+  maxWidth: ChannelWidth;
+  antennas: number;
+  channel: number;
+  width: ChannelWidth;
+  txPower: number;
+  /** One BSS per SSID carried on this band: bssids[i] serves ssids[i]. */
+  ssids: string[];
+  bssids: string[];
+  counters: Counters[];
+  survey: Survey;
+  lastSurveyAt: number;
+  /** Survey at the previous state, for chanUtil = 100 * dbusy / dactive. */
+  prevSurvey: Survey;
+  /** Share of airtime this radio's own BSSs keep busy (from its stations' traffic and rates). */
+  airtime: number;
+  stations: SimClient[];
+}
+
+export interface SimAp {
+  serial: string;
+  index: number;
+  model: string;
+  country: string;
+  capabilities: Capabilities;
+  firmware: string;
+  uuid: number;
+  pos: Position;
+  radios: SimRadio[];
+  rng: Rng;
+  up: boolean;
+  bootAt: number;
+  intervals: { state: number; healthcheck: number; log: number; wifiscan: number };
+  counters: Counters;
+  prevCounters: Counters;
+  prevSsidCounters: Map<string, Counters>;
+  memoryTotal: number;
+  /** Events kept for the `event` (eventqueue) command, newest last, bounded. */
+  recentEvents: { at: number; type: string; payload: Record<string, unknown> }[];
+  /** Set by the AP's link: how the venue tells it about a client event. */
+  onClientEvent?: (type: 'client.join' | 'client.leave', payload: Record<string, unknown>) => void;
+}
+
+/**
+ * BSSID of SSID `ssidIndex` on radio `radioIndex`: the serial (the AP's base MAC) with the first
+ * octet replaced by a locally administered value that encodes (radio, ssid), as multi-BSS
+ * drivers derive extra addresses. Stable across reboots and runs.
+ */
+export function bssidFor(serial: string, radioIndex: number, ssidIndex: number): string {
+  const k = (radioIndex * 8 + ssidIndex) & 0x3f;
+  const first = ((k << 2) | 0x02).toString(16).padStart(2, '0');
+  return [first, ...serial.slice(2).match(/../g)!].join(':');
+}
+
+/** Copy a counter set (for delta computation). */
+export function copyCounters(c: Counters): Counters {
+  return { ...c };
+}
+
+/** c - prev, clamped at 0 (fw clamps negative deltas, §2.2). */
+export function deltaCounters(c: Counters, prev: Counters): Counters {
+  const d = zeroCounters();
+  for (const k of Object.keys(d) as (keyof Counters)[]) d[k] = Math.max(0, c[k] - prev[k]);
+  return d;
+}
+
+export function addToCounters(c: Counters, rxBytes: number, txBytes: number, rxPackets: number, txPackets: number): void {
+  c.rx_bytes += rxBytes; c.tx_bytes += txBytes; c.rx_packets += rxPackets; c.tx_packets += txPackets;
+}

@@ -1,0 +1,95 @@
+/**
+ * Wi-Fi scan results as the fw reports them (`cmd_wifiscan.uc`, device-protocol-and-state.md
+ * §3.2): one entry per BSS heard, with signal from the one path-loss function and the
+ * transmitter's current tx power, so RRM's TPC sees its changes dB for dB (§8.2).
+ * `ht_oper`/`vht_oper` are the base64 element bodies RRM decodes for the width
+ * (rrm-behaviour.md §4.2 H1): HT byte1 carries the secondary offset (1 above, 3 below) and the
+ * STA channel width bit (0x04) for >= 40 MHz; VHT byte0 = 1 for 80/160 MHz, byte1 = CCFS0 (the
+ * 80 MHz segment centre), byte2 = CCFS1 (the 160 MHz centre, |CCFS0 - CCFS1| = 8, or 0).
+ * 2.4 GHz BSSs carry HT only; 6 GHz BSSs carry neither (their HE 6 GHz info is not modelled).
+ */
+import type { WifiScanEntry } from '../../src/protocol/wifiscan.js';
+import { blockOf, secondaryOffset, type Band, type ChannelWidth } from '../../src/protocol/wifi-channels.js';
+import { frequencyTermDb } from '../world/radio-world.js';
+import { radioFrequency, type Venue } from '../venue.js';
+import type { SimAp } from './ap-state.js';
+
+/**
+ * Weakest beacon a scan reports: 802.11ax MCS0 minimum sensitivity at 20 MHz is -82 dBm and
+ * real receivers decode about 5 dB better (field-anchors.md §4), so -87 dBm.
+ */
+export const SCAN_SENSITIVITY_DBM = -87;
+
+export function htOperation(band: Band, channel: number, width: ChannelWidth): string {
+  const body = new Uint8Array(22);
+  body[0] = channel;
+  const off = secondaryOffset(band, channel, width);
+  if (width >= 40 && off !== 'none') body[1] = (off === 'above' ? 1 : 3) | 0x04;
+  body[2] = 0x04; // non-greenfield STAs present, as most real BSSs report
+  body[6] = 0xff; body[7] = 0xff; // basic MCS set: MCS0-15
+  return Buffer.from(body).toString('base64');
+}
+
+export function vhtOperation(band: Band, channel: number, width: ChannelWidth): string {
+  const body = new Uint8Array(5);
+  if (width >= 80) {
+    body[0] = 1;
+    body[1] = blockOf(band, channel, 80)?.centre ?? channel;
+    body[2] = width === 160 ? blockOf(band, channel, 160)?.centre ?? 0 : 0;
+  } else {
+    body[1] = width === 40 ? blockOf(band, channel, 40)?.centre ?? channel : channel;
+  }
+  body[3] = 0xfa; body[4] = 0xff; // basic VHT-MCS/NSS map: MCS0-9 for 1-2 streams, others unsupported
+  return Buffer.from(body).toString('base64');
+}
+
+/** BSS Load element body (IE 11): station count (LE16), utilisation (0-255), admission capacity. */
+function bssLoad(staCount: number, util: number): string {
+  return Buffer.from([staCount & 0xff, staCount >> 8, util, 0, 0]).toString('base64');
+}
+
+export interface ScanSelector { bands?: readonly string[]; channels?: readonly number[] }
+
+interface Heard { bssid: string; ssid: string; band: Band; channel: number; width: ChannelWidth; signal: number; staCount: number; util: number; tsfUs: number; serial?: string }
+
+/** Every BSS the AP hears right now, on its own bands and the selected bands/channels. */
+export function scanEntries(v: Venue, ap: SimAp, sel: ScanSelector = {}, verbose = true): WifiScanEntry[] {
+  const t = v.clock.now();
+  const bands = new Set(ap.radios.map((r) => r.band).filter((b) => !sel.bands || sel.bands.includes(b)));
+  const scanChannels = new Map(ap.radios.map((r) => [r.band, r.hwChannels]));
+  const heard: Heard[] = [];
+  const consider = (band: Band, channel: number): boolean => bands.has(band)
+    && (scanChannels.get(band)?.includes(channel) ?? false) && (!sel.channels || sel.channels.includes(channel));
+  for (const other of v.aps) {
+    if (other === ap || !other.up) continue;
+    for (const r of other.radios) {
+      if (!consider(r.band, r.channel)) continue;
+      const signal = r.txPower - v.losses.geometric(ap.index, other.index) - frequencyTermDb(radioFrequency(r));
+      const util = Math.round(Math.min(1, r.airtime + 0.02) * 255);
+      r.bssids.forEach((bssid, i) => heard.push({ bssid, ssid: r.ssids[i]!, band: r.band, channel: r.channel, width: r.width, signal, staCount: r.stations.filter((c) => c.ssidIndex === i).length, util, tsfUs: (t - other.bootAt) * 1000, serial: other.serial }));
+    }
+  }
+  for (const n of v.neighbours) {
+    if (!consider(n.band, n.channel)) continue;
+    const signal = n.txPower - v.losses.geometric(ap.index, n.index) - frequencyTermDb(radioFrequency(n));
+    heard.push({ bssid: n.bssid, ssid: n.ssid, band: n.band, channel: n.channel, width: n.width, signal, staCount: Math.round(n.load * 20), util: Math.round(n.load * 255), tsfUs: (t - n.bootAt) * 1000 });
+  }
+  const out: WifiScanEntry[] = [];
+  for (const h of heard) {
+    // Measurement noise of one beacon reading: +-1 dB, reported as integer dBm like RRM reads it.
+    const signal = Math.round(h.signal + ap.rng.normal());
+    if (signal < SCAN_SENSITIVITY_DBM) continue;
+    const e: WifiScanEntry = { bssid: h.bssid, ssid: h.ssid, frequency: radioFrequency(h), channel: h.channel, signal, sta_count: h.staCount, ch_util: h.util };
+    if (verbose) {
+      e.last_seen = ap.rng.int(0, 400);
+      e.tsf = Math.max(0, Math.round(h.tsfUs));
+      e.capability = h.band === '2G' ? 0x0431 : 0x0411; // ESS, privacy, short slot (+ short preamble on 2.4)
+      if (h.band !== '6G') e.ht_oper = htOperation(h.band, h.channel, h.width);
+      if (h.band === '5G') e.vht_oper = vhtOperation(h.band, h.channel, h.width);
+      if (h.serial) e.tip_serial = h.serial;
+      e.ies = [{ type: 11, data: bssLoad(h.staCount, h.util) }];
+    }
+    out.push(e);
+  }
+  return out;
+}

@@ -1,0 +1,149 @@
+/**
+ * Clocks for simulation. Both implement the process `Clock` port (src/protocol/clock.ts), so the
+ * device actors (XState `clock` option), RxJS schedulers and the simulator share one time.
+ *
+ * - `VirtualClock`: discrete-event time for `--speed max`. Timers sit in a binary heap ordered by
+ *   due time, then by a sequence number taken when they were set, so equal times always run in
+ *   the order they were scheduled (conventions §2.7: never by object identity or Map order).
+ * - `ScaledClock`: real time times N for `--speed N`, over an injected base clock.
+ */
+import type { Clock } from '../src/protocol/clock.js';
+
+interface Timer { at: number; seq: number; id: number; fn: (...args: unknown[]) => void }
+
+export class VirtualClock implements Clock {
+  private t: number;
+  private seq = 0;
+  private nextId = 1;
+  private heap: Timer[] = [];
+  private readonly cancelled = new Set<number>();
+
+  /** @param startMs the epoch ms the simulation starts at (taken from the scenario, never the wall). */
+  constructor(startMs: number) {
+    this.t = startMs;
+  }
+
+  now(): number {
+    return this.t;
+  }
+
+  setTimeout(fn: (...args: unknown[]) => void, timeoutMs: number): number {
+    const delay = Number.isFinite(timeoutMs) && timeoutMs > 0 ? timeoutMs : 0;
+    const timer: Timer = { at: this.t + delay, seq: this.seq++, id: this.nextId++, fn };
+    this.push(timer);
+    return timer.id;
+  }
+
+  clearTimeout(id: unknown): void {
+    if (typeof id === 'number') this.cancelled.add(id);
+  }
+
+  /** Timers still due (cancelled ones may be counted until they surface). */
+  get pending(): number {
+    return this.heap.length;
+  }
+
+  /** Due time of the next live timer, or undefined when idle. */
+  nextAt(): number | undefined {
+    this.dropCancelled();
+    return this.heap[0]?.at;
+  }
+
+  /** Runs the next timer (advancing time to it). Returns false when nothing is scheduled. */
+  step(): boolean {
+    this.dropCancelled();
+    const timer = this.pop();
+    if (!timer) return false;
+    this.t = timer.at;
+    timer.fn();
+    return true;
+  }
+
+  /** Runs every timer due at or before `t` (including ones they schedule), then sets now to `t`. */
+  runUntil(t: number): number {
+    let ran = 0;
+    for (;;) {
+      const at = this.nextAt();
+      if (at === undefined || at > t) break;
+      this.step();
+      ran++;
+    }
+    if (t > this.t) this.t = t;
+    return ran;
+  }
+
+  /** Advance by `ms` (XState SimulatedClock's `increment`). */
+  increment(ms: number): number {
+    return this.runUntil(this.t + ms);
+  }
+
+  private dropCancelled(): void {
+    while (this.heap.length > 0 && this.cancelled.has(this.heap[0]!.id)) {
+      this.cancelled.delete(this.heap[0]!.id);
+      this.pop();
+    }
+  }
+
+  private less(a: Timer, b: Timer): boolean {
+    return a.at < b.at || (a.at === b.at && a.seq < b.seq);
+  }
+
+  private push(timer: Timer): void {
+    const h = this.heap;
+    h.push(timer);
+    let i = h.length - 1;
+    while (i > 0) {
+      const p = (i - 1) >> 1;
+      if (!this.less(h[i]!, h[p]!)) break;
+      [h[i], h[p]] = [h[p]!, h[i]!];
+      i = p;
+    }
+  }
+
+  private pop(): Timer | undefined {
+    const h = this.heap;
+    if (h.length === 0) return undefined;
+    const top = h[0]!;
+    const last = h.pop()!;
+    if (h.length > 0) {
+      h[0] = last;
+      let i = 0;
+      for (;;) {
+        const l = 2 * i + 1;
+        const r = l + 1;
+        let m = i;
+        if (l < h.length && this.less(h[l]!, h[m]!)) m = l;
+        if (r < h.length && this.less(h[r]!, h[m]!)) m = r;
+        if (m === i) break;
+        [h[i], h[m]] = [h[m]!, h[i]!];
+        i = m;
+      }
+    }
+    return top;
+  }
+}
+
+/**
+ * Real time times `speed`: `now()` runs `speed` times faster than the base clock from the
+ * moment of construction, and delays are shortened accordingly.
+ */
+export class ScaledClock implements Clock {
+  private readonly baseStart: number;
+
+  constructor(private readonly base: Clock, private readonly speed: number, private readonly startMs: number = base.now()) {
+    if (!(speed > 0)) throw new RangeError(`speed must be > 0, got ${speed}`);
+    this.baseStart = base.now();
+  }
+
+  now(): number {
+    return Math.floor(this.startMs + (this.base.now() - this.baseStart) * this.speed);
+  }
+
+  setTimeout(fn: (...args: unknown[]) => void, timeoutMs: number): unknown {
+    return this.base.setTimeout(fn, Math.max(0, timeoutMs) / this.speed);
+  }
+
+  clearTimeout(id: unknown): void {
+    this.base.clearTimeout(id);
+  }
+}
