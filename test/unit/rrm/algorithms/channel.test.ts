@@ -1,0 +1,90 @@
+import { describe, expect, it } from 'vitest';
+import seedrandom from 'seedrandom';
+import { candidateWeights, chooseChannel } from '../../../../src/rrm/algorithms/channel-choice.js';
+import { channelCandidates } from '../../../../src/rrm/algorithms/common.js';
+import { defaultEffectiveConfig } from '../../../../src/rrm/config/layered.js';
+import type { ApView } from '../../../../src/rrm/model/view.js';
+import { runAlgorithm } from '../../../../src/rrm/algorithms/registry.js';
+import { defaultConfigs, genVenue, venueModel } from '../../../helpers/rrm-models.js';
+
+const rng = seedrandom('t');
+const ap = (phys: ApView['phys'] = {}): ApView => ({ serial: 's', radios: [], phys, neighbours: [], scanned: true });
+const EAP101_5G = {
+  p: {
+    band: ['5G' as const],
+    channels: [36, 40, 44, 48, 52, 56, 60, 64, 100, 104, 108, 112, 116, 120, 124, 128, 132, 136, 140, 144, 149, 153, 157, 161, 165],
+    dfs_channels: [52, 56, 60, 64, 100, 104, 108, 112, 116, 120, 124, 128, 132, 136, 140, 144],
+  },
+};
+
+describe('channel candidates', () => {
+  it('come from the capabilities, without DFS unless allowedChannels lists a DFS channel', () => {
+    expect(channelCandidates(ap(EAP101_5G), '5G', 20, defaultEffectiveConfig())).toEqual([36, 40, 44, 48, 149, 153, 157, 161, 165]);
+    expect(channelCandidates(ap(EAP101_5G), '5G', 80, { ...defaultEffectiveConfig(), allowedChannels: { '5G': [36, 52, 100] } }))
+      .toEqual([36, 52, 100]);
+  });
+
+  it('are the first channels of whole blocks at the AP width', () => {
+    expect(channelCandidates(ap(EAP101_5G), '5G', 40, undefined)).toEqual([36, 44, 149, 157]);
+    expect(channelCandidates(ap(EAP101_5G), '5G', 80, undefined)).toEqual([36, 149]);
+    // 36@160 spans DFS channels 52–64, so it needs the DFS opt-in (upstream offered it anyway)
+    expect(channelCandidates(ap(EAP101_5G), '5G', 160, undefined)).toEqual([]);
+    expect(channelCandidates(ap(EAP101_5G), '5G', 160, { ...defaultEffectiveConfig(), allowedChannels: { '5G': [36, 100, 52] } }))
+      .toEqual([36, 100]);
+  });
+
+  it('fall back to the band default without capabilities, 2.4 GHz 12-14 only on opt-in', () => {
+    expect(channelCandidates(ap(), '2G', 20, undefined)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
+    expect(channelCandidates(ap({ q: { band: ['2G'], channels: [1, 6, 11, 12, 13] } }), '2G', 40, undefined)).toEqual([1, 6, 11]);
+    expect(channelCandidates(ap({ q: { band: ['2G'], channels: [1, 13] } }), '2G', 20, { ...defaultEffectiveConfig(), allowedChannels: { '2G': [13] } }))
+      .toEqual([13]);
+  });
+
+  it('support 6 GHz from the capabilities', () => {
+    const six = { q: { band: ['6G' as const], channels: [1, 5, 9, 13, 17, 21] } };
+    expect(channelCandidates(ap(six), '6G', 20, undefined)).toEqual([1, 5, 9, 13, 17, 21]);
+    expect(channelCandidates(ap(six), '6G', 80, undefined)).toEqual([1]);
+  });
+});
+
+describe('channel choice', () => {
+  it('2.4 GHz occupancy spans ±4 channels', () => {
+    expect(candidateWeights('2G', 20, [1, 6, 11], [{ covered: [3], weight: 1 }, { covered: [10], weight: 2 }])).toEqual([1, 3, 2]);
+  });
+
+  it('5 GHz occupancy counts a wide neighbour once per overlapped block', () => {
+    expect(candidateWeights('5G', 20, [36, 40, 149], [{ covered: [36, 40, 44, 48], weight: 1 }])).toEqual([1, 1, 0]);
+    expect(candidateWeights('5G', 80, [36, 149], [{ covered: [40], weight: 1 }, { covered: [44], weight: 1 }])).toEqual([2, 0]);
+  });
+
+  it('keeps a free current channel, moves to a free one otherwise, else least used lowest first', () => {
+    expect(chooseChannel('5G', [36, 44, 149], [0, 0, 0], 44, rng)).toBe(44);
+    expect(chooseChannel('5G', [36, 44, 149], [2, 1, 0], 36, rng)).toBe(149);
+    expect(chooseChannel('5G', [36, 44, 149], [3, 1, 1], 36, rng)).toBe(44);
+    expect(chooseChannel('5G', [36, 44, 149], [3, 1, 1], 149, rng)).toBe(149);
+    expect(chooseChannel('2G', [1, 2, 3, 6, 11], [5, 0, 0, 0, 3], 1, rng)).toBe(6);
+    expect(chooseChannel('6G', [1, 5, 9], [1, 0, 0], 1, rng)).toBe(5);
+  });
+});
+
+describe('channel optimizers on a venue where every AP starts on one channel', () => {
+  const v = genVenue(11, { aps: 12, sameChannel: { '2G': 6, '5G': 36 }, unmanaged: 0 });
+  const run = (mode: string, extra = '') => runAlgorithm({
+    algorithm: 'OptimizeChannel', args: `mode=${mode}${extra}`, allowDefaultMode: false, model: venueModel(v),
+    zone: { name: 'z', serials: v.aps.map((a) => a.serial) }, configs: defaultConfigs(v), seed: '1',
+  }).plan;
+
+  it('random puts the whole band on one channel unless asked per AP', () => {
+    const same = run('random');
+    expect(new Set(Object.values(same).map((b) => b['2G'])).size).toBe(1);
+    const per = run('random', ',setDifferentChannelPerAp=true');
+    expect(new Set(Object.values(per).map((b) => b['2G'])).size).toBeGreaterThan(1);
+  });
+
+  it('unmanaged_aware spreads the APs over several channels', () => {
+    const plan = run('unmanaged_aware');
+    expect(Object.keys(plan)).toHaveLength(12);
+    expect(new Set(Object.values(plan).map((b) => b['5G'])).size).toBeGreaterThan(1);
+    expect(new Set(Object.values(plan).map((b) => b['2G'])).size).toBeGreaterThan(1);
+  });
+});
