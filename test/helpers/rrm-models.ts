@@ -208,3 +208,40 @@ export function coChannelInterferenceMw(v: SynthVenue): number {
   }
   return total;
 }
+
+/**
+ * Random per-AP constraints for property tests: user and allowed channels (DFS included
+ * sometimes), user and allowed powers, locations. Seeded, so a failing case replays.
+ */
+export function randomConstraints(v: SynthVenue, seed: number | string, side = 100): Map<string, EffectiveConfig> {
+  const rng = seedrandom(`constraints:${seed}`);
+  const chance = (p: number) => rng() < p;
+  const int = (n: number) => Math.floor(rng() * n);
+  const subset = (list: readonly number[]) => {
+    const s = list.filter(() => chance(0.4));
+    return s.length > 0 ? s : [list[int(list.length)]!];
+  };
+  const ALL: Record<Band, number[]> = {
+    '2G': [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13],
+    '5G': CAPS_WIFI[PHY_5G].channels,
+    '6G': CAPS_WIFI[PHY_6G].channels,
+  };
+  return defaultConfigs(v, (_, i) => {
+    const ap = v.aps[i]!;
+    const band = ap.radios[int(ap.radios.length)]!.band;
+    const patch: Partial<EffectiveConfig> = {};
+    if (chance(0.15)) patch.userChannels = { [band]: ALL[band][int(ALL[band].length)]! };
+    if (chance(0.3)) patch.allowedChannels = { [band]: subset(ALL[band]) };
+    if (chance(0.15)) patch.userTxPowers = { [band]: int(31) };
+    if (chance(0.3)) patch.allowedTxPowers = { [band]: subset(Array.from({ length: 31 }, (_, k) => k)) };
+    if (chance(0.8)) patch.location = [int(side), int(side)];
+    return patch;
+  });
+}
+
+/** fast-check parameters with a reported seed (FC_SEED replays a failure). */
+export function propParams(numRuns: number): { seed: number; numRuns: number } {
+  const seed = process.env.FC_SEED !== undefined ? Number(process.env.FC_SEED) : Math.floor(Math.random() * 2 ** 31);
+  console.info(`fast-check seed ${seed} (replay with FC_SEED=${seed})`);
+  return { seed, numRuns };
+}

@@ -1,0 +1,122 @@
+/**
+ * Properties of the transmit power optimizers (issue 7 §7) on seeded synthetic venues.
+ * Each run prints its fast-check seed; FC_SEED=<n> replays it.
+ */
+import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import type { Band } from '../../src/protocol/wifi-channels.js';
+import { runAlgorithm } from '../../src/rrm/algorithms/registry.js';
+import type { Plan } from '../../src/rrm/algorithms/common.js';
+import { CoverageGrid } from '../../src/rrm/algorithms/location-optimal.js';
+import type { EffectiveConfig } from '../../src/rrm/schemas/device-config.js';
+import {
+  applyToVenue, defaultConfigs, genVenue, propParams, randomConstraints, venueModel, type SynthVenue,
+} from '../helpers/rrm-models.js';
+
+const MODES = ['random', 'measure_ap_client', 'measure_ap_ap', 'location_optimal'] as const;
+
+const venueArb = fc.record({
+  seed: fc.integer({ min: 0, max: 1_000_000 }),
+  aps: fc.integer({ min: 1, max: 8 }),
+  bands: fc.constantFrom<Band[]>(['2G'], ['5G'], ['2G', '5G'], ['5G', '6G']),
+  zoneShare: fc.double({ min: 0.3, max: 1, noNaN: true }),
+  mode: fc.constantFrom(...MODES),
+});
+
+function run(mode: string, v: SynthVenue, configs: Map<string, EffectiveConfig>, serials: string[], args = ''): Plan {
+  return runAlgorithm({
+    algorithm: 'OptimizeTxPower', args: `mode=${mode}${args}`, allowDefaultMode: false,
+    model: venueModel(v), zone: { name: 'z', serials }, configs, seed: '5',
+  }).plan;
+}
+
+const zoneOf = (v: SynthVenue, share: number) => v.aps.filter((_, i) => i === 0 || (i * 0.618) % 1 < share).map((a) => a.serial);
+
+/** Powers an AP may use, computed independently of the optimizer code. */
+function allowed(cfg: EffectiveConfig, band: string): number[] {
+  const user = cfg.userTxPowers?.[band];
+  if (user !== undefined) return [user];
+  const all = Array.from({ length: 31 }, (_, i) => i);
+  const a = cfg.allowedTxPowers?.[band];
+  return a ? all.filter((p) => a.includes(p)) : all;
+}
+
+describe('tx power optimizers: properties', () => {
+  it('output only for zone members; powers within the allowed set; user powers win', () => {
+    fc.assert(fc.property(venueArb, (p) => {
+      const v = genVenue(p.seed, { aps: p.aps, bands: p.bands, side: 60 });
+      const configs = randomConstraints(v, p.seed, 60);
+      const zone = zoneOf(v, p.zoneShare);
+      const plan = run(p.mode, v, configs, zone);
+      for (const [serial, bands] of Object.entries(plan)) {
+        expect(zone).toContain(serial);
+        for (const [band, dbm] of Object.entries(bands)) {
+          expect(allowed(configs.get(serial)!, band)).toContain(dbm);
+          const user = configs.get(serial)!.userTxPowers?.[band];
+          if (user !== undefined) expect(dbm).toBe(user);
+        }
+      }
+    }), propParams(30));
+  });
+
+  it('the same seed gives the same plan', () => {
+    fc.assert(fc.property(venueArb, fc.boolean(), (p, perAp) => {
+      const v = genVenue(p.seed, { aps: p.aps, bands: p.bands, side: 60 });
+      const configs = randomConstraints(v, p.seed, 60);
+      const zone = zoneOf(v, p.zoneShare);
+      const args = p.mode === 'random' ? `,setDifferentTxPowerPerAp=${perAp}` : '';
+      expect(run(p.mode, v, configs, zone, args)).toEqual(run(p.mode, v, configs, zone, args));
+    }), propParams(20));
+  });
+
+  it('measure_ap_ap moves each power toward the coverage threshold', () => {
+    fc.assert(fc.property(venueArb, fc.integer({ min: -85, max: -55 }), (p, threshold) => {
+      const v = genVenue(p.seed, { aps: p.aps, bands: p.bands });
+      const serials = v.aps.map((a) => a.serial);
+      const plan = run('measure_ap_ap', v, defaultConfigs(v), serials, `,coverageThreshold=${threshold}`);
+      const model = venueModel(v);
+      for (const ap of v.aps) {
+        for (const r of ap.radios) {
+          const heard = serials.filter((s) => s !== ap.serial)
+            .flatMap((s) => (model.latestWifiScans[s]?.at(-1) ?? []).filter((e) => e.bssid === r.bssid).map((e) => e.signal));
+          const next = plan[ap.serial]![r.band]!;
+          if (heard.length === 0) { expect(next).toBe(30); continue; }
+          const weakest = Math.min(...heard);
+          if (weakest < threshold) expect(next).toBeGreaterThanOrEqual(r.tx);
+          if (weakest > threshold) expect(next).toBeLessThanOrEqual(r.tx);
+          expect(next).toBe(Math.min(30, Math.max(0, r.tx + threshold - weakest)));
+        }
+      }
+    }), propParams(30));
+  });
+
+  it('measure_ap_ap: optimising the re-scanned, optimised venue changes nothing', () => {
+    fc.assert(fc.property(venueArb, (p) => {
+      const v = genVenue(p.seed, { aps: p.aps, bands: p.bands, hearingDbm: -200 });
+      const configs = defaultConfigs(v);
+      const serials = v.aps.map((a) => a.serial);
+      const first = run('measure_ap_ap', v, configs, serials);
+      expect(run('measure_ap_ap', applyToVenue(v, 'txPower', first), configs, serials)).toEqual(first);
+    }), propParams(30));
+  });
+
+  it('location_optimal never scores worse than all APs at maximum power', () => {
+    fc.assert(fc.property(venueArb, (p) => {
+      const v = genVenue(p.seed, { aps: Math.min(p.aps, 5), bands: p.bands, sameChannel: { '2G': 6, '5G': 36, '6G': 5 } });
+      const configs = randomConstraints(v, p.seed, 80);
+      const plan = run('location_optimal', v, configs, v.aps.map((a) => a.serial));
+      for (const band of p.bands) {
+        const placed = v.aps.filter((a) => configs.get(a.serial)!.location && plan[a.serial]?.[band] !== undefined);
+        if (placed.length === 0) continue;
+        const aps = placed.map((a) => {
+          const [x, y] = configs.get(a.serial)!.location!;
+          return { x: x!, y: y!, choices: allowed(configs.get(a.serial)!, band) };
+        });
+        const boundary = Math.max(100, ...aps.map((a) => Math.max(a.x, a.y) + 1));
+        const grid = new CoverageGrid(aps, boundary);
+        const chosen = grid.score(placed.map((a) => plan[a.serial]![band]!));
+        expect(chosen).toBeLessThanOrEqual(grid.score(aps.map((a) => a.choices.at(-1)!)));
+      }
+    }), propParams(15));
+  });
+});
