@@ -39,7 +39,8 @@ function channelOk(ap: SynthAp, band: Band, channel: number, cfg: EffectiveConfi
   const radio = ap.radios.find((r) => r.band === band)!;
   const caps = ap.capabilities
     ? Object.values(ap.capabilities.wifi).filter((p) => p.band.includes(band)).flatMap((p) => p.channels)
-    : band === '2G' ? [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11] : band === '5G' ? [36, 40, 44, 48, 149, 153, 157, 161, 165] : blockOf('6G', 1, 20) && Array.from({ length: 59 }, (_, i) => 1 + 4 * i);
+    : band === '2G' ? [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11] : band === '5G' ? [36, 40, 44, 48, 149, 153, 157, 161, 165]
+      : Array.from({ length: 59 }, (_, i) => 1 + 4 * i);
   const allowed = cfg.allowedChannels?.[band];
   const dfsOptIn = allowed?.some((c) => isDfsChannel(band, c) || (band === '2G' && c > 11)) ?? false;
   const width = band === '2G' ? 20 : radio.width;
