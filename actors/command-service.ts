@@ -1,0 +1,240 @@
+import { filter, type Subscription } from 'rxjs';
+import { airtwinError, deviceBusy, deviceOffline, notConfigured, notFound } from '../src/errors.js';
+import type { Clock } from '../src/protocol/clock.js';
+import { isObject } from '../src/protocol/frame.js';
+import {
+  planConfigure, planEventqueue, planFactory, planGeneric, planLeds, planReboot, planRequest, planRtty, planScript,
+  planTelemetry, planTrace, planUpgrade, planWifiscan, type Body, type CommandPlan, type RttyServer, type ScriptSource,
+} from './command-params.js';
+import type { CommandStore } from './command-store.js';
+import { blankCommand } from './device/commands.js';
+import type { DeviceEventOf } from './device/device.events.js';
+import { isFinalStatus, type Command, type CommandSubmission } from './device/device.types.js';
+import { normalizeSerial, type Fleet } from './fleet.js';
+
+/** spec "PingResult": latency is the measured round trip in ms (a number, not the gateway's string). */
+export interface PingResult {
+  serialNumber: string;
+  currentUTCTime: number;
+  deviceUTCTime: number;
+  latency: number;
+  configurationUUID: number;
+}
+
+/** spec "RemoteSession". */
+export interface RemoteSession {
+  serialNumber: string;
+  server: string;
+  port: number;
+  token: string;
+  timeout: number;
+  connectionId: string;
+  started: number;
+  commandUUID: string;
+  viewport: number;
+  password: string;
+}
+
+export interface CommandServiceOptions {
+  fleet: Fleet;
+  store: CommandStore;
+  clock: Clock;
+  /** Command UUIDs and rtty tokens; `randomUUID` in production. */
+  newId: () => string;
+  /** Upper bound of how long a call waits for the final record (default 130 s). */
+  maxWaitMs?: number;
+  /** Absent: every serial is accepted (an actor is created offline). Present and false: 404. */
+  deviceExists?: (serial: string) => boolean | Promise<boolean>;
+  /** Stored scripts for `script` with `scriptId`. */
+  scriptById?: (id: string) => ScriptSource | undefined;
+  /** Where an AP uploads a trace for a command (the file-upload endpoint). */
+  uploadUri?: (commandUuid: string) => string;
+  rtty?: RttyServer;
+  /** A store write failed; the command itself goes on. Default: ignored. */
+  onStoreError?: (error: unknown, command: Command) => void;
+}
+
+/** Who asked, for the record's `submittedBy`. */
+export interface Caller {
+  submittedBy?: string;
+}
+
+type Updated = DeviceEventOf<'command-updated'>;
+type Rejected = DeviceEventOf<'command-rejected'>;
+
+/**
+ * The one way to send a device command, for the REST API and the RRM alike: validate, create the
+ * Command record, hand it to the device actor, persist every change through the CommandStore,
+ * and answer with the final record (or, after a bounded wait, the current one; queued and
+ * scheduled commands answer at once with their pending record).
+ */
+export class CommandService {
+  private writes: Promise<void> = Promise.resolve();
+  private readonly subscription: Subscription;
+
+  constructor(private readonly opts: CommandServiceOptions) {
+    // Every record change, including system commands (reconciliation), lands in the store in order.
+    this.subscription = opts.fleet.events$
+      .pipe(filter((e): e is Updated => e.type === 'command-updated'))
+      .subscribe((e) => this.persist(e.payload.command, e.payload.created));
+  }
+
+  command(serial: string, body: Body, caller: Caller = {}): Promise<Command> {
+    return this.run(serial, caller, () => planGeneric(normalizeSerial(serial), body), 'command');
+  }
+
+  configure(serial: string, body: Body, caller: Caller = {}): Promise<Command> {
+    return this.run(serial, caller, () => planConfigure(normalizeSerial(serial), body, Math.floor(this.opts.clock.now() / 1000)), 'configure');
+  }
+
+  upgrade(serial: string, body: Body, caller: Caller = {}): Promise<Command> {
+    return this.run(serial, caller, () => planUpgrade(normalizeSerial(serial), body), 'upgrade');
+  }
+
+  reboot(serial: string, body: Body = {}, caller: Caller = {}): Promise<Command> {
+    return this.run(serial, caller, () => planReboot(normalizeSerial(serial), body), 'reboot');
+  }
+
+  factory(serial: string, body: Body = {}, caller: Caller = {}): Promise<Command> {
+    return this.run(serial, caller, () => planFactory(normalizeSerial(serial), body), 'factory');
+  }
+
+  leds(serial: string, body: Body, caller: Caller = {}): Promise<Command> {
+    return this.run(serial, caller, () => planLeds(normalizeSerial(serial), body), 'leds');
+  }
+
+  trace(serial: string, body: Body, caller: Caller = {}): Promise<Command> {
+    return this.run(serial, caller, (uuid) => planTrace(normalizeSerial(serial), body, this.opts.uploadUri?.(uuid)), 'trace');
+  }
+
+  wifiscan(serial: string, body: Body = {}, caller: Caller = {}): Promise<Command> {
+    return this.run(serial, caller, () => planWifiscan(normalizeSerial(serial), body), 'wifiscan');
+  }
+
+  request(serial: string, body: Body, caller: Caller = {}): Promise<Command> {
+    return this.run(serial, caller, (uuid) => planRequest(normalizeSerial(serial), body, uuid), 'request');
+  }
+
+  eventqueue(serial: string, body: Body, caller: Caller = {}): Promise<Command> {
+    return this.run(serial, caller, () => planEventqueue(normalizeSerial(serial), body), 'eventqueue');
+  }
+
+  telemetry(serial: string, body: Body, caller: Caller = {}): Promise<Command> {
+    return this.run(serial, caller, () => planTelemetry(normalizeSerial(serial), body), 'telemetry');
+  }
+
+  script(serial: string, body: Body, caller: Caller = {}): Promise<Command> {
+    return this.run(serial, caller, () => planScript(normalizeSerial(serial), body, this.opts.scriptById), 'script');
+  }
+
+  /** Ping: the PingResult with the measured round trip. A ping the AP does not answer is a 504. */
+  async ping(serial: string, caller: Caller = {}): Promise<{ result: PingResult; command: Command }> {
+    let latency = 0;
+    const command = await this.run(serial, caller, () => planGeneric(normalizeSerial(serial), { command: 'ping' }), 'ping', (e) => {
+      if (e.payload.latencyMs !== undefined) latency = e.payload.latencyMs;
+    });
+    if (command.status !== 'completed') {
+      throw airtwinError('COMMAND_TIMEOUT', 'ping', `Device ${command.serialNumber} did not answer the ping (${command.status}).`);
+    }
+    const result: unknown = JSON.parse(command.results || '{}');
+    const r = isObject(result) ? result : {};
+    const status = isObject(r.status) ? r.status : {};
+    const num = (v: unknown) => (typeof v === 'number' ? v : undefined);
+    return {
+      command,
+      result: {
+        serialNumber: command.serialNumber,
+        currentUTCTime: this.opts.clock.now(),
+        deviceUTCTime: num(r.deviceUTCTime) ?? num(status.deviceUTCTime) ?? 0,
+        latency,
+        configurationUUID: num(r.uuid) ?? num(status.uuid) ?? this.opts.fleet.status(serial)?.UUID ?? 0,
+      },
+    };
+  }
+
+  /** Remote session: asks the AP to open an rtty session to the configured server. */
+  async rtty(serial: string, session: { user?: string; password?: string } = {}, caller: Caller = {}): Promise<{ session: RemoteSession; command: Command }> {
+    const rtty = this.opts.rtty;
+    if (!rtty) throw notConfigured('rtty', 'No rtty server is configured.');
+    const connectionId = this.opts.newId().replace(/-/g, '');
+    const token = this.opts.newId().replace(/-/g, '');
+    const password = session.password ?? 'openwifi';
+    const command = await this.run(serial, caller, () => planRtty(normalizeSerial(serial), rtty, {
+      id: connectionId, token, user: session.user ?? caller.submittedBy ?? '', password,
+    }), 'rtty');
+    return {
+      command,
+      session: {
+        serialNumber: command.serialNumber, server: rtty.server, port: rtty.port, token, timeout: rtty.timeout, connectionId,
+        started: command.executed, commandUUID: command.UUID, viewport: rtty.viewport, password,
+      },
+    };
+  }
+
+  /** Wait until every record change seen so far is written (tests, shutdown). */
+  flush(): Promise<void> {
+    return this.writes;
+  }
+
+  close(): void {
+    this.subscription.unsubscribe();
+  }
+
+  private persist(command: Command, created: boolean): void {
+    const { store, onStoreError } = this.opts;
+    this.writes = this.writes
+      .then(() => (created ? store.insert(command) : store.update(command)))
+      .catch((err: unknown) => onStoreError?.(err, command));
+  }
+
+  private async run(
+    rawSerial: string, caller: Caller, build: (uuid: string) => CommandPlan, name: string, onUpdate?: (e: Updated) => void,
+  ): Promise<Command> {
+    const serial = normalizeSerial(rawSerial);
+    if (this.opts.deviceExists && !(await this.opts.deviceExists(serial))) throw notFound('serialNumber', `Device ${serial} does not exist.`);
+    const uuid = this.opts.newId();
+    const p = build(uuid);
+    const nowMs = this.opts.clock.now();
+    const sub: CommandSubmission = {
+      command: blankCommand({
+        UUID: uuid, command: p.method, serialNumber: serial, submitted: Math.floor(nowMs / 1000), submittedBy: caller.submittedBy ?? '',
+        when: p.when, details: JSON.stringify(p.details ?? p.params),
+      }),
+      method: p.method, params: p.params, timeoutMs: p.timeoutMs, queueable: p.queueable, awaitResult: p.awaitResult,
+      restart: p.restart, runAt: p.when * 1000,
+    };
+    const final = await this.submitAndWait(serial, sub, name, onUpdate);
+    await this.writes;
+    return final;
+  }
+
+  /** Resolve on the final record, at once for a queued one, or with the latest record after the bound. */
+  private submitAndWait(serial: string, sub: CommandSubmission, name: string, onUpdate?: (e: Updated) => void): Promise<Command> {
+    const uuid = sub.command.UUID;
+    const waitMs = Math.min(this.opts.maxWaitMs ?? 130_000, sub.timeoutMs + 1000);
+    return new Promise<Command>((resolve, reject) => {
+      let latest = sub.command;
+      let timer: unknown;
+      const done = (fn: () => void) => {
+        this.opts.clock.clearTimeout(timer);
+        subscription.unsubscribe();
+        fn();
+      };
+      const subscription = this.opts.fleet.events$
+        .pipe(filter((e): e is Updated | Rejected =>
+          (e.type === 'command-updated' || e.type === 'command-rejected') && e.payload.command.UUID === uuid))
+        .subscribe((e) => {
+          if (e.type === 'command-rejected') {
+            const err = e.payload.code === 'DEVICE_BUSY' ? deviceBusy(serial, name) : deviceOffline(serial, name);
+            done(() => reject(err));
+            return;
+          }
+          latest = e.payload.command;
+          onUpdate?.(e);
+          if (isFinalStatus(latest.status) || e.payload.queued) done(() => resolve(latest));
+        });
+      timer = this.opts.clock.setTimeout(() => done(() => resolve(latest)), waitMs);
+      this.opts.fleet.submit(serial, sub);
+    });
+  }
+}

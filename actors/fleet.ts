@@ -1,0 +1,162 @@
+import { Subject, type Observable } from 'rxjs';
+import { createActor, type ActorRefFrom, type SnapshotFrom } from 'xstate';
+import type { Clock } from '../src/protocol/clock.js';
+import type { DeviceLink } from '../src/protocol/device-link.js';
+import type { JsonObject } from '../src/protocol/frame.js';
+import type { DeviceEvent } from './device/device.events.js';
+import { deviceMachine } from './device/device.machine.js';
+import type { Admission, CommandSubmission, DeviceDeps, DeviceStatus, DeviceTimeouts, StoredConfig } from './device/device.types.js';
+
+/** What `events$` carries: every device actor's typed events, in the order they happened. */
+export type FleetEvent = DeviceEvent;
+export type DeviceActor = ActorRefFrom<typeof deviceMachine>;
+type DeviceSnapshot = SnapshotFrom<typeof deviceMachine>;
+
+/** Construction options: the clock, an id source and the policy hooks of the composition root. */
+export interface FleetOptions {
+  /** The process clock: drives every actor's delays and stamps every event. */
+  clock: Clock;
+  /** Ids for system-created commands (reconciliation); `randomUUID` in production. */
+  newId: () => string;
+  /** Checked at link connect and on every frame (reference/gateway-behaviour.md §1.2). */
+  isBlacklisted?: (serial: string) => boolean;
+  /**
+   * Auto-provisioning policy for a serial the fleet has not admitted yet. Absent: accept all.
+   * Called only when `isKnownDevice` is absent or says no.
+   */
+  autoProvision?: { onUnknownDevice(serial: string, connectParams: JsonObject): Promise<Admission> };
+  /** Known devices are admitted without asking `autoProvision`. */
+  isKnownDevice?: (serial: string) => boolean | Promise<boolean>;
+  /** Stored configuration, for config uuid reconciliation on connect and on every state (§1.6). */
+  storedConfigFor?: (serial: string) => StoredConfig | undefined;
+  timeouts?: Partial<DeviceTimeouts>;
+  /** Per-device command queue bound (default 32). */
+  maxPending?: number;
+}
+
+/** A device as the fleet reports it: status plus the last documents the AP sent. */
+export interface DeviceDetails {
+  status: DeviceStatus;
+  /** Machine state, e.g. `online.busy`, `rebooting`. */
+  state: string;
+  lastState?: JsonObject;
+  lastHealthcheck?: { uuid: number; sanity: number; data: JsonObject; recorded: number };
+  capabilities?: JsonObject;
+  /** Commands waiting in the device's queue. */
+  pending: number;
+  /** UUID of the command on the wire, if any. */
+  running?: string;
+}
+
+export function stateName(value: DeviceSnapshot['value']): string {
+  if (typeof value === 'string') return value;
+  const [k, v] = Object.entries(value)[0] ?? ['unknown', ''];
+  return typeof v === 'string' ? `${k}.${v}` : k;
+}
+
+export function normalizeSerial(serial: string): string {
+  return serial.trim().toLowerCase().replace(/[:-]/g, '');
+}
+
+/**
+ * The fleet: one device actor per serial, created on demand, plus the merged event stream.
+ * A plain Map rather than a parent machine: 50,000 actors need no supervisor state, and each
+ * actor stays independently testable.
+ */
+export class Fleet {
+  private readonly actors = new Map<string, { actor: DeviceActor; link?: DeviceLink }>();
+  private readonly subject = new Subject<FleetEvent>();
+  readonly events$: Observable<FleetEvent> = this.subject.asObservable();
+
+  constructor(private readonly opts: FleetOptions) {}
+
+  /** The actor of a serial, creating it (offline, no link) when missing. */
+  spawn(serial: string, link?: DeviceLink): DeviceActor {
+    const key = normalizeSerial(serial);
+    const found = this.actors.get(key);
+    if (found) return found.actor;
+    const { clock, isBlacklisted, autoProvision, isKnownDevice, storedConfigFor } = this.opts;
+    const deps: DeviceDeps = {
+      now: () => clock.now(),
+      newId: this.opts.newId,
+      isBlacklisted: (s) => isBlacklisted?.(s) ?? false,
+      admit: async (s, params) => {
+        if (isKnownDevice && (await isKnownDevice(s))) return 'accept';
+        return autoProvision ? autoProvision.onUnknownDevice(s, params) : 'accept';
+      },
+      storedConfigFor: (s) => storedConfigFor?.(s),
+    };
+    const actor = createActor(deviceMachine, {
+      input: { serial: key, deps, link, timeouts: this.opts.timeouts, maxPending: this.opts.maxPending },
+      clock,
+      systemId: key,
+    });
+    actor.on('*', (e) => this.subject.next(e));
+    this.actors.set(key, { actor, link });
+    actor.start();
+    return actor;
+  }
+
+  find(serial: string): DeviceActor | undefined {
+    return this.actors.get(normalizeSerial(serial))?.actor;
+  }
+
+  /** Give a serial its link: spawns the actor, or swaps the link of an existing one. */
+  attach(link: DeviceLink): DeviceActor {
+    const key = normalizeSerial(link.serial);
+    const found = this.actors.get(key);
+    if (!found) return this.spawn(key, link);
+    if (found.link !== link) {
+      found.link = link;
+      found.actor.send({ type: 'link.attach', link });
+    }
+    return found.actor;
+  }
+
+  /** Stop one actor: what it holds ends as failed/expired (events emitted), then it stops. */
+  stop(serial: string, reason = 'The device actor was stopped.'): void {
+    const key = normalizeSerial(serial);
+    const found = this.actors.get(key);
+    if (!found) return;
+    found.actor.send({ type: 'device.shutdown', reason });
+    found.actor.stop();
+    this.actors.delete(key);
+  }
+
+  /** Stop every actor and complete `events$` (shutdown: pipelines flush on completion). */
+  stopAll(reason = 'The service is shutting down.'): void {
+    for (const key of [...this.actors.keys()]) this.stop(key, reason);
+    this.subject.complete();
+  }
+
+  /** Hand a command to its device; the outcome arrives on `events$` (command-updated / command-rejected). */
+  submit(serial: string, submission: CommandSubmission): void {
+    this.spawn(serial).send({ type: 'command.submit', submission });
+  }
+
+  status(serial: string): DeviceStatus | undefined {
+    return this.find(serial)?.getSnapshot().context.status;
+  }
+
+  details(serial: string): DeviceDetails | undefined {
+    const snap = this.find(serial)?.getSnapshot();
+    if (!snap) return undefined;
+    const c = snap.context;
+    return {
+      status: c.status, state: stateName(snap.value), lastState: c.lastState, lastHealthcheck: c.lastHealthcheck,
+      capabilities: c.capabilities, pending: c.pending.length, running: c.current?.sub.command.UUID,
+    };
+  }
+
+  list(): DeviceStatus[] {
+    return [...this.actors.values()].map((a) => a.actor.getSnapshot().context.status);
+  }
+
+  serials(): string[] {
+    return [...this.actors.keys()];
+  }
+
+  get size(): number {
+    return this.actors.size;
+  }
+}
