@@ -4,6 +4,9 @@
  * Every error names the file, the line and the field: "venue.yaml:12: field /aps/3/radios/0/channel: ...".
  * The `yaml` package parses JSON too (JSON is YAML 1.2), so one path gives line numbers for both.
  */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Type, type Static } from 'typebox';
 import { LineCounter, parseDocument, isNode, type Node } from 'yaml';
 import { parserFor } from '../src/protocol/schema-parse.js';
@@ -194,4 +197,25 @@ function semanticProblems(s: Scenario): Problem[] {
     }
   }));
   return out;
+}
+
+/** Where the shipped venues live (`scenarios/` at the repository root). */
+export const SCENARIOS_DIR = fileURLToPath(new URL('../scenarios/', import.meta.url));
+
+/**
+ * A scenario by name (`default`, `hall`, ... in `dir`) or by file path (anything with a `/` or
+ * an extension). Reads the file; throws ScenarioError on bad content, or an Error naming the
+ * file when it cannot be read.
+ */
+export function loadScenario(nameOrFile: string, dir = SCENARIOS_DIR): { scenario: Scenario; file: string } {
+  const looksLikeFile = /[\\/]/.test(nameOrFile) || /\.(ya?ml|json)$/i.test(nameOrFile);
+  const candidates = looksLikeFile ? [nameOrFile] : ['.yaml', '.yml', '.json'].map((ext) => join(dir, `${nameOrFile}${ext}`));
+  const file = candidates.find((f) => existsSync(f));
+  if (!file) throw new Error(`scenario '${nameOrFile}' not found (looked for ${candidates.join(', ')})`);
+  return { scenario: parseScenario(readFileSync(file, 'utf8'), file), file };
+}
+
+/** Epoch ms at which the scenario's simulated time starts. */
+export function scenarioStart(s: Scenario): number {
+  return Date.parse(s.start ?? '2026-01-05T08:00:00Z');
 }

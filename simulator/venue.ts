@@ -14,7 +14,6 @@ import type { Scenario } from './scenario.js';
 import { DEFAULT_WALL_DB, type Geometry, type Position, type Wall } from './world/geometry.js';
 import { LossMatrix, type RadioWorld } from './world/radio-world.js';
 
-export const DEFAULT_START = '2026-01-05T08:00:00Z';
 export const DEFAULT_FIRMWARE = 'OpenWrt 21.02-SNAPSHOT r16399+120-c67509efd7 / TIP-v2.9.0-36f3e7c';
 const DEFAULT_TX: Record<Band, number> = { '2G': 17, '5G': 20, '6G': 12 };
 const DEFAULT_WIDTH: Record<Band, ChannelWidth> = { '2G': 20, '5G': 80, '6G': 80 };
@@ -124,6 +123,7 @@ export function buildVenue(scenario: Scenario, clock: Clock, seed: number | stri
       pos: { floor: spec.floor, x: spec.at[0], y: spec.at[1] }, radios, rng, up: true, bootAt: start - uptimeMs,
       intervals: { ...intervals }, counters: zeroCounters(), prevCounters: zeroCounters(), prevSsidCounters: new Map(),
       memoryTotal: 973131776, recentEvents: [],
+      factory: { radios: radios.map((r) => ({ channel: r.channel, width: r.width, txPower: r.txPower })), intervals: { ...intervals }, uuid: 1 },
     };
   });
 
@@ -146,7 +146,7 @@ export function buildVenue(scenario: Scenario, clock: Clock, seed: number | stri
       const pos = { floor, x: rng.uniform(0, f.width), y: rng.uniform(0, f.depth) };
       const id = clients.length;
       clients.push({
-        id, mac: macOf(hash32(sn, 1, gi, i), hash32(sn, 2, gi, i)), ipv4: `10.${20 + ((id >> 16) & 0xff)}.${(id >> 8) & 0xff}.${id & 0xff}`,
+        id, mac: macOf(hash32(sn, 1, gi, i), hash32(sn, 2, gi, i)), ipv4: `10.${20 + Math.floor(id / 61440)}.${Math.floor(id / 240) % 256}.${10 + (id % 240)}`,
         rng, dualBand: rng.chance(g.dualBand ?? 0.8), nss: rng.chance(0.6) ? 2 : 1,
         trafficKbps: rng.exp(g.trafficKbps ?? 300), txPowerDbm: 15,
         mobile: rng.chance(g.mobile ?? 0.1), speed: g.speed ?? 1, floors,

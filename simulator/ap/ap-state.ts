@@ -65,6 +65,8 @@ export interface SimAp {
   memoryTotal: number;
   /** Events kept for the `event` (eventqueue) command, newest last, bounded. */
   recentEvents: { at: number; type: string; payload: Record<string, unknown> }[];
+  /** Radio settings and intervals out of the box, restored by `factory`. */
+  factory: { radios: { channel: number; width: ChannelWidth; txPower: number }[]; intervals: { state: number; healthcheck: number; log: number; wifiscan: number }; uuid: number };
   /** Set by the AP's link: how the venue tells it about a client event. */
   onClientEvent?: (type: 'client.join' | 'client.leave', payload: Record<string, unknown>) => void;
 }

@@ -9,7 +9,7 @@ import { stateChannelLists } from '../../src/protocol/wifi-channels.js';
 import { rateObject } from '../clients/mcs.js';
 import { radioFrequency, type Venue } from '../venue.js';
 import { advanceSurvey, advanceTraffic, radioNoiseDbm, stationLink } from './airtime.js';
-import { copyCounters, deltaCounters, type SimAp } from './ap-state.js';
+import { copyCounters, deltaCounters, type Counters, type SimAp } from './ap-state.js';
 import { scanEntries, type ScanSelector } from './scan.js';
 
 const note = (method: NotificationFrame['method'], params: Record<string, unknown>): NotificationFrame => ({ jsonrpc: '2.0', method, params });
@@ -74,9 +74,7 @@ export function stateDocument(v: Venue, ap: SimAp): Record<string, unknown> {
       ap.prevSsidCounters.set(key, copyCounters(cur));
     });
   });
-  // Background management traffic on the uplink: ~2 kB/s each way plus multicast.
-  const bg = Math.round((t - ap.bootAt) * 2);
-  const counters = { ...ap.counters, rx_bytes: ap.counters.rx_bytes + bg, tx_bytes: ap.counters.tx_bytes + bg, multicast: Math.floor(bg / 600) };
+  const counters = uplinkCounters(ap, t);
   const delta = deltaCounters(counters, ap.prevCounters);
   ap.prevCounters = counters;
   const load1 = 0.05 + 0.01 * stations;
@@ -92,6 +90,19 @@ export function stateDocument(v: Venue, ap: SimAp): Record<string, unknown> {
       uptime: sec(uptimeMs),
     },
     version: 1,
+  };
+}
+
+/**
+ * The uplink interface counters: the stations' traffic plus background management traffic since
+ * boot (~2 kB/s each way in 800-byte packets, a third of it multicast).
+ */
+export function uplinkCounters(ap: SimAp, t: number): Counters {
+  const bg = Math.round((t - ap.bootAt) * 2);
+  const c = ap.counters;
+  return {
+    ...c, rx_bytes: c.rx_bytes + bg, tx_bytes: c.tx_bytes + bg,
+    rx_packets: c.rx_packets + Math.floor(bg / 800), tx_packets: c.tx_packets + Math.floor(bg / 800), multicast: Math.floor(bg / 2400),
   };
 }
 

@@ -118,7 +118,11 @@ export function startClients(v: Venue): void {
     c.present = c.rng.chance(c.sessionMs / (c.sessionMs + c.awayMs));
     if (c.present) {
       tryAssociate(v, c, t0, false);
-      if (c.ap) c.assocAt = t0 - Math.round(c.rng.uniform(0, c.sessionMs));
+      if (c.ap) {
+        // Joined before the run began: its counters start from the association, as a real one's do.
+        c.assocAt = Math.max(c.ap.bootAt, t0 - Math.round(c.rng.uniform(0, c.sessionMs)));
+        c.lastTrafficAt = c.assocAt;
+      }
     }
     const toggle = (): void => {
       const t = v.clock.now();

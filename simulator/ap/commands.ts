@@ -1,0 +1,246 @@
+/**
+ * How a simulated AP answers each command (reference/gateway-behaviour.md §1.4,
+ * device-protocol-and-state.md §2.5, §5): result codes 0 = done, 1 = done with substitutions
+ * (configure `rejected[]`) or unsupported, 2 = refused. Side effects (radio changes, reboots,
+ * telemetry) go through `ApControl`, which the AP's link provides on the shared clock.
+ */
+import { inflateParams, isCompressed } from '../../src/protocol/compress.js';
+import { isObject, type CommandFrame, type JsonObject, type UpFrame } from '../../src/protocol/frame.js';
+import { blockPrimaries, isDfsChannel, maxTxPowerDbm, type Band, type ChannelWidth } from '../../src/protocol/wifi-channels.js';
+import { channelOverlap } from '../world/interference.js';
+import { frequencyTermDb } from '../world/radio-world.js';
+import { radioFrequency, type Venue } from '../venue.js';
+import type { SimAp, SimRadio } from './ap-state.js';
+import { healthcheckFrame, resultFrame, stateFrame, wifiscanResult } from './frames.js';
+import { deflateSync } from 'node:zlib';
+
+export interface ApControl {
+  venue: Venue;
+  ap: SimAp;
+  emit(frame: UpFrame): void;
+  /** Run later on the venue clock; dropped if the AP disconnects first. */
+  after(ms: number, fn: () => void): void;
+  reboot(opts: { firmware?: string; factory?: boolean }): void;
+  telemetry(intervalS: number, lifetimeS: number): void;
+  /** Message intervals changed: restart the periodic timers. */
+  intervalsChanged(): void;
+}
+
+interface Rejected { parameter: string; reason: string; substitution: string }
+
+const WIDTHS = [20, 40, 80, 160];
+const BAND_OF: Record<string, Band> = { '2G': '2G', '5G': '5G', '5G-lower': '5G', '5G-upper': '5G', '6G': '6G' };
+
+/** Least-used channel (hostapd-style ACS, simplified): lowest summed overlap-weighted power heard. */
+function acsChannel(v: Venue, ap: SimAp, r: SimRadio, width: ChannelWidth, allowDfs: boolean): number {
+  const choices = blockPrimaries(r.band, width, r.hwChannels).filter((c) => allowDfs || !isDfsChannel(r.band, c));
+  let best = r.channel;
+  let bestScore = Infinity;
+  for (const ch of choices) {
+    const me = { band: r.band, channel: ch, width };
+    let mw = 0;
+    for (const o of v.aps) {
+      if (o === ap || !o.up) continue;
+      for (const orad of o.radios) {
+        const w = channelOverlap(orad, me);
+        if (w > 0) mw += w * 10 ** ((orad.txPower - v.losses.geometric(ap.index, o.index) - frequencyTermDb(radioFrequency(orad))) / 10);
+      }
+    }
+    for (const n of v.neighbours) {
+      const w = channelOverlap(n, me);
+      if (w > 0) mw += w * 10 ** ((n.txPower - v.losses.geometric(ap.index, n.index) - frequencyTermDb(radioFrequency(n))) / 10);
+    }
+    if (mw < bestScore) { bestScore = mw; best = ch; }
+  }
+  return best;
+}
+
+function configure(ctl: ApControl, id: number, params: JsonObject): UpFrame {
+  const { ap, venue } = ctl;
+  let p = params;
+  if (isCompressed(p)) {
+    const inflated = inflateParams(p);
+    if (!inflated.ok) return resultFrame(ap, id, { error: 2, text: inflated.reason, when: 0 });
+    p = inflated.params;
+  }
+  const config = p.config;
+  if (!isObject(config)) return resultFrame(ap, id, { error: 2, text: 'configuration missing or not an object', when: 0 });
+  const uuid = typeof p.uuid === 'number' ? p.uuid : config.uuid;
+  if (typeof uuid !== 'number' || !Number.isInteger(uuid) || uuid < 0) return resultFrame(ap, id, { error: 2, text: 'uuid missing or not an integer', when: 0 });
+  if (config.radios !== undefined && (!Array.isArray(config.radios) || !config.radios.every((r) => isObject(r) && typeof r.band === 'string'))) {
+    return resultFrame(ap, id, { error: 2, text: 'radios must be an array of objects with a band', when: 0 });
+  }
+  const rejected: Rejected[] = [];
+  const plan: { r: SimRadio; channel: number; width: ChannelWidth; txPower: number }[] = [];
+  ((config.radios ?? []) as JsonObject[]).forEach((rc, k) => {
+    const band = BAND_OF[rc.band as string];
+    const mine = ap.radios.filter((r) => r.band === band);
+    if (!band || mine.length === 0) {
+      rejected.push({ parameter: `radios[${k}].band`, reason: `no ${String(rc.band)} radio on this device`, substitution: '' });
+      return;
+    }
+    const want = rc.channel;
+    const r = mine.find((x) => typeof want === 'number' && x.hwChannels.includes(want)) ?? mine[0]!;
+    let width = (rc['channel-width'] ?? r.width) as ChannelWidth;
+    if (!WIDTHS.includes(width) || width > r.maxWidth || (r.band === '2G' && width > 40)) {
+      const sub = Math.min(r.maxWidth, r.band === '2G' ? 20 : 80) as ChannelWidth;
+      rejected.push({ parameter: `radios[${k}].channel-width`, reason: `width ${String(rc['channel-width'])} not supported`, substitution: String(sub) });
+      width = sub;
+    }
+    const allowDfs = rc['allow-dfs'] !== false;
+    let channel = r.channel;
+    const valid = blockPrimaries(r.band, width, r.hwChannels).filter((c) => allowDfs || !isDfsChannel(r.band, c));
+    if (want === 'auto' || want === undefined) channel = want === 'auto' ? acsChannel(venue, ap, r, width, allowDfs) : (valid.includes(r.channel) ? r.channel : acsChannel(venue, ap, r, width, allowDfs));
+    else if (typeof want === 'number' && valid.includes(want)) channel = want;
+    else {
+      // fw: a channel that is not a valid primary for the width falls back to ACS with a warning.
+      channel = acsChannel(venue, ap, r, width, allowDfs);
+      rejected.push({ parameter: `radios[${k}].channel`, reason: `channel ${String(want)} is not usable at ${width} MHz here`, substitution: String(channel) });
+    }
+    let txPower = r.txPower;
+    const tp = rc['tx-power'];
+    const limit = maxTxPowerDbm(ap.country, r.band, channel) ?? 20;
+    if (tp !== undefined) {
+      if (typeof tp !== 'number' || !Number.isInteger(tp) || tp < 0 || tp > 30) {
+        rejected.push({ parameter: `radios[${k}].tx-power`, reason: 'tx-power must be an integer 0..30', substitution: String(r.txPower) });
+      } else if (tp > limit) {
+        rejected.push({ parameter: `radios[${k}].tx-power`, reason: `above the ${ap.country} limit on channel ${channel}`, substitution: String(limit) });
+        txPower = limit;
+      } else txPower = tp;
+    } else txPower = Math.min(txPower, limit);
+    plan.push({ r, channel, width, txPower });
+  });
+  const metrics = isObject(config.metrics) ? config.metrics : {};
+  const intervalOf = (section: string, min: number): number | undefined => {
+    const s = metrics[section];
+    if (!isObject(s) || s.interval === undefined) return undefined;
+    const n = s.interval;
+    if (typeof n !== 'number' || n < min) {
+      rejected.push({ parameter: `metrics.${section}.interval`, reason: `must be a number >= ${min}`, substitution: String(min) });
+      return min;
+    }
+    return n;
+  };
+  const stats = intervalOf('statistics', 60);
+  const health = intervalOf('health', 60);
+  const scan = intervalOf('wifi-scan', 0);
+  for (const step of plan) {
+    step.r.channel = step.channel;
+    step.r.width = step.width;
+    step.r.txPower = step.txPower;
+  }
+  if (stats !== undefined) ap.intervals.state = stats * 1000;
+  if (health !== undefined) ap.intervals.healthcheck = health * 1000;
+  if (scan !== undefined) ap.intervals.wifiscan = scan * 1000;
+  ap.uuid = uuid;
+  if (stats !== undefined || health !== undefined || scan !== undefined) ctl.intervalsChanged();
+  const status: Record<string, unknown> & { error: number } = { error: rejected.length > 0 ? 1 : 0, text: rejected.length > 0 ? 'Applied with substitutions' : 'Success', when: 0 };
+  if (rejected.length > 0) status.rejected = rejected;
+  return resultFrame(ap, id, status, { uuid });
+}
+
+/** Script / trace output in the fw's `result_64` + `result_sz` form (zlib, base64). */
+function fileResult(bytes: Buffer): { result_64: string; result_sz: number } {
+  return { result_64: deflateSync(bytes).toString('base64'), result_sz: bytes.length };
+}
+
+/** A tiny pcap (libpcap global header + one beacon-sized record per packet), the trace "file". */
+function pcap(packets: number, t: number): Buffer {
+  const head = Buffer.alloc(24);
+  head.writeUInt32LE(0xa1b2c3d4, 0); head.writeUInt16LE(2, 4); head.writeUInt16LE(4, 6);
+  head.writeUInt32LE(65535, 16); head.writeUInt32LE(127, 20); // LINKTYPE_IEEE802_11_RADIOTAP
+  const recs = Array.from({ length: packets }, (_, i) => {
+    const r = Buffer.alloc(16 + 8);
+    r.writeUInt32LE(Math.floor(t / 1000), 0); r.writeUInt32LE((i * 102400) % 1_000_000, 4);
+    r.writeUInt32LE(8, 8); r.writeUInt32LE(8, 12);
+    return r;
+  });
+  return Buffer.concat([head, ...recs]);
+}
+
+/** Handle one command. Replies are emitted through `ctl` after a short processing delay. */
+export function handleCommand(ctl: ApControl, cmd: CommandFrame): void {
+  const { ap, venue } = ctl;
+  const p = cmd.params;
+  const id = cmd.id;
+  const t = venue.clock.now();
+  const reply = (f: () => UpFrame, delayMs = ap.rng.int(20, 200)): void => ctl.after(delayMs, () => ctl.emit(f()));
+  const whenDelay = typeof p.when === 'number' && p.when * 1000 > t ? p.when * 1000 - t : 0;
+  switch (cmd.method) {
+    case 'configure':
+      reply(() => configure(ctl, id, p), ap.rng.int(500, 2000));
+      return;
+    case 'reboot':
+      reply(() => resultFrame(ap, id, { error: 0, text: 'Success', when: p.when ?? 0 }));
+      ctl.after(whenDelay + 1000, () => ctl.reboot({}));
+      return;
+    case 'factory':
+      reply(() => resultFrame(ap, id, { error: 0, text: 'Success', when: p.when ?? 0 }));
+      ctl.after(whenDelay + 1000, () => ctl.reboot({ factory: true }));
+      return;
+    case 'upgrade': {
+      const uri = p.uri;
+      if (typeof uri !== 'string' || uri.length === 0) { reply(() => resultFrame(ap, id, { error: 1, text: 'Invalid firmware: no uri', when: 0 })); return; }
+      const image = uri.split('/').pop()!.replace(/\.(bin|img|tar|gz|itb|trx)+$/g, '');
+      reply(() => resultFrame(ap, id, { error: 0, text: 'Success', when: p.when ?? 0 }));
+      ctl.after(whenDelay + 20_000, () => ctl.reboot({ firmware: `OpenWrt 21.02-SNAPSHOT / TIP-${image}` }));
+      return;
+    }
+    case 'leds': {
+      const pattern = p.pattern ?? 'on';
+      if (!['on', 'off', 'blink'].includes(pattern as string)) { reply(() => resultFrame(ap, id, { error: 2, text: `unknown pattern ${String(pattern)}` })); return; }
+      reply(() => resultFrame(ap, id, { error: 0, text: 'Success', resultCode: 0 }));
+      return;
+    }
+    case 'ping':
+      reply(() => resultFrame(ap, id, { error: 0, text: 'Success' }, { uuid: ap.uuid, deviceUTCTime: venue.clock.now() }));
+      return;
+    case 'request': {
+      const ru = typeof p.request_uuid === 'string' ? p.request_uuid : undefined;
+      if (p.message !== 'state' && p.message !== 'healthcheck') { reply(() => resultFrame(ap, id, { error: 2, text: `unknown message ${String(p.message)}` })); return; }
+      reply(() => resultFrame(ap, id, { error: 0, text: 'Success' }));
+      ctl.after(300, () => ctl.emit(p.message === 'state' ? stateFrame(venue, ap, ru) : healthcheckFrame(venue, ap, ru)));
+      return;
+    }
+    case 'event': {
+      const types = Array.isArray(p.types) ? p.types.filter((x): x is string => typeof x === 'string') : [];
+      reply(() => {
+        const events = ap.recentEvents.filter((e) => types.some((ty) => e.type === ty || e.type.startsWith(`${ty}.`)));
+        return resultFrame(ap, id, { error: 0, text: 'Success', events: events.map((e) => ({ timestamp: Math.floor(e.at / 1000), type: e.type, payload: e.payload })) });
+      });
+      return;
+    }
+    case 'telemetry': {
+      const interval = typeof p.interval === 'number' ? p.interval : -1;
+      if (interval < 0 || interval > 120) { reply(() => resultFrame(ap, id, { error: 2, text: 'interval must be 0..120 s' })); return; }
+      reply(() => resultFrame(ap, id, { error: 0, text: interval === 0 ? 'Telemetry stopped' : 'Telemetry started' }));
+      // PROTOCOL.md: the AP stops streaming by itself after 30 minutes unless told a lifetime.
+      ctl.telemetry(interval, typeof p.lifetime === 'number' ? p.lifetime : 1800);
+      return;
+    }
+    case 'wifiscan': {
+      const bands = Array.isArray(p.bands) ? (p.bands as string[]) : undefined;
+      const channels = Array.isArray(p.channels) ? (p.channels as number[]) : undefined;
+      const only24 = bands !== undefined && bands.every((b) => b === '2G');
+      // fw: one trigger over 2.4 GHz (~2 s); 5 GHz steps of 500 ms plus 5 s settling.
+      reply(() => wifiscanResult(venue, ap, id, { ...(bands ? { bands } : {}), ...(channels ? { channels } : {}) }, p.verbose !== false), only24 ? 2000 : 6000);
+      return;
+    }
+    case 'trace': {
+      const seconds = typeof p.duration === 'number' ? p.duration : 10;
+      const packets = typeof p.packets === 'number' ? Math.min(p.packets, 1000) : Math.min(1000, seconds * 10);
+      reply(() => resultFrame(ap, id, { error: 0, text: 'Trace completed', resultCode: 0, ...fileResult(pcap(packets, venue.clock.now())) }), seconds * 1000);
+      return;
+    }
+    case 'script': {
+      const type = p.type;
+      if (!['shell', 'ucode', 'bundle'].includes(type as string)) { reply(() => resultFrame(ap, id, { error: 2, text: `unsupported script type ${String(type)}` })); return; }
+      const src = typeof p.script === 'string' ? Buffer.from(p.script, 'base64').toString('utf8') : '';
+      const out = Buffer.from(`# ${String(type)} on ${ap.serial} at ${Math.floor(venue.clock.now() / 1000)}\n# ${src.length} bytes of script, exit 0\n`);
+      reply(() => resultFrame(ap, id, { error: 0, text: 'Success', ...fileResult(out) }), ap.rng.int(200, 3000));
+      return;
+    }
+    default:
+      reply(() => resultFrame(ap, id, { error: 1, text: `${cmd.method} is not supported by this device` }));
+  }
+}

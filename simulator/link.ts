@@ -1,0 +1,238 @@
+/**
+ * SimLink: the DeviceLink adapter for one simulated AP (conventions §2.6). On the venue's clock
+ * it connects (stagger of a few seconds), sends `connect`, then `state`, `healthcheck`, `log`,
+ * optional periodic `wifiscan`, client `event`s and `telemetry` when asked; it answers commands
+ * given to `send()` with result frames, reboots when told (disconnect, boot, reconnect) and can
+ * crash (`crashesPerDay`), coming back with a `crashlog`.
+ *
+ *   const link = new SimLink(venue, serial);
+ *   const stop = link.subscribe((e) => ...);   // first subscriber starts the AP
+ *   await link.send({ jsonrpc: '2.0', id: 7, method: 'ping', params: { serial } });
+ */
+import type { DeviceLink, LinkEvent } from '../src/protocol/device-link.js';
+import type { DownFrame, UpFrame } from '../src/protocol/frame.js';
+import type { SimAp } from './ap/ap-state.js';
+import { zeroCounters } from './ap/ap-state.js';
+import { handleCommand, type ApControl } from './ap/commands.js';
+import { uplinkCounters, connectFrame, crashlogFrame, eventFrame, healthcheckFrame, logFrame, periodicScanFrame, stateFrame, telemetryFrame } from './ap/frames.js';
+import { apDown } from './clients/dynamics.js';
+import type { Venue } from './venue.js';
+
+export interface SimLinkOptions {
+  /** Receives every up frame's JSON text as emitted, so a recorder need not serialise it again. */
+  tap?: (json: string, at: number) => void;
+  /** Delay before the first connection, ms. Default: 0..5 s drawn from the AP's own stream. */
+  connectDelayMs?: number;
+  /** Start when the first listener subscribes (default true); otherwise call `start()`. */
+  autoStart?: boolean;
+}
+
+/** Error raised by `send()` when the AP is not connected; `code` matches the project catalogue. */
+export class SimOfflineError extends Error {
+  readonly code = 'DEVICE_OFFLINE';
+}
+
+export class SimLink implements DeviceLink {
+  readonly serial: string;
+  private readonly ap: SimAp;
+  private readonly listeners: ((e: LinkEvent) => void)[] = [];
+  private readonly timers = new Set<unknown>();
+  /** Periodic report timers only, so an interval change can restart them alone. */
+  private readonly periodic = new Set<unknown>();
+  private telemetryTimer: unknown;
+  private started = false;
+  private connected = false;
+  private closed = false;
+  private pendingCrashlog = false;
+  private rebooted = false;
+
+  constructor(private readonly venue: Venue, serial: string, private readonly opts: SimLinkOptions = {}) {
+    const ap = venue.apBySerial.get(serial);
+    if (!ap) throw new RangeError(`no AP ${serial} in venue ${venue.name}`);
+    this.ap = ap;
+    this.serial = serial;
+    ap.onClientEvent = (type, payload) => this.emit(eventFrame(ap, venue.clock.now(), type, payload));
+  }
+
+  subscribe(listener: (event: LinkEvent) => void): () => void {
+    this.listeners.push(listener);
+    if (this.opts.autoStart !== false) this.start();
+    return () => {
+      const i = this.listeners.indexOf(listener);
+      if (i >= 0) this.listeners.splice(i, 1);
+    };
+  }
+
+  /** Schedule the first connection. Idempotent. */
+  start(): void {
+    if (this.started || this.closed) return;
+    this.started = true;
+    const delay = this.opts.connectDelayMs ?? this.ap.rng.int(0, 5000);
+    this.after(delay, () => this.connect());
+  }
+
+  send(frame: DownFrame): Promise<void> {
+    if (!this.connected) return Promise.reject(new SimOfflineError(`simulated device ${this.serial} is not connected`));
+    handleCommand(this.control(), frame);
+    return Promise.resolve();
+  }
+
+  close(reason = 'closed'): Promise<void> {
+    if (this.closed) return Promise.resolve();
+    this.closed = true;
+    this.drop(reason);
+    return Promise.resolve();
+  }
+
+  private get clock() { return this.venue.clock; }
+
+  private dispatch(e: LinkEvent): void {
+    for (const l of [...this.listeners]) l(e);
+  }
+
+  private emit(frame: UpFrame): void {
+    if (!this.connected) return;
+    const at = this.clock.now();
+    const json = JSON.stringify(frame);
+    this.opts.tap?.(json, at);
+    this.dispatch({ type: 'frame', at, frame, bytes: Buffer.byteLength(json) });
+  }
+
+  private after(ms: number, fn: () => void): void {
+    const id = this.clock.setTimeout(() => {
+      this.timers.delete(id);
+      fn();
+    }, ms);
+    this.timers.add(id);
+  }
+
+  private every(ms: number, firstMs: number, fn: () => void): void {
+    if (ms <= 0) return;
+    const arm = (delay: number): void => {
+      const id = this.clock.setTimeout(() => {
+        this.periodic.delete(id);
+        fn();
+        arm(ms);
+      }, delay);
+      this.periodic.add(id);
+    };
+    arm(firstMs);
+  }
+
+  private clearPeriodic(): void {
+    for (const id of this.periodic) this.clock.clearTimeout(id);
+    this.periodic.clear();
+  }
+
+  private connect(): void {
+    const { ap } = this;
+    const t = this.clock.now();
+    this.connected = true;
+    ap.prevCounters = uplinkCounters(ap, t); // the first delta_counters covers the time since connecting
+    const o = ap.serial.match(/../g)!;
+    this.dispatch({ type: 'connected', at: t, ipAddress: `10.${parseInt(o[3]!, 16)}.${parseInt(o[4]!, 16)}.${parseInt(o[5]!, 16) || 1}`, certificate: 'VERIFIED' });
+    this.emit(connectFrame(ap));
+    if (this.rebooted) this.emit(logFrame(ap, `Booted firmware ${ap.firmware}, config uuid ${ap.uuid}`, 6));
+    if (this.pendingCrashlog) this.emit(crashlogFrame(ap, t));
+    this.pendingCrashlog = false;
+    this.schedulePeriodic();
+    if (this.venue.crashesPerDay > 0) {
+      this.after(Math.round(ap.rng.exp(86_400_000 / this.venue.crashesPerDay)), () => {
+        this.pendingCrashlog = true;
+        this.reboot({});
+      });
+    }
+  }
+
+  private schedulePeriodic(): void {
+    const { ap, venue } = this;
+    const iv = ap.intervals;
+    // First reports land at a random phase so a venue's APs do not all speak at the same instant.
+    this.every(iv.state, Math.round(ap.rng.uniform(0.1, 1) * iv.state), () => this.emit(stateFrame(venue, ap)));
+    this.every(iv.healthcheck, Math.round(ap.rng.uniform(0.1, 1) * iv.healthcheck), () => this.emit(healthcheckFrame(venue, ap)));
+    this.every(iv.log, Math.round(ap.rng.uniform(0.1, 1) * iv.log), () => this.emit(logFrame(ap, `hostapd: ${ap.radios.reduce((n, r) => n + r.stations.length, 0)} stations associated`, 6)));
+    this.every(iv.wifiscan, Math.round(ap.rng.uniform(0.1, 1) * iv.wifiscan), () => this.emit(periodicScanFrame(venue, ap)));
+  }
+
+  /** Stop every timer (periodic, pending replies, telemetry). */
+  private clearTimers(): void {
+    this.clearPeriodic();
+    for (const id of this.timers) this.clock.clearTimeout(id);
+    this.timers.clear();
+    this.telemetryTimer = undefined;
+  }
+
+  private drop(reason: string): void {
+    this.clearTimers();
+    if (this.connected) {
+      this.connected = false;
+      this.dispatch({ type: 'disconnected', at: this.clock.now(), reason });
+    }
+  }
+
+  private reboot(opts: { firmware?: string; factory?: boolean }): void {
+    const { ap, venue } = this;
+    this.drop(opts.firmware ? 'upgrade' : opts.factory ? 'factory' : 'reboot');
+    apDown(venue, ap);
+    const bootMs = ap.rng.int(45_000, 90_000);
+    this.after(bootMs, () => {
+      if (this.closed) return;
+      const t = this.clock.now();
+      if (opts.firmware) ap.firmware = opts.firmware;
+      if (opts.factory) {
+        ap.radios.forEach((r, i) => Object.assign(r, ap.factory.radios[i]));
+        ap.intervals = { ...ap.factory.intervals };
+        ap.uuid = ap.factory.uuid;
+      }
+      // Counters are since boot; the survey restarts on the new boot too.
+      ap.bootAt = t - 30_000;
+      ap.counters = zeroCounters();
+      ap.prevCounters = zeroCounters();
+      ap.prevSsidCounters.clear();
+      for (const r of ap.radios) {
+        r.counters = r.ssids.map(() => zeroCounters());
+        r.survey = { activeMs: 0, busyMs: 0, rxMs: 0, txMs: 0 };
+        r.prevSurvey = { ...r.survey };
+        r.lastSurveyAt = t;
+      }
+      ap.up = true;
+      this.rebooted = true;
+      this.connect();
+    });
+  }
+
+  private control(): ApControl {
+    return {
+      venue: this.venue,
+      ap: this.ap,
+      emit: (f) => this.emit(f),
+      after: (ms, fn) => this.after(ms, fn),
+      reboot: (o) => this.reboot(o),
+      telemetry: (intervalS, lifetimeS) => this.telemetry(intervalS, lifetimeS),
+      intervalsChanged: () => {
+        this.clearPeriodic();
+        this.schedulePeriodic();
+      },
+    };
+  }
+
+  private telemetry(intervalS: number, lifetimeS: number): void {
+    if (this.telemetryTimer !== undefined) {
+      this.clock.clearTimeout(this.telemetryTimer);
+      this.timers.delete(this.telemetryTimer);
+      this.telemetryTimer = undefined;
+    }
+    if (intervalS <= 0) return;
+    const until = this.clock.now() + lifetimeS * 1000;
+    const tick = (): void => {
+      this.timers.delete(this.telemetryTimer);
+      this.telemetryTimer = undefined;
+      if (this.clock.now() > until) return;
+      this.emit(telemetryFrame(this.venue, this.ap));
+      this.telemetryTimer = this.clock.setTimeout(tick, intervalS * 1000);
+      this.timers.add(this.telemetryTimer);
+    };
+    this.telemetryTimer = this.clock.setTimeout(tick, intervalS * 1000);
+    this.timers.add(this.telemetryTimer);
+  }
+}

@@ -1,0 +1,66 @@
+/**
+ * A buffered, ordered NDJSON line writer with bounded memory. Lines are joined into chunks of
+ * about `chunkBytes` and written in order; when the stream's buffer is full the writer waits
+ * for 'drain' (so memory stays bounded whatever the producer's pace). `close()` flushes and
+ * ends the stream and resolves once the data is on disk (the 'finish'/'close' of the stream).
+ */
+import { once } from 'node:events';
+
+export interface NdjsonWriterOptions {
+  /** Bytes to gather before a write (default 256 KiB). */
+  chunkBytes?: number;
+}
+
+export class NdjsonWriter {
+  private parts: string[] = [];
+  private size = 0;
+  private lines = 0;
+  private closed = false;
+  private readonly chunkBytes: number;
+  private chain: Promise<void> = Promise.resolve();
+  private failure: Error | undefined;
+
+  constructor(private readonly out: NodeJS.WritableStream, opts: NdjsonWriterOptions = {}) {
+    this.chunkBytes = opts.chunkBytes ?? 256 * 1024;
+    out.on('error', (e: Error) => { this.failure ??= e; });
+  }
+
+  /** Number of lines accepted so far. */
+  get count(): number {
+    return this.lines;
+  }
+
+  /** Queue one line (without its newline). Returns a promise only when the caller should wait. */
+  write(line: string): Promise<void> | undefined {
+    if (this.closed) throw new Error('NdjsonWriter: write after close');
+    if (this.failure) throw this.failure;
+    this.parts.push(line);
+    this.size += line.length + 1;
+    this.lines++;
+    return this.size >= this.chunkBytes ? this.flush() : undefined;
+  }
+
+  /** Write what is buffered; resolves when the stream accepted it (after 'drain' if needed). */
+  flush(): Promise<void> {
+    if (this.parts.length === 0) return this.chain;
+    const text = `${this.parts.join('\n')}\n`;
+    this.parts = [];
+    this.size = 0;
+    this.chain = this.chain.then(async () => {
+      if (this.failure) throw this.failure;
+      if (!this.out.write(text)) await once(this.out as NodeJS.EventEmitter, 'drain');
+    });
+    return this.chain;
+  }
+
+  /** Flush, end the stream and wait until it has finished. */
+  async close(): Promise<void> {
+    if (this.closed) return this.chain;
+    this.closed = true;
+    await this.flush();
+    const done = once(this.out as NodeJS.EventEmitter, 'finish');
+    this.out.end();
+    await done;
+    if (this.failure) throw this.failure;
+  }
+}
