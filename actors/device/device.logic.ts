@@ -35,6 +35,8 @@ export interface DeviceContext {
   /** Admission already said yes once: later connects skip the hook. */
   provisioned: boolean;
   heldConnect?: JsonObject;
+  /** Frames that arrived while admission was pending, replayed once it says yes. */
+  heldFrames: HeldFrame[];
   protocolErrors: number;
   nextRpcId: number;
   current?: Running;
@@ -47,6 +49,15 @@ export interface DeviceContext {
   /** Config uuid reconciliation pushed in this session (pushed once per session). */
   pushedConfigUuid?: number;
 }
+
+export interface HeldFrame {
+  at: number;
+  bytes: number;
+  frame: DecodedFrame;
+}
+
+/** Frames kept while admission is pending; an AP that floods past this loses the excess. */
+export const MAX_HELD_FRAMES = 64;
 
 export type TimerEvent = { type: 'command.due'; uuid: string } | { type: 'command.expire'; uuid: string };
 
@@ -68,7 +79,7 @@ const MAX_REPORT_WAITERS = 16;
 export function initialContext(serial: string, deps: DeviceDeps, timeouts: DeviceTimeouts, maxPending: number, link?: DeviceLink): DeviceContext {
   return {
     serial, deps, timeouts, maxPending, link, status: emptyStatus(serial), linkUp: false, sessionOpen: false,
-    provisioned: false, protocolErrors: 0, nextRpcId: 2, pending: [], closedRpcIds: [], reportWaiters: [],
+    provisioned: false, heldFrames: [], protocolErrors: 0, nextRpcId: 2, pending: [], closedRpcIds: [], reportWaiters: [],
   };
 }
 
@@ -115,7 +126,7 @@ export function abortCurrent(ctx: DeviceContext, reason: string): Fx {
 export function linkConnected(ctx: DeviceContext, e: { at: number; ipAddress?: string; certificate?: VerifiedCertificate }): Fx {
   return chain(ctx, (c) => abortCurrent(c, 'The device opened a new connection before replying.'), (c) => ({
     ctx: {
-      linkUp: true, sessionOpen: false, protocolErrors: 0, heldConnect: undefined,
+      linkUp: true, sessionOpen: false, protocolErrors: 0, heldConnect: undefined, heldFrames: [],
       status: { ...c.status, connected: false, ipAddress: e.ipAddress ?? '', verifiedCertificate: e.certificate ?? 'NO_CERTIFICATE', lastContact: sec(c.deps.now()) },
     },
   }));
@@ -123,7 +134,7 @@ export function linkConnected(ctx: DeviceContext, e: { at: number; ipAddress?: s
 
 export function linkDisconnected(ctx: DeviceContext, reason: string): Fx {
   return chain(ctx, (c) => abortCurrent(c, 'The device disconnected before replying.'), (c) => ({
-    ctx: { linkUp: false, sessionOpen: false, heldConnect: undefined, status: { ...c.status, connected: false, started: 0 } },
+    ctx: { linkUp: false, sessionOpen: false, heldConnect: undefined, heldFrames: [], status: { ...c.status, connected: false, started: 0 } },
     emit: [ev(c, { type: 'disconnected', payload: { reason } })],
   }));
 }
@@ -131,7 +142,7 @@ export function linkDisconnected(ctx: DeviceContext, reason: string): Fx {
 /** Drop the AP: close its link and say why. The link's `disconnected` follows. */
 export function drop(ctx: DeviceContext, reason: Extract<DeviceEvent, { type: 'dropped' }>['payload']['reason'], detail: string): Fx {
   return chain(ctx, (c) => abortCurrent(c, `The device was dropped: ${detail}`), (c) => ({
-    ctx: { sessionOpen: false, heldConnect: undefined, status: { ...c.status, connected: false, started: 0 } },
+    ctx: { sessionOpen: false, heldConnect: undefined, heldFrames: [], status: { ...c.status, connected: false, started: 0 } },
     emit: [ev(c, { type: 'dropped', payload: { reason, detail } })],
     close: detail,
   }));
@@ -184,7 +195,7 @@ export function openSession(ctx: DeviceContext, params: JsonObject): Fx {
   emit.push(ev(ctx, { type: 'connected', payload: { ipAddress: ctx.status.ipAddress, firmware, uuid, capabilities, reason, params } }));
   return chain(ctx, (c) => abortCurrent(c, 'The device reconnected before replying.'), (c) => ({
     ctx: {
-      sessionOpen: true, provisioned: true, heldConnect: undefined, capabilities, maintenance: undefined, pushedConfigUuid: undefined,
+      sessionOpen: true, provisioned: true, heldConnect: undefined, heldFrames: [], capabilities, maintenance: undefined, pushedConfigUuid: undefined,
       status: { ...c.status, connected: true, UUID: uuid, firmware, compatible, connectReason: reason, started: sec(now) },
     },
     emit,

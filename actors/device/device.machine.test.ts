@@ -80,6 +80,22 @@ describe('device machine: connection lifecycle', () => {
     expect(d.of('dropped')[0]?.payload.reason).toBe('not-provisioned');
   });
 
+  it('keeps frames sent while admission is pending and replays them once admitted', async () => {
+    let admit: (a: 'accept') => void = () => undefined;
+    const d = startDevice({ admit: () => new Promise((resolve) => { admit = resolve; }) });
+    d.link.up();
+    d.link.connect();
+    d.link.notify('state', { uuid: 1, state: STATE });
+    d.link.notify('healthcheck', { uuid: 1, sanity: 77, data: {} });
+    expect(d.value()).toEqual({ connecting: 'admitting' });
+    admit('accept');
+    await flush();
+    expect(d.value()).toEqual({ online: 'idle' });
+    expect(d.of('protocol-error')).toHaveLength(0);
+    expect(d.events.map((e) => e.type).filter((t) => ['connected', 'state', 'healthcheck'].includes(t))).toEqual(['connected', 'state', 'healthcheck']);
+    expect(d.actor.getSnapshot().context.status).toMatchObject({ sanity: 77, associations_2G: 2, messageCount: 3 });
+  });
+
   it('drops a device whose connect never comes, on the clock', () => {
     const d = startDevice({ timeouts: { connectMs: 1000 } });
     d.link.up();

@@ -6,7 +6,7 @@ import {
   DEFAULT_MAX_PENDING, DEFAULT_TIMEOUTS, type Admission, type CommandSubmission, type DeviceDeps, type DeviceTimeouts, type RestartKind,
 } from './device.types.js';
 import {
-  MAX_PROTOCOL_ERRORS, abandonAll, accept, completeCurrent, countFrame, drop, expire, frameViolation, initialContext,
+  MAX_HELD_FRAMES, MAX_PROTOCOL_ERRORS, abandonAll, accept, completeCurrent, countFrame, drop, expire, frameViolation, initialContext,
   isCurrentResult, isScheduledLater, linkConnected, linkDisconnected, markDue, nextReady, notification, openSession,
   protocolError, queueFull, reject, restartAfter, sendFailed, startNext, timeoutCurrent,
   type DeviceContext, type Fx, type TimerEvent,
@@ -125,7 +125,16 @@ export const deviceMachine = setup({
       const f = frameOf(event);
       if (f?.kind === 'notification') run(enqueue, openSession(context, f.params));
     }),
-    openSessionFromHeld: enqueueActions(({ context, enqueue }) => run(enqueue, openSession(context, context.heldConnect ?? {}))),
+    openSessionFromHeld: enqueueActions(({ context, enqueue }) => {
+      const held = context.heldFrames;
+      run(enqueue, openSession(context, context.heldConnect ?? {}));
+      // Replayed through the root handlers, so blacklist and protocol checks still apply.
+      for (const h of held) enqueue.raise({ type: 'link.frame', ...h });
+    }),
+    holdFrame: enqueueActions(({ context, event, enqueue }) => {
+      if (event.type !== 'link.frame' || context.heldFrames.length >= MAX_HELD_FRAMES) return;
+      run(enqueue, { ctx: { heldFrames: [...context.heldFrames, { at: event.at, bytes: event.bytes, frame: event.frame }] } });
+    }),
     handleNotification: enqueueActions(({ context, event, enqueue }) => {
       const f = frameOf(event);
       if (f?.kind === 'notification') run(enqueue, notification(context, f));
@@ -217,6 +226,14 @@ export const deviceMachine = setup({
             onError: { target: '#device.offline', actions: 'admissionFailed' },
           },
           after: { admitTimeout: { target: '#device.offline', actions: 'admissionFailed' } },
+          // The AP does not wait for the admission hook: keep what it says meanwhile.
+          on: {
+            'link.frame': [
+              { guard: 'blacklisted', target: '#device.offline', actions: ['countFrame', 'dropBlacklisted'] },
+              { guard: 'isConnect', actions: ['countFrame', 'holdConnect'] },
+              { actions: 'holdFrame' },
+            ],
+          },
         },
       },
     },
