@@ -32,6 +32,11 @@ export const ALL_CHANNELS: Readonly<Record<Band, readonly number[]>> = {
   '6G': range(1, 233, 4),
 };
 
+// Set views of the channel lists: membership tests sit on the simulator's hot path.
+const CHANNEL_SETS: Readonly<Record<Band, ReadonlySet<number>>> = {
+  '2G': new Set(ALL_CHANNELS['2G']), '5G': new Set(ALL_CHANNELS['5G']), '6G': new Set(ALL_CHANNELS['6G']),
+};
+
 export function isBand(v: unknown): v is Band {
   return v === '2G' || v === '5G' || v === '6G';
 }
@@ -39,7 +44,7 @@ export function isBand(v: unknown): v is Band {
 /** Centre frequency (MHz) of a 20 MHz channel, or undefined when the channel does not exist. */
 export function channelToFrequency(band: Band, channel: number): number | undefined {
   if (band === '6G' && channel === 2) return 5935; // the 6 GHz "channel 2" outlier (§2.4)
-  if (!ALL_CHANNELS[band].includes(channel)) return undefined;
+  if (!CHANNEL_SETS[band].has(channel)) return undefined;
   if (band === '2G') return channel === 14 ? 2484 : 2407 + 5 * channel;
   if (band === '5G') return 5000 + 5 * channel;
   return 5950 + 5 * channel;
@@ -55,7 +60,7 @@ export function frequencyToChannel(mhz: number): { band: Band; channel: number }
   else if (mhz >= 5160 && mhz <= 5885) { band = '5G'; channel = (mhz - 5000) / 5; }
   else if (mhz >= 5955 && mhz <= 7115) { band = '6G'; channel = (mhz - 5950) / 5; }
   else return undefined;
-  return ALL_CHANNELS[band].includes(channel) ? { band, channel } : undefined;
+  return CHANNEL_SETS[band].has(channel) ? { band, channel } : undefined;
 }
 
 /** Band of any frequency inside a band's range (a centre frequency of a wide block counts too). */
@@ -97,6 +102,12 @@ function blockStarts(band: Band, width: ChannelWidth): readonly number[] {
  * above (the secondary 20 MHz sits 4 channels away, the centre 2 channels away).
  */
 export function blockOf(band: Band, primary: number, width: ChannelWidth): ChannelBlock | undefined {
+  return BLOCKS.get(blockKey(band, primary, width));
+}
+
+const blockKey = (band: Band, primary: number, width: number): number => (band === '2G' ? 0 : band === '5G' ? 1 : 2) * 100_000 + width * 1000 + primary;
+
+function computeBlock(band: Band, primary: number, width: ChannelWidth): ChannelBlock | undefined {
   if (channelToFrequency(band, primary) === undefined) return undefined;
   if (band === '2G') {
     if (width === 20) return mk(band, width, [primary], primary);
@@ -109,7 +120,7 @@ export function blockOf(band: Band, primary: number, width: ChannelWidth): Chann
   for (const start of blockStarts(band, width)) {
     const chans = range(start, start + 4 * (n - 1), 4);
     if (!chans.includes(primary)) continue;
-    if (!chans.every((c) => ALL_CHANNELS[band].includes(c))) return undefined;
+    if (!chans.every((c) => CHANNEL_SETS[band].has(c))) return undefined;
     return mk(band, width, chans, start + 2 * (n - 1));
   }
   return undefined;
@@ -117,8 +128,22 @@ export function blockOf(band: Band, primary: number, width: ChannelWidth): Chann
 
 function mk(band: Band, width: ChannelWidth, channels: number[], centre: number): ChannelBlock {
   const f = band === '2G' ? 2407 + 5 * centre : (band === '5G' ? 5000 : 5950) + 5 * centre;
-  return { band, width, channels, centre, centreFrequency: f };
+  return Object.freeze({ band, width, channels: Object.freeze(channels), centre, centreFrequency: f });
 }
+
+/** Every (band, primary, width) block, computed once: a constant table, not mutable state. */
+const BLOCKS: ReadonlyMap<number, ChannelBlock> = (() => {
+  const m = new Map<number, ChannelBlock>();
+  for (const band of BANDS) {
+    for (const ch of ALL_CHANNELS[band]) {
+      for (const w of CHANNEL_WIDTHS) {
+        const b = computeBlock(band, ch, w);
+        if (b) m.set(blockKey(band, ch, w), b);
+      }
+    }
+  }
+  return m;
+})();
 
 /** Centre channel of the block of `width` containing `primary` (undefined if impossible). */
 export function centreChannel(band: Band, primary: number, width: ChannelWidth): number | undefined {
