@@ -216,7 +216,8 @@ export function planTelemetry(serial: string, body: Body): CommandPlan {
   if (uuid !== undefined && !UUID_RE.test(uuid)) throw badRequest('uuid', 'uuid must be a UUID.');
   if (uuid !== undefined && interval !== 0) throw badRequest('uuid', 'uuid is only valid with interval 0 (to stop a stream).');
   const messagebus = bool(body, 'messagebus', false);
-  return plan('telemetry', { serial, interval, types }, {
+  // lifetime is sent too, so an AP that honours it stops on its own if the stop command is lost.
+  return plan('telemetry', { serial, interval, types, lifetime }, {
     awaitResult: false, details: { serial, interval, lifetime, types, messagebus, ...(uuid ? { uuid } : {}) },
   });
 }

@@ -214,7 +214,6 @@ export class CommandService {
     const waitMs = Math.min(this.opts.maxWaitMs ?? 130_000, sub.timeoutMs + 1000);
     return new Promise<Command>((resolve, reject) => {
       let latest = sub.command;
-      let timer: unknown;
       const done = (fn: () => void) => {
         this.opts.clock.clearTimeout(timer);
         subscription.unsubscribe();
@@ -233,7 +232,8 @@ export class CommandService {
           onUpdate?.(e);
           if (isFinalStatus(latest.status) || e.payload.queued) done(() => resolve(latest));
         });
-      timer = this.opts.clock.setTimeout(() => done(() => resolve(latest)), waitMs);
+      // Declared after the subscription; `done` can only run once `submit` below emits.
+      const timer = this.opts.clock.setTimeout(() => done(() => resolve(latest)), waitMs);
       this.opts.fleet.submit(serial, sub);
     });
   }
