@@ -71,12 +71,18 @@ type Rejected = DeviceEventOf<'command-rejected'>;
 export class CommandService {
   private writes: Promise<void> = Promise.resolve();
   private readonly subscription: Subscription;
+  private readonly waiters = new Map<string, (e: Updated | Rejected) => void>();
 
   constructor(private readonly opts: CommandServiceOptions) {
-    // Every record change, including system commands (reconciliation), lands in the store in order.
+    // One subscription for all: every record change (system commands included) lands in the
+    // store in order, and goes to the call waiting for that command, found by UUID, so many
+    // concurrent calls (an RRM sweep) do not each filter the whole event stream.
     this.subscription = opts.fleet.events$
-      .pipe(filter((e): e is Updated => e.type === 'command-updated'))
-      .subscribe((e) => this.persist(e.payload.command, e.payload.created));
+      .pipe(filter((e): e is Updated | Rejected => e.type === 'command-updated' || e.type === 'command-rejected'))
+      .subscribe((e) => {
+        if (e.type === 'command-updated') this.persist(e.payload.command, e.payload.created);
+        this.waiters.get(e.payload.command.UUID)?.(e);
+      });
   }
 
   command(serial: string, body: Body, caller: Caller = {}): Promise<Command> {
@@ -216,23 +222,20 @@ export class CommandService {
       let latest = sub.command;
       const done = (fn: () => void) => {
         this.opts.clock.clearTimeout(timer);
-        subscription.unsubscribe();
+        this.waiters.delete(uuid);
         fn();
       };
-      const subscription = this.opts.fleet.events$
-        .pipe(filter((e): e is Updated | Rejected =>
-          (e.type === 'command-updated' || e.type === 'command-rejected') && e.payload.command.UUID === uuid))
-        .subscribe((e) => {
-          if (e.type === 'command-rejected') {
-            const err = e.payload.code === 'DEVICE_BUSY' ? deviceBusy(serial, name) : deviceOffline(serial, name);
-            done(() => reject(err));
-            return;
-          }
-          latest = e.payload.command;
-          onUpdate?.(e);
-          if (isFinalStatus(latest.status) || e.payload.queued) done(() => resolve(latest));
-        });
-      // Declared after the subscription; `done` can only run once `submit` below emits.
+      this.waiters.set(uuid, (e) => {
+        if (e.type === 'command-rejected') {
+          const err = e.payload.code === 'DEVICE_BUSY' ? deviceBusy(serial, name) : deviceOffline(serial, name);
+          done(() => reject(err));
+          return;
+        }
+        latest = e.payload.command;
+        onUpdate?.(e);
+        if (isFinalStatus(latest.status) || e.payload.queued) done(() => resolve(latest));
+      });
+      // Declared after the waiter; `done` can only run once `submit` below emits.
       const timer = this.opts.clock.setTimeout(() => done(() => resolve(latest)), waitMs);
       this.opts.fleet.submit(serial, sub);
     });
