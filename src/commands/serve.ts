@@ -1,0 +1,90 @@
+import { readFileSync } from 'node:fs';
+import type { FastifyInstance } from 'fastify';
+import { wallClock, type Clock } from '../protocol/clock.js';
+import type { ServeConfig } from '../config/schema.js';
+import { ConfigError } from '../config/load.js';
+import { Store } from '../store/duckdb.js';
+import { DevicesRepo } from '../store/devices-repo.js';
+import { createAuthenticator } from '../server/auth.js';
+import { createLogging, type Logging } from '../server/logging.js';
+import { buildGateway } from '../gateway/app.js';
+import { offlineStatusSource } from '../gateway/device-status-source.js';
+import { buildRrm } from '../rrm/app.js';
+
+export const VERSION: string = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+
+export interface RunningServe {
+  gateway: FastifyInstance;
+  rrm: FastifyInstance;
+  gatewayUrl: string;
+  rrmUrl: string;
+  store: Store;
+  generatedToken?: string;
+  /** Stop accepting, finish in-flight requests, flush, close DuckDB. Safe to call twice. */
+  close(): Promise<void>;
+}
+
+export interface ServeIo {
+  /** Where the start banner goes. */
+  print(line: string): void;
+  /** Where JSON logs go (default stdout). */
+  logDestination?: NodeJS.WritableStream;
+  clock?: Clock;
+}
+
+/** The composition root of `airtwin serve`: config -> store -> services -> listening sockets. */
+export async function startServe(config: Readonly<ServeConfig>, io: ServeIo): Promise<RunningServe> {
+  const clock = io.clock ?? wallClock;
+  const startedAt = clock.now();
+  const logging: Logging = createLogging(config.logLevel, io.logDestination);
+  let store: Store;
+  try {
+    store = await Store.open(config.dataDir);
+  } catch (e) {
+    const err = e as NodeJS.ErrnoException & { cause?: unknown };
+    throw new ConfigError(`--data-dir: ${config.dataDir} is not usable (${err.code ?? String(err.cause ?? err.message).split('\n')[0]})`);
+  }
+  const closers: (() => Promise<void>)[] = [() => store.close()];
+  const closeAll = async () => {
+    for (const close of closers.splice(0).reverse()) await close().catch((e) => logging.root.error({ err: e }, 'shutdown step failed'));
+  };
+  try {
+    const devices = await DevicesRepo.load(store);
+    const authenticator = await createAuthenticator(
+      { apiTokens: config.apiTokens, jwtSecret: config.jwtSecret, jwtPublicKey: config.jwtPublicKey, securityUrl: config.securityUrl, dataDir: config.dataDir },
+      { now: () => clock.now() },
+    );
+    const https = config.tlsCert && config.tlsKey ? { cert: readFileSync(config.tlsCert), key: readFileSync(config.tlsKey) } : undefined;
+    const certificateFiles = config.tlsCert ? [config.tlsCert] : [];
+    const common = { authenticator, bodyLimit: config.bodyLimit, certificateFiles, https };
+
+    const gateway = await buildGateway({
+      clock, store, devices, status: offlineStatusSource, logging, isBlacklisted: () => false, version: VERSION, startedAt,
+    }, common);
+    closers.push(() => gateway.close());
+    const rrm = await buildRrm({ clock, store, logging, version: VERSION, startedAt }, common);
+    closers.push(() => rrm.close());
+
+    const gatewayUrl = await gateway.listen({ port: config.gatewayPort, host: config.host });
+    const rrmUrl = await rrm.listen({ port: config.rrmPort, host: config.host });
+
+    io.print(`airtwin ${VERSION}`);
+    io.print(`  gateway  ${gatewayUrl}/api/v1   docs ${gatewayUrl}/docs`);
+    io.print(`  rrm      ${rrmUrl}/api/v1   docs ${rrmUrl}/docs`);
+    io.print(`  data     ${store.path}`);
+    io.print(`  auth     ${authenticator.modes.join(', ')}`);
+    if (authenticator.generatedToken) io.print(`  token    ${authenticator.generatedToken}   (send "Authorization: Bearer <token>")`);
+
+    let closing: Promise<void> | undefined;
+    return {
+      gateway, rrm, gatewayUrl, rrmUrl, store, generatedToken: authenticator.generatedToken,
+      close: () => (closing ??= closeAll()),
+    };
+  } catch (e) {
+    await closeAll();
+    if (e instanceof Error && 'code' in e && (e as NodeJS.ErrnoException).code === 'EADDRINUSE') {
+      throw new ConfigError(`port in use: ${(e as NodeJS.ErrnoException & { port?: number }).port ?? ''} (choose another with --gateway-port / --rrm-port)`);
+    }
+    throw e;
+  }
+}

@@ -1,0 +1,87 @@
+import { readFileSync } from 'node:fs';
+import { parse as parseYaml } from 'yaml';
+import { Value } from 'typebox/value';
+import { SERVE_DEFAULTS, ServeConfigSchema, type ServeConfig } from './schema.js';
+
+/** A setting that cannot be used; src/cli.ts prints the message on one line and exits 2. */
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+type Raw = Record<string, unknown>;
+
+const NUMERIC = new Set(['gatewayPort', 'rrmPort', 'seed', 'bodyLimit']);
+const BOOLEAN = new Set(['sim', 'keepTime', 'autoProvision']);
+const LIST = new Set(['apiTokens']);
+
+/** `gatewayPort` -> `--gateway-port`, for messages that name the flag the user typed. */
+export function flagName(key: string): string {
+  return `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
+}
+
+/** `AIRTWIN_GATEWAY_PORT` -> `gatewayPort`. */
+function envKey(name: string): string {
+  return name.slice('AIRTWIN_'.length).toLowerCase().replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
+}
+
+/** Turns strings from env vars or flags into the types the schema wants; leaves bad values for the schema to name. */
+function coerce(key: string, value: unknown): unknown {
+  if (typeof value !== 'string') return value;
+  if (NUMERIC.has(key)) return /^-?\d+$/.test(value) ? Number(value) : value;
+  if (BOOLEAN.has(key)) return value === 'true' || value === '1' ? true : value === 'false' || value === '0' ? false : value;
+  if (LIST.has(key)) return value.split(',').map((s) => s.trim()).filter(Boolean);
+  if (key === 'speed') return value === 'max' ? 'max' : /^\d+(\.\d+)?$/.test(value) ? Number(value) : value;
+  return value;
+}
+
+function readConfigFile(path: string): Raw {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (e) {
+    throw new ConfigError(`--config: cannot read ${path}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
+  }
+  try {
+    const parsed: unknown = path.endsWith('.json') ? JSON.parse(text) : parseYaml(text);
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('not an object');
+    return parsed as Raw;
+  } catch (e) {
+    throw new ConfigError(`--config: ${path} is not a JSON or YAML object (${(e as Error).message})`);
+  }
+}
+
+/**
+ * defaults < config file < AIRTWIN_* env < flags; validated once and frozen.
+ * `flags` holds only what the user typed (undefined for untouched flags).
+ */
+export function loadServeConfig(input: { flags: Raw; env: Record<string, string | undefined>; configFile?: string }): Readonly<ServeConfig> {
+  const known = new Set(Object.keys(ServeConfigSchema.properties));
+  const layers: Raw[] = [];
+  if (input.configFile) layers.push(readConfigFile(input.configFile));
+  const fromEnv: Raw = {};
+  for (const [name, value] of Object.entries(input.env)) {
+    if (!name.startsWith('AIRTWIN_') || value === undefined || name === 'AIRTWIN_CONFIG') continue;
+    const key = envKey(name);
+    if (!known.has(key)) throw new ConfigError(`${name}: unknown setting (no flag ${flagName(key)})`);
+    fromEnv[key] = value;
+  }
+  layers.push(fromEnv, input.flags);
+
+  const merged: Raw = { ...SERVE_DEFAULTS };
+  for (const layer of layers) {
+    for (const [key, value] of Object.entries(layer)) {
+      if (value === undefined) continue;
+      if (!known.has(key)) throw new ConfigError(`${flagName(key)}: unknown setting`);
+      merged[key] = coerce(key, value);
+    }
+  }
+  const errors = [...Value.Errors(ServeConfigSchema, merged)];
+  if (errors.length > 0) {
+    const first = errors[0]!;
+    const key = first.instancePath.split('/')[1] ?? '';
+    throw new ConfigError(`${flagName(String(key))}: ${JSON.stringify(merged[String(key)])} is invalid (${first.message})`);
+  }
+  if (merged.jwtSecret && merged.jwtPublicKey) throw new ConfigError('--jwt-secret and --jwt-public-key: choose one JWT mode');
+  if (Boolean(merged.tlsCert) !== Boolean(merged.tlsKey)) throw new ConfigError('--tls-cert and --tls-key go together');
+  return Object.freeze(merged as ServeConfig);
+}

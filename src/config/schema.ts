@@ -1,0 +1,47 @@
+import { Type, type Static } from 'typebox';
+
+/**
+ * Every setting of `airtwin serve`. Each is a flag (`--gateway-port`), an env var
+ * (`AIRTWIN_GATEWAY_PORT`) and a key of the optional config file (`gatewayPort`).
+ */
+export const ServeConfigSchema = Type.Object({
+  dataDir: Type.String({ minLength: 1, description: 'Folder holding airtwin.duckdb and the token file.' }),
+  gatewayPort: Type.Integer({ minimum: 0, maximum: 65535 }),
+  rrmPort: Type.Integer({ minimum: 0, maximum: 65535 }),
+  host: Type.String({ minLength: 1 }),
+  scenario: Type.String({ minLength: 1, description: 'Venue name in scenarios/ or a path to a venue file.' }),
+  sim: Type.Boolean({ description: 'Run the simulated venue (false with --no-sim).' }),
+  seed: Type.Optional(Type.Integer({ minimum: 0 })),
+  speed: Type.Union([Type.Number({ exclusiveMinimum: 0 }), Type.Literal('max')]),
+  replay: Type.Optional(Type.String({ minLength: 1 })),
+  keepTime: Type.Boolean(),
+  record: Type.Optional(Type.String({ minLength: 1 })),
+  nats: Type.Optional(Type.String({ pattern: '^(nats|tls|ws|wss)://' })),
+  apiTokens: Type.Array(Type.String({ minLength: 8 }), { description: 'Static tokens, each `token` or `token:role`.' }),
+  jwtSecret: Type.Optional(Type.String({ minLength: 16 })),
+  jwtPublicKey: Type.Optional(Type.String({ minLength: 1, description: 'Path to a PEM RS256 public key.' })),
+  securityUrl: Type.Optional(Type.String({ pattern: '^https?://' })),
+  tlsCert: Type.Optional(Type.String({ minLength: 1 })),
+  tlsKey: Type.Optional(Type.String({ minLength: 1 })),
+  logLevel: Type.Union([Type.Literal('fatal'), Type.Literal('error'), Type.Literal('warn'), Type.Literal('info'),
+    Type.Literal('debug'), Type.Literal('trace'), Type.Literal('silent')]),
+  bodyLimit: Type.Integer({ minimum: 1024, description: 'Largest accepted request body in bytes.' }),
+  autoProvision: Type.Boolean({ description: 'Create a device record for an unknown AP that connects.' }),
+});
+
+export type ServeConfig = Static<typeof ServeConfigSchema>;
+
+export const SERVE_DEFAULTS: ServeConfig = {
+  dataDir: './data',
+  gatewayPort: 16002,
+  rrmPort: 16789,
+  host: '127.0.0.1',
+  scenario: 'default',
+  sim: true,
+  speed: 1,
+  keepTime: false,
+  apiTokens: [],
+  logLevel: 'info',
+  bodyLimit: 1024 * 1024,
+  autoProvision: true,
+};

@@ -1,0 +1,44 @@
+import type { FastifyInstance } from 'fastify';
+import { buildServiceApp, registerApi } from '../server/build-app.js';
+import type { Authenticator } from '../server/auth.js';
+import { systemRoutes } from '../server/system-routes.js';
+import type { GatewayDeps } from './deps.js';
+import { deviceRoutes } from './routes/devices.js';
+import { commandsRoutes } from './routes/commands.js';
+import { deviceDataRoutes } from './routes/device-data.js';
+import { deviceCommandsRoutes } from './routes/device-commands.js';
+import { defaultConfigsRoutes } from './routes/default-configs.js';
+import { blacklistRoutes } from './routes/blacklist.js';
+import { capabilitiesRoutes } from './routes/capabilities.js';
+import { radiusRoutes } from './routes/radius.js';
+import { dashboardRoutes } from './routes/dashboard.js';
+import { lookupsRoutes } from './routes/lookups.js';
+import { filesRoutes } from './routes/files.js';
+
+export interface GatewayOptions {
+  authenticator: Authenticator;
+  bodyLimit: number;
+  certificateFiles: string[];
+  https?: { cert: Buffer; key: Buffer };
+}
+
+/** The device gateway as a Fastify instance, not yet listening (tests inject or listen on port 0). */
+export async function buildGateway(deps: GatewayDeps, opts: GatewayOptions): Promise<FastifyInstance> {
+  const app = await buildServiceApp({
+    name: 'airtwin device gateway',
+    version: deps.version,
+    description: 'Device records, commands to APs, logs, health checks, statistics, telemetry, blacklist, default configurations, RADIUS proxy config and dashboard.',
+    logger: deps.logging.for('gateway'),
+    authenticator: opts.authenticator,
+    bodyLimit: opts.bodyLimit,
+    https: opts.https,
+  });
+  await registerApi(app, opts.authenticator, async (api) => {
+    for (const routes of [deviceRoutes, commandsRoutes, deviceDataRoutes, deviceCommandsRoutes, defaultConfigsRoutes,
+      blacklistRoutes, capabilitiesRoutes, radiusRoutes, dashboardRoutes, lookupsRoutes, filesRoutes]) {
+      await routes(api, deps);
+    }
+    await systemRoutes(api, { version: deps.version, startedAt: deps.startedAt, now: () => deps.clock.now(), logging: deps.logging, certificateFiles: opts.certificateFiles });
+  });
+  return app;
+}

@@ -1,0 +1,5 @@
+import type { FastifyInstance } from 'fastify';
+import type { GatewayDeps } from '../deps.js';
+
+/** Not written yet: see the open issue that owns these endpoints. */
+export async function defaultConfigsRoutes(_api: FastifyInstance, _deps: GatewayDeps): Promise<void> {}

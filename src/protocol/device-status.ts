@@ -1,0 +1,33 @@
+import { Type, type Static } from 'typebox';
+
+/** Connection status of a device (spec "DeviceStatus") plus the live figures the dashboard uses. */
+export const DeviceStatus = Type.Object({
+  serialNumber: Type.String(),
+  ipAddress: Type.String(),
+  firmware: Type.String(),
+  txBytes: Type.Integer(),
+  rxBytes: Type.Integer(),
+  messageCount: Type.Integer(),
+  UUID: Type.Integer(),
+  lastContact: Type.Integer(),
+  associations_2G: Type.Integer(),
+  associations_5G: Type.Integer(),
+  associations_6G: Type.Integer(),
+  connected: Type.Boolean(),
+  verifiedCertificate: Type.String({ enum: ['NO_CERTIFICATE', 'VALID_CERTIFICATE', 'MISMATCH_SERIAL', 'VERIFIED', 'SIMULATED'] }),
+  sanity: Type.Integer(),
+  memoryUsed: Type.Number(),
+  load: Type.Number(),
+  uptime: Type.Integer(),
+  started: Type.Integer(),
+}, { $id: 'DeviceStatus', title: 'DeviceStatus' });
+export type DeviceStatus = Static<typeof DeviceStatus>;
+
+/** The status of a device no link has connected (yet). */
+export function offlineStatus(serial: string, firmware = '', uuid = 0): DeviceStatus {
+  return {
+    serialNumber: serial, ipAddress: '', firmware, txBytes: 0, rxBytes: 0, messageCount: 0, UUID: uuid,
+    lastContact: 0, associations_2G: 0, associations_5G: 0, associations_6G: 0, connected: false,
+    verifiedCertificate: 'NO_CERTIFICATE', sanity: 0, memoryUsed: 0, load: 0, uptime: 0, started: 0,
+  };
+}

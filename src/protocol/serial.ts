@@ -1,0 +1,29 @@
+import { invalidSerial } from '../errors.js';
+
+const SERIAL = /^[0-9a-f]{12}$/;
+
+/**
+ * Serial numbers are 12 hex digits (an AP's base MAC), case-insensitive, with optional
+ * ':' or '-' separators; stored lowercase. Anything else is a 400 naming `field`.
+ */
+export function normalizeSerial(value: unknown, field = 'serialNumber'): string {
+  if (typeof value !== 'string') throw invalidSerial(field, value);
+  const s = value.trim().toLowerCase();
+  const bare = /^[0-9a-f]{2}([:-][0-9a-f]{2}){5}$/.test(s) ? s.replace(/[:-]/g, '') : s;
+  if (!SERIAL.test(bare)) throw invalidSerial(field, value);
+  return bare;
+}
+
+export function isSerial(value: unknown): boolean {
+  try {
+    normalizeSerial(value);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** `aabbccddeeff` -> `aa:bb:cc:dd:ee:ff`. */
+export function serialToMac(serial: string): string {
+  return serial.match(/../g)!.join(':');
+}

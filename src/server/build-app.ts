@@ -1,0 +1,127 @@
+import { randomUUID } from 'node:crypto';
+import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import cors from '@fastify/cors';
+import compress from '@fastify/compress';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { Logger } from 'pino';
+import { AirtwinError, airtwinError, forbidden, isAirtwinError } from '../errors.js';
+import { ADMIN_ROLES, type Authenticator, type Principal } from './auth.js';
+import { ErrorEnvelope, OperationResult } from './schemas.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    principal: Principal;
+  }
+  interface FastifyContextConfig {
+    /** A route that needs the admin role (root or admin). */
+    adminOnly?: boolean;
+  }
+}
+
+export interface ServiceAppOptions {
+  name: string;
+  version: string;
+  description: string;
+  logger: Logger;
+  authenticator: Authenticator;
+  bodyLimit: number;
+  https?: { cert: string | Buffer; key: string | Buffer };
+}
+
+function envelope(status: number, details: string, description: string) {
+  return { ErrorCode: status, ErrorDetails: details, ErrorDescription: description };
+}
+
+/** Maps anything thrown to the envelope: catalogue errors as they are, the rest hidden behind 500. */
+function toAirtwinError(error: FastifyError, request: FastifyRequest): AirtwinError {
+  if (isAirtwinError(error)) return error;
+  if (error.validation) {
+    const v = error.validation[0];
+    const where = error.validationContext ?? 'request';
+    const path = v?.instancePath ? v.instancePath.replace(/^\//, '').replace(/\//g, '.') : (v?.params as { missingProperty?: string } | undefined)?.missingProperty ?? '';
+    const field = path ? `${where}.${path}` : where;
+    return airtwinError('BAD_REQUEST', field, `${field} ${v?.message ?? 'is invalid'}.`);
+  }
+  switch (error.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return airtwinError('PAYLOAD_TOO_LARGE', request.method, `The request body is larger than the limit of ${request.routeOptions.bodyLimit ?? 'the configured'} bytes.`);
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return airtwinError('UNSUPPORTED_MEDIA_TYPE', 'Content-Type', 'Send the body as application/json.');
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return airtwinError('INVALID_JSON', 'body', 'The body is empty but Content-Type says application/json.');
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return airtwinError('INVALID_JSON', 'body', `The request body is not valid JSON: ${error.message}`);
+  }
+  if (error instanceof SyntaxError || error.statusCode === 400) {
+    return airtwinError('INVALID_JSON', 'body', `The request body is not valid JSON: ${error.message}`);
+  }
+  if (error.statusCode === 404) return airtwinError('NOT_FOUND', request.method);
+  if (error.statusCode === 415) return airtwinError('UNSUPPORTED_MEDIA_TYPE', 'Content-Type', 'Send the body as application/json.');
+  return airtwinError('INTERNAL', request.method, `An unexpected error happened; it is logged with request id ${request.id}.`, error);
+}
+
+/**
+ * One Fastify instance per service, not yet listening: shared plugins, the envelope for every
+ * error, OpenAPI at /openapi.json with a UI at /docs (no token needed), and bearer auth on /api/v1.
+ * The caller registers its routes with `registerApi` and listens.
+ */
+export async function buildServiceApp(opts: ServiceAppOptions): Promise<FastifyInstance> {
+  const app = Fastify({
+    loggerInstance: opts.logger as FastifyBaseLogger,
+    bodyLimit: opts.bodyLimit,
+    requestIdHeader: 'x-request-id',
+    genReqId: () => randomUUID(),
+    forceCloseConnections: 'idle',
+    ajv: { customOptions: { coerceTypes: true, removeAdditional: false, allErrors: false } },
+    ...(opts.https ? { https: opts.https } : {}),
+  });
+  app.addSchema(ErrorEnvelope);
+  app.addSchema(OperationResult);
+  app.decorateRequest('principal', undefined as unknown as Principal);
+  app.addHook('onSend', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+
+  await app.register(cors, { origin: true, credentials: true, maxAge: 86_400 });
+  await app.register(compress, { threshold: 1024 });
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.0.3',
+      info: { title: opts.name, version: opts.version, description: opts.description },
+      components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer' } } },
+      security: [{ bearerAuth: [] }],
+    },
+    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs' });
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+
+  app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    const e = toAirtwinError(error, request);
+    if (e.status >= 500) request.log.error({ err: error, code: e.code, reqId: request.id }, 'request failed');
+    else request.log.info({ code: e.code, details: e.details }, e.message);
+    if (e.status === 401) reply.header('WWW-Authenticate', 'Bearer realm="airtwin"');
+    return reply.status(e.status).type('application/json').send(envelope(e.status, e.details, e.message));
+  });
+  app.setNotFoundHandler((request, reply) => {
+    reply.status(404).send(envelope(404, request.method, `No route ${request.method} ${request.url.split('?')[0]}.`));
+  });
+  return app;
+}
+
+/**
+ * Registers a service's routes under /api/v1 behind bearer auth. Encapsulated (no fastify-plugin),
+ * so the auth hook cannot leak onto /docs or /openapi.json.
+ */
+export async function registerApi(app: FastifyInstance, authenticator: Authenticator, routes: (api: FastifyInstance) => Promise<void> | void): Promise<void> {
+  await app.register(async (api) => {
+    api.addHook('onRequest', async (request) => {
+      request.principal = await authenticator.verify(request.headers.authorization);
+      if (request.routeOptions.config.adminOnly && !ADMIN_ROLES.has(request.principal.role)) {
+        throw forbidden(`${request.method} ${request.routeOptions.url ?? request.url}`, 'admin');
+      }
+    });
+    await routes(api);
+  }, { prefix: '/api/v1' });
+}

@@ -1,0 +1,91 @@
+import type { Store } from './duckdb.js';
+import { alreadyExists, notFound } from '../errors.js';
+import type { Device } from './records.js';
+
+type StoredDevice = Omit<Device, 'blackListed'>;
+
+const COLUMNS: [keyof StoredDevice, string][] = [
+  ['serialNumber', 'serial'], ['deviceType', 'device_type'], ['macAddress', 'mac_address'],
+  ['manufacturer', 'manufacturer'], ['UUID', 'uuid'], ['configuration', 'configuration'], ['notes', 'notes'],
+  ['createdTimestamp', 'created'], ['lastConfigurationChange', 'last_configuration_change'],
+  ['lastConfigurationDownload', 'last_configuration_download'], ['firmware', 'firmware'],
+  ['devicePassword', 'device_password'], ['owner', 'owner'], ['location', 'location'], ['venue', 'venue'],
+  ['subscriber', 'subscriber'], ['entity', 'entity'], ['modified', 'modified'], ['locale', 'locale'],
+  ['compatible', 'compatible'], ['lastFWUpdate', 'last_fw_update'], ['lastRecordedContact', 'last_recorded_contact'],
+  ['simulated', 'simulated'], ['connectReason', 'connect_reason'],
+];
+
+function toParams(d: StoredDevice): (string | number | boolean)[] {
+  return COLUMNS.map(([field]) => (field === 'notes' ? JSON.stringify(d.notes) : d[field]) as string | number | boolean);
+}
+
+function fromRow(row: Record<string, unknown>): StoredDevice {
+  const d: Record<string, unknown> = {};
+  for (const [field, column] of COLUMNS) d[field] = field === 'notes' ? JSON.parse(String(row[column])) : row[column];
+  return d as StoredDevice;
+}
+
+/**
+ * Device records. Devices are few (thousands, not millions) and read on every API call and
+ * every AP frame, so the table is mirrored in memory and written through: DuckDB first, then
+ * the map, so a failed write leaves both unchanged.
+ */
+export class DevicesRepo {
+  private readonly cache = new Map<string, StoredDevice>();
+
+  private constructor(private readonly store: Store) {}
+
+  static async load(store: Store): Promise<DevicesRepo> {
+    const repo = new DevicesRepo(store);
+    for (const row of await store.query('SELECT * FROM devices')) {
+      const d = fromRow(row);
+      repo.cache.set(d.serialNumber, d);
+    }
+    return repo;
+  }
+
+  get(serial: string): StoredDevice | undefined {
+    return this.cache.get(serial);
+  }
+
+  has(serial: string): boolean {
+    return this.cache.has(serial);
+  }
+
+  /** Every device, in no particular order (callers sort). */
+  all(): StoredDevice[] {
+    return [...this.cache.values()];
+  }
+
+  get size(): number {
+    return this.cache.size;
+  }
+
+  async insert(d: StoredDevice): Promise<StoredDevice> {
+    if (this.cache.has(d.serialNumber)) throw alreadyExists('serialNumber', `Device ${d.serialNumber} exists already.`);
+    const placeholders = COLUMNS.map((_, i) => `$${i + 1}`).join(', ');
+    await this.store.run(`INSERT INTO devices (${COLUMNS.map(([, c]) => c).join(', ')}) VALUES (${placeholders})`, toParams(d));
+    this.cache.set(d.serialNumber, d);
+    return d;
+  }
+
+  /** Replaces the record with `next` (the caller merged the change). */
+  async update(next: StoredDevice): Promise<StoredDevice> {
+    if (!this.cache.has(next.serialNumber)) throw notFound('serialNumber', `Device ${next.serialNumber} does not exist.`);
+    const sets = COLUMNS.slice(1).map(([, c], i) => `${c} = $${i + 2}`).join(', ');
+    await this.store.run(`UPDATE devices SET ${sets} WHERE serial = $1`, toParams(next));
+    this.cache.set(next.serialNumber, next);
+    return next;
+  }
+
+  /** Removes the device and everything recorded for it, in one transaction. */
+  async delete(serial: string): Promise<void> {
+    if (!this.cache.has(serial)) throw notFound('serialNumber', `Device ${serial} does not exist.`);
+    await this.store.transaction(async (tx) => {
+      for (const table of ['device_logs', 'health_checks', 'statistics', 'capabilities', 'commands', 'files', 'devices']) {
+        await tx.run(`DELETE FROM ${table} WHERE serial = $1`, [serial]);
+      }
+    });
+    this.cache.delete(serial);
+  }
+}

@@ -1,0 +1,132 @@
+import { mkdirSync, accessSync, constants } from 'node:fs';
+import { join } from 'node:path';
+import { DuckDBInstance, type DuckDBConnection, type DuckDBValue, type DuckDBAppender } from '@duckdb/node-api';
+import { storeFailure } from '../errors.js';
+import { MIGRATIONS, type Migration } from './migrations.js';
+
+export type Row = Record<string, unknown>;
+export type Params = DuckDBValue[];
+
+/** BIGINT and HUGEINT arrive as bigint; the API speaks JSON numbers (epoch seconds fit easily). */
+function toPlain(value: unknown): unknown {
+  if (typeof value === 'bigint') return Number(value);
+  return value;
+}
+
+/**
+ * One DuckDB file per process: `<dataDir>/airtwin.duckdb`. Statements on the main connection
+ * run one at a time through a promise chain (DuckDB serialises a connection anyway, and the
+ * chain keeps a transaction's statements together); appenders get their own connection so
+ * batched ingest never waits behind an API query.
+ */
+export class Store {
+  private chain: Promise<unknown> = Promise.resolve();
+  private closed = false;
+
+  private constructor(
+    readonly path: string,
+    private readonly instance: DuckDBInstance,
+    private readonly conn: DuckDBConnection,
+  ) {}
+
+  /** Opens (creating if needed) the file and applies pending migrations. */
+  static async open(dataDir: string, migrations: readonly Migration[] = MIGRATIONS): Promise<Store> {
+    mkdirSync(dataDir, { recursive: true });
+    accessSync(dataDir, constants.W_OK);
+    const path = join(dataDir, 'airtwin.duckdb');
+    const instance = await DuckDBInstance.create(path);
+    const conn = await instance.connect();
+    const store = new Store(path, instance, conn);
+    await store.migrate(migrations);
+    return store;
+  }
+
+  private enqueue<T>(work: () => Promise<T>): Promise<T> {
+    const next = this.chain.then(work, work);
+    this.chain = next.catch(() => undefined);
+    return next;
+  }
+
+  /** Rows as plain objects (bigints turned into numbers). */
+  query<T extends Row = Row>(sql: string, params: Params = []): Promise<T[]> {
+    return this.enqueue(async () => {
+      try {
+        const reader = await this.conn.runAndReadAll(sql, params);
+        return reader.getRowObjectsJS().map((r) => {
+          const out: Row = {};
+          for (const [k, v] of Object.entries(r)) out[k] = toPlain(v);
+          return out as T;
+        });
+      } catch (e) {
+        throw storeFailure(sql.trim().split(/\s+/, 3).join(' '), e);
+      }
+    });
+  }
+
+  /** A statement; resolves with the number of rows it changed. */
+  run(sql: string, params: Params = []): Promise<number> {
+    return this.enqueue(async () => {
+      try {
+        const result = await this.conn.run(sql, params);
+        return Number(result.rowsChanged);
+      } catch (e) {
+        throw storeFailure(sql.trim().split(/\s+/, 3).join(' '), e);
+      }
+    });
+  }
+
+  /** Several statements in one transaction; rolled back as a whole if one fails. */
+  transaction<T>(work: (tx: { run: (sql: string, params?: Params) => Promise<number> }) => Promise<T>): Promise<T> {
+    return this.enqueue(async () => {
+      await this.conn.run('BEGIN TRANSACTION');
+      try {
+        const out = await work({
+          run: async (sql, params = []) => Number((await this.conn.run(sql, params)).rowsChanged),
+        });
+        await this.conn.run('COMMIT');
+        return out;
+      } catch (e) {
+        await this.conn.run('ROLLBACK').catch(() => undefined);
+        throw e instanceof Error && 'status' in e ? e : storeFailure('transaction', e);
+      }
+    });
+  }
+
+  /** A dedicated connection + appender for batched ingest (src/pipelines). Close it before the store. */
+  async appender(table: string): Promise<{ appender: DuckDBAppender; close: () => void }> {
+    const conn = await this.instance.connect();
+    const appender = await conn.createAppender(table);
+    return {
+      appender,
+      close: () => {
+        appender.closeSync();
+        conn.closeSync();
+      },
+    };
+  }
+
+  private async migrate(migrations: readonly Migration[]): Promise<void> {
+    await this.run(`CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name VARCHAR NOT NULL, applied_at BIGINT NOT NULL)`);
+    const applied = new Set((await this.query<{ version: number }>('SELECT version FROM schema_migrations')).map((r) => r.version));
+    for (const m of [...migrations].sort((a, b) => a.version - b.version)) {
+      if (applied.has(m.version)) continue;
+      await this.transaction(async (tx) => {
+        for (const stmt of m.statements) await tx.run(stmt);
+        await tx.run('INSERT INTO schema_migrations VALUES ($1, $2, $3)', [m.version, m.name, Math.floor(Date.now() / 1000)]);
+      });
+    }
+  }
+
+  /** Waits for queued statements, checkpoints and closes the file. Safe to call twice. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.chain;
+    try {
+      await this.conn.run('CHECKPOINT');
+    } finally {
+      this.conn.closeSync();
+      this.instance.closeSync();
+    }
+  }
+}

@@ -1,0 +1,60 @@
+/**
+ * Versioned schema changes, applied in order at start inside a transaction each.
+ * Append new versions; never edit one that has shipped. Timestamps are epoch seconds
+ * (the gateway API's unit) unless a column name ends in `_ms`.
+ */
+export interface Migration {
+  version: number;
+  name: string;
+  statements: string[];
+}
+
+export const MIGRATIONS: Migration[] = [
+  {
+    version: 1,
+    name: 'gateway records',
+    statements: [
+      `CREATE TABLE devices (
+        serial VARCHAR PRIMARY KEY, device_type VARCHAR NOT NULL, mac_address VARCHAR NOT NULL,
+        manufacturer VARCHAR NOT NULL, uuid BIGINT NOT NULL, configuration VARCHAR NOT NULL,
+        notes VARCHAR NOT NULL, created BIGINT NOT NULL, last_configuration_change BIGINT NOT NULL,
+        last_configuration_download BIGINT NOT NULL, firmware VARCHAR NOT NULL, device_password VARCHAR NOT NULL,
+        owner VARCHAR NOT NULL, location VARCHAR NOT NULL, venue VARCHAR NOT NULL, subscriber VARCHAR NOT NULL,
+        entity VARCHAR NOT NULL, modified BIGINT NOT NULL, locale VARCHAR NOT NULL, compatible VARCHAR NOT NULL,
+        last_fw_update BIGINT NOT NULL, last_recorded_contact BIGINT NOT NULL, simulated BOOLEAN NOT NULL,
+        connect_reason VARCHAR NOT NULL)`,
+      `CREATE TABLE commands (
+        uuid VARCHAR PRIMARY KEY, serial VARCHAR NOT NULL, command VARCHAR NOT NULL, status VARCHAR NOT NULL,
+        submitted_by VARCHAR NOT NULL, details VARCHAR NOT NULL, results VARCHAR NOT NULL, error_text VARCHAR NOT NULL,
+        error_code BIGINT NOT NULL, submitted BIGINT NOT NULL, executed BIGINT NOT NULL, completed BIGINT NOT NULL,
+        run_at BIGINT NOT NULL, custom BIGINT NOT NULL, waiting_for_file BIGINT NOT NULL, attach_file BIGINT NOT NULL,
+        attach_size BIGINT NOT NULL, attach_type VARCHAR NOT NULL, execution_time DOUBLE NOT NULL)`,
+      `CREATE INDEX commands_serial_submitted ON commands (serial, submitted)`,
+      `CREATE TABLE default_configs (
+        name VARCHAR PRIMARY KEY, model_ids VARCHAR NOT NULL, description VARCHAR NOT NULL,
+        configuration VARCHAR NOT NULL, platform VARCHAR NOT NULL, created BIGINT NOT NULL, last_modified BIGINT NOT NULL)`,
+      `CREATE TABLE blacklist (serial VARCHAR PRIMARY KEY, reason VARCHAR NOT NULL, author VARCHAR NOT NULL, created BIGINT NOT NULL)`,
+      `CREATE SEQUENCE device_logs_id`,
+      `CREATE TABLE device_logs (
+        id BIGINT PRIMARY KEY DEFAULT nextval('device_logs_id'), serial VARCHAR NOT NULL, log VARCHAR NOT NULL,
+        data VARCHAR NOT NULL, severity BIGINT NOT NULL, recorded BIGINT NOT NULL, log_type BIGINT NOT NULL, uuid BIGINT NOT NULL)`,
+      `CREATE INDEX device_logs_serial_recorded ON device_logs (serial, recorded)`,
+      `CREATE SEQUENCE health_checks_id`,
+      `CREATE TABLE health_checks (
+        id BIGINT PRIMARY KEY DEFAULT nextval('health_checks_id'), serial VARCHAR NOT NULL, uuid BIGINT NOT NULL,
+        data VARCHAR NOT NULL, sanity BIGINT NOT NULL, recorded BIGINT NOT NULL)`,
+      `CREATE INDEX health_checks_serial_recorded ON health_checks (serial, recorded)`,
+      `CREATE SEQUENCE statistics_id`,
+      `CREATE TABLE statistics (
+        id BIGINT PRIMARY KEY DEFAULT nextval('statistics_id'), serial VARCHAR NOT NULL, uuid BIGINT NOT NULL,
+        data VARCHAR NOT NULL, recorded BIGINT NOT NULL)`,
+      `CREATE INDEX statistics_serial_recorded ON statistics (serial, recorded)`,
+      `CREATE TABLE capabilities (
+        serial VARCHAR PRIMARY KEY, capabilities VARCHAR NOT NULL, compatible VARCHAR NOT NULL,
+        first_update BIGINT NOT NULL, last_update BIGINT NOT NULL)`,
+      `CREATE TABLE files (
+        uuid VARCHAR PRIMARY KEY, serial VARCHAR NOT NULL, type VARCHAR NOT NULL, created BIGINT NOT NULL, content BLOB NOT NULL)`,
+      `CREATE TABLE radius_proxy_config (id INTEGER PRIMARY KEY, config VARCHAR NOT NULL, modified BIGINT NOT NULL)`,
+    ],
+  },
+];
