@@ -104,6 +104,17 @@ export const COMMAND_TIMEOUT_MS: Record<string, number> = {
   rtty: 60_000, perform: 60_000,
 };
 
+/** A reboot the gateway itself asks for: a `recovery` notification with `reboot: true` (§1.3). */
+export function recoveryRebootSubmission(serial: string, nowMs: number, id: () => string): CommandSubmission {
+  const params = { serial, when: 0 };
+  return {
+    command: blankCommand({
+      UUID: id(), command: 'reboot', serialNumber: serial, submitted: sec(nowMs), submittedBy: '*system', details: JSON.stringify(params),
+    }),
+    method: 'reboot', params, timeoutMs: COMMAND_TIMEOUT_MS.reboot ?? 30_000, queueable: false, awaitResult: true, restart: 'reboot', runAt: 0,
+  };
+}
+
 /**
  * The system-generated configure that config reconciliation pushes (§1.6 step 8), or undefined
  * when the AP is in sync, reports uuid 0 ("ignore"), or the stored config is unreadable.

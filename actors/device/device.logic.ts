@@ -1,7 +1,7 @@
 import { isObject, type CommandFrame, type JsonObject } from '../../src/protocol/frame.js';
 import type { DeviceLink } from '../../src/protocol/device-link.js';
 import {
-  commandFrame, executedRecord, expiredRecord, failedRecord, reconcileSubmission, resultRecord, scanEntries, sentRecord,
+  commandFrame, executedRecord, expiredRecord, failedRecord, reconcileSubmission, recoveryRebootSubmission, resultRecord, scanEntries, sentRecord,
   timedOutRecord, type Pending, type Running,
 } from './commands.js';
 import type { DeviceEvent } from './device.events.js';
@@ -228,6 +228,9 @@ export function notification(ctx: DeviceContext, f: Extract<DecodedFrame, { kind
   } else if (event.type === 'healthcheck') {
     const { uuid, sanity, data } = event.payload;
     steps.push((c) => ({ ctx: { lastHealthcheck: { uuid, sanity, data, recorded: sec(now) }, status: { ...c.status, sanity } } }));
+  } else if (f.method === 'recovery' && f.params.reboot === true) {
+    // The AP asks to be rebooted out of recovery; it runs as soon as a session is open and idle.
+    steps.push((c) => accept(c, recoveryRebootSubmission(c.serial, now, c.deps.newId), 'queued'));
   }
   const requestUuid = event.type === 'state' || event.type === 'healthcheck' ? event.payload.requestUuid : undefined;
   if (requestUuid) steps.push((c) => reportArrived(c, requestUuid, f.params));

@@ -371,6 +371,14 @@ describe('device machine: maintenance states', () => {
     expect(d.of('maintenance').map((e) => e.payload.phase)).toEqual(['started', 'timedout']);
   });
 
+  it('reboots an AP that reports recovery with reboot: true', async () => {
+    const d = await online();
+    d.link.notify('recovery', { firmware: 'fw-1', uuid: 1, reboot: true, loglines: ['panic'] });
+    expect(d.of('crashlog')[0]?.payload).toMatchObject({ recovery: true, loglines: ['panic'] });
+    expect(d.link.last()).toMatchObject({ method: 'reboot', params: { serial: SERIAL, when: 0 } });
+    expect(d.of('command-updated')[0]?.payload.command.submittedBy).toBe('*system');
+  });
+
   it('stays online when a failed reboot is answered with an error', async () => {
     const d = await online();
     d.actor.send({ type: 'command.submit', submission: submission('reboot', { restart: 'reboot' }) });
