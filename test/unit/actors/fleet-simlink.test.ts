@@ -60,6 +60,19 @@ describe('fleet on SimLink (lab venue)', () => {
     for (const k of ['connected', 'capabilities', 'state', 'healthcheck'] as const) expect(kinds).toContain(k);
   });
 
+  it('produces the same event log for the same scenario and seed', async () => {
+    const logOf = async () => {
+      const { events, advance, svc, settle, serials } = lab();
+      await advance(60_000);
+      await settle(svc.wifiscan(serials[2]!, {}));
+      await advance(60_000);
+      return events.map((e) => JSON.stringify(e));
+    };
+    const [a, b] = [await logOf(), await logOf()];
+    expect(a.length).toBeGreaterThan(20);
+    expect(b).toEqual(a);
+  });
+
   it('runs ping, wifiscan and configure end to end through the command service', async () => {
     const { svc, store, events, advance, settle, serials, fleet } = lab();
     await advance(30_000);
