@@ -148,6 +148,27 @@ export class Fleet {
     };
   }
 
+  /**
+   * Connected and connecting counts, and the average age in seconds of the open sessions
+   * (the gateway's `connectionStatistics` on GET /devices).
+   */
+  connectionStatistics(): { averageConnectionTime: number; connectedDevices: number; connectingDevices: number } {
+    const nowS = Math.floor(this.opts.clock.now() / 1000);
+    let connected = 0;
+    let connecting = 0;
+    let ages = 0;
+    for (const { actor } of this.actors.values()) {
+      const snap = actor.getSnapshot();
+      if (snap.context.status.connected) {
+        connected++;
+        ages += nowS - snap.context.status.started;
+      } else if (snap.matches('connecting')) {
+        connecting++;
+      }
+    }
+    return { averageConnectionTime: connected > 0 ? ages / connected : 0, connectedDevices: connected, connectingDevices: connecting };
+  }
+
   list(): DeviceStatus[] {
     return [...this.actors.values()].map((a) => a.actor.getSnapshot().context.status);
   }

@@ -4,6 +4,7 @@ import type { FleetEvent } from '../../../actors/fleet.js';
 import { Fleet, stateName, type FleetOptions } from '../../../actors/fleet.js';
 import { submission } from '../../helpers/device-fixtures.js';
 import { FakeLink, flush } from '../../helpers/fake-link.js';
+import type { DeviceStatusSource } from '../../../src/gateway/device-status-source.js';
 
 const A = 'aabbccddeeff';
 const B = '001122334455';
@@ -130,6 +131,22 @@ describe('Fleet', () => {
     fleet.stopAll();
     expect(completed).toBe(true);
     expect(fleet.size).toBe(0);
+  });
+
+  it('serves as the gateway DeviceStatusSource, with connection statistics', async () => {
+    const { fleet, clock } = setup();
+    const source: DeviceStatusSource = fleet;
+    const la = new FakeLink(A, () => clock.now());
+    const lb = new FakeLink(B, () => clock.now());
+    fleet.attach(la);
+    fleet.attach(lb);
+    la.up();
+    la.connect();
+    await flush();
+    lb.up();
+    clock.increment(10_000);
+    expect(source.connectionStatistics()).toEqual({ averageConnectionTime: 10, connectedDevices: 1, connectingDevices: 1 });
+    expect(source.status(A)?.connected).toBe(true);
   });
 
   it('names nested machine states', () => {
