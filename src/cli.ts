@@ -5,6 +5,8 @@
 import { Command, CommanderError, Option } from 'commander';
 import { ConfigError, loadServeConfig } from './config/load.js';
 import { startServe, VERSION } from './commands/serve.js';
+import { runSimulate } from './commands/simulate.js';
+import { ScenarioError } from '../simulator/scenario.js';
 
 /** Flags the user typed (commander fills defaults we do not want to win over env or file). */
 function typedFlags(cmd: Command): Record<string, unknown> {
@@ -63,13 +65,26 @@ program.command('serve')
     process.on('SIGTERM', () => stop('SIGTERM'));
   });
 
+program.command('simulate')
+  .description('Run a venue straight from the simulator, as fast as possible, with no servers; write every frame to a recording.')
+  .option('--scenario <name|file>', 'venue to simulate', 'default')
+  .option('--seed <n>', 'seed (default: the scenario\'s own)')
+  .option('--until <duration>', 'simulated time to run, e.g. 90s, 10m, 24h', '10m')
+  .requiredOption('--record <file>', 'NDJSON recording to write')
+  .option('--speed <n|max>', 'accepted for symmetry with serve; a recording run is always discrete-event', 'max')
+  .action(async (opts: { scenario: string; seed?: string; until: string; record: string }) => {
+    const seed = opts.seed === undefined ? undefined : Number(opts.seed);
+    if (seed !== undefined && (!Number.isInteger(seed) || seed < 0)) throw new ConfigError(`--seed: ${opts.seed} is not a non-negative integer`);
+    await runSimulate({ scenario: opts.scenario, seed, until: opts.until, record: opts.record }, process.stdout);
+  });
+
 try {
   await program.parseAsync(process.argv);
 } catch (e) {
   if (e instanceof CommanderError) {
     process.exit(e.exitCode === 0 ? 0 : 2);
   }
-  if (e instanceof ConfigError) {
+  if (e instanceof ConfigError || e instanceof ScenarioError || (e instanceof Error && /^scenario '.*' not found/.test(e.message))) {
     process.stderr.write(`airtwin: ${e.message}\n`);
     process.exit(2);
   }
