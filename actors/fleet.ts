@@ -113,14 +113,19 @@ export class Fleet {
     return found.actor;
   }
 
-  /** Stop one actor: what it holds ends as failed/expired (events emitted), then it stops. */
-  stop(serial: string, reason = 'The device actor was stopped.'): void {
+  /**
+   * Stop one actor: what it holds ends as failed/expired (events emitted), then it stops.
+   * `closeLink` also drops the AP's connection (device deleted); otherwise the link stays open
+   * for whoever owns it (shutdown closes links itself).
+   */
+  stop(serial: string, reason = 'The device actor was stopped.', opts: { closeLink?: boolean } = {}): void {
     const key = normalizeSerial(serial);
     const found = this.actors.get(key);
     if (!found) return;
     found.actor.send({ type: 'device.shutdown', reason });
     found.actor.stop();
     this.actors.delete(key);
+    if (opts.closeLink) found.link?.close(reason).catch(() => undefined);
   }
 
   /** Stop every actor and complete `events$` (shutdown: pipelines flush on completion). */

@@ -123,6 +123,19 @@ describe('Fleet', () => {
     expect(last?.type === 'command-updated' && last.payload.command.status).toBe('expired');
   });
 
+  it('closes the link of a stopped actor only when asked', () => {
+    const { fleet, clock } = setup();
+    const la = new FakeLink(A, () => clock.now());
+    const lb = new FakeLink(B, () => clock.now());
+    fleet.attach(la);
+    fleet.attach(lb);
+    fleet.stop(A);
+    fleet.stop(B, 'device deleted', { closeLink: true });
+    expect(la.closed).toEqual([]);
+    expect(lb.closed).toEqual(['device deleted']);
+    expect(la.listening + lb.listening).toBe(0);
+  });
+
   it('completes events$ when the whole fleet stops', () => {
     const { fleet } = setup();
     let completed = false;
