@@ -2,8 +2,12 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { isFinalStatus, type CommandStatus, type RestartKind } from '../../actors/device/device.types.js';
 import type { CommandMethod } from '../../src/protocol/frame.js';
+import { SimulatedClock } from 'xstate';
+import { CommandService } from '../../actors/command-service.js';
+import { Fleet } from '../../actors/fleet.js';
 import { startDevice, submission } from '../helpers/device-fixtures.js';
-import { flush } from '../helpers/fake-link.js';
+import { FakeLink, flush } from '../helpers/fake-link.js';
+import { MemoryCommandStore } from '../helpers/memory-command-store.js';
 
 /**
  * Model-based test of the device actor's command handling (conventions §2.10): random command
@@ -161,6 +165,102 @@ describe('device actor commands (model-based)', () => {
         d.actor.stop();
       }),
       { numRuns: 150 },
+    );
+  });
+});
+
+/** The same, one level up: calls through the command service, records through the store. */
+interface Svc {
+  clock: SimulatedClock;
+  link: FakeLink;
+  svc: CommandService;
+  store: MemoryCommandStore;
+  calls: { name: string; settled: boolean }[];
+}
+
+type Call = (svc: CommandService, serial: string, clock: SimulatedClock) => Promise<unknown>;
+const CALLS: Record<string, Call> = {
+  ping: (s, n) => s.ping(n),
+  wifiscan: (s, n) => s.wifiscan(n, { verbose: true }),
+  configure: (s, n) => s.configure(n, { configuration: { radios: [] } }),
+  reboot: (s, n) => s.reboot(n),
+  upgrade: (s, n) => s.upgrade(n, { uri: 'https://fw.example/x.bin' }),
+  leds: (s, n) => s.leds(n, { pattern: 'blink', duration: 5 }),
+  telemetry: (s, n) => s.telemetry(n, { interval: 5 }),
+  request: (s, n) => s.request(n, { message: 'state' }),
+  scheduledFactory: (s, n, c) => s.factory(n, { when: Math.floor(c.now() / 1000) + 120 }),
+};
+
+class ServiceCall implements fc.AsyncCommand<Model, Svc> {
+  constructor(readonly name: string) {}
+  check = () => true;
+  async run(_m: Model, r: Svc): Promise<void> {
+    const entry = { name: this.name, settled: false };
+    r.calls.push(entry);
+    CALLS[this.name]!(r.svc, r.link.serial, r.clock).then(() => { entry.settled = true; }, () => { entry.settled = true; });
+    await flush();
+  }
+  toString = () => `call(${this.name})`;
+}
+
+class ApDoes implements fc.AsyncCommand<Model, Svc> {
+  constructor(readonly what: 'answer' | 'error' | 'down' | 'up' | 'garbage') {}
+  check = () => true;
+  async run(_m: Model, r: Svc): Promise<void> {
+    const last = r.link.sent.at(-1);
+    if (this.what === 'answer' && last) r.link.reply(last.id, { error: 0 }, { deviceUTCTime: r.clock.now() });
+    if (this.what === 'error' && last) r.link.reply(last.id, { error: 2, text: 'no' });
+    if (this.what === 'down') r.link.down();
+    if (this.what === 'up') { r.link.up(); r.link.connect(); }
+    if (this.what === 'garbage') r.link.frame({ jsonrpc: '2.0', method: 'bogus', params: {} });
+    await flush();
+  }
+  toString = () => `ap(${this.what})`;
+}
+
+class Wait implements fc.AsyncCommand<Model, Svc> {
+  constructor(readonly ms: number) {}
+  check = () => true;
+  async run(_m: Model, r: Svc): Promise<void> {
+    r.clock.increment(this.ms);
+    await flush();
+  }
+  toString = () => `wait(${this.ms} ms)`;
+}
+
+const serviceCommands = [
+  fc.constantFrom(...Object.keys(CALLS)).map((n) => new ServiceCall(n)),
+  fc.constantFrom('answer', 'answer', 'error', 'down', 'up', 'up', 'garbage').map((w) => new ApDoes(w as ApDoes['what'])),
+  fc.integer({ min: 1, max: 150_000 }).map((ms) => new Wait(ms)),
+];
+
+describe('command service (model-based)', () => {
+  it('settles every call and leaves every stored record final', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.commands(serviceCommands, { maxCommands: 40 }), async (cmds) => {
+        const clock = new SimulatedClock();
+        clock.set(1_700_000_000_000);
+        let n = 0;
+        const newId = () => `00000000-0000-4000-8000-${String(++n).padStart(12, '0')}`;
+        const fleet = new Fleet({ clock, newId, timeouts: TIMEOUTS });
+        const store = new MemoryCommandStore();
+        const svc = new CommandService({ fleet, store, clock, newId });
+        const link = new FakeLink('aabbccddeeff', () => clock.now());
+        fleet.attach(link);
+        const real: Svc = { clock, link, svc, store, calls: [] };
+        await fc.asyncModelRun(() => ({ model: {}, real }), cmds);
+
+        link.down();
+        clock.increment(TIMEOUTS.pendingTtlMs + 700_000);
+        await flush();
+        await svc.flush();
+        expect(real.calls.filter((c) => !c.settled).map((c) => c.name)).toEqual([]);
+        for (const cmd of store.rows.values()) expect(isFinalStatus(cmd.status), `${cmd.command} ${cmd.status}`).toBe(true);
+        expect(store.log[0]?.op ?? 'insert').toBe('insert');
+        fleet.stopAll();
+        svc.close();
+      }),
+      { numRuns: 100 },
     );
   });
 });
