@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { initialTransition, transition } from 'xstate';
 import { flush } from '../../test/helpers/fake-link.js';
 import { SERIAL, T0, startDevice, submission } from '../../test/helpers/device-fixtures.js';
+import { inflateParams } from '../../src/protocol/compress.js';
 import { deviceMachine } from './device.machine.js';
 import type { DeviceDeps } from './device.types.js';
 
@@ -196,6 +197,18 @@ describe('device machine: commands', () => {
     const done = d.of('command-updated').at(-1)?.payload;
     expect(done?.latencyMs).toBe(42);
     expect(JSON.parse(done?.command.results ?? '{}')).toMatchObject({ deviceUTCTime: 123 });
+  });
+
+  it('compresses configure params for an AP that announced compress_cmd', async () => {
+    const d = startDevice();
+    d.link.up();
+    d.link.connect({ capabilities: { compatible: 'x', compress_cmd: true } });
+    await flush();
+    const sub = submission('configure', { params: { uuid: 9, config: { uuid: 9, radios: [] } } });
+    d.actor.send({ type: 'command.submit', submission: sub });
+    const params = d.link.last().params;
+    expect(Object.keys(params).sort()).toEqual(['compress_64', 'compress_sz']);
+    expect(inflateParams(params)).toEqual({ ok: true, params: sub.params });
   });
 
   it('marks a command failed when the device answers with an error', async () => {
