@@ -5,6 +5,9 @@ import type { ServeConfig } from '../config/schema.js';
 import { ConfigError } from '../config/load.js';
 import { Store } from '../store/duckdb.js';
 import { DevicesRepo } from '../store/devices-repo.js';
+import { CommandsRepo } from '../store/commands-repo.js';
+import { DeviceDataRepo } from '../store/device-data-repo.js';
+import { FilesRepo } from '../store/files-repo.js';
 import { createAuthenticator } from '../server/auth.js';
 import { createLogging, type Logging } from '../server/logging.js';
 import { buildGateway } from '../gateway/app.js';
@@ -50,6 +53,9 @@ export async function startServe(config: Readonly<ServeConfig>, io: ServeIo): Pr
   };
   try {
     const devices = await DevicesRepo.load(store);
+    const commands = new CommandsRepo(store);
+    const deviceData = new DeviceDataRepo(store);
+    const files = new FilesRepo(store);
     const authenticator = await createAuthenticator(
       { apiTokens: config.apiTokens, jwtSecret: config.jwtSecret, jwtPublicKey: config.jwtPublicKey, securityUrl: config.securityUrl, dataDir: config.dataDir },
       { now: () => clock.now() },
@@ -59,7 +65,7 @@ export async function startServe(config: Readonly<ServeConfig>, io: ServeIo): Pr
     const common = { authenticator, bodyLimit: config.bodyLimit, certificateFiles, https };
 
     const gateway = await buildGateway({
-      clock, store, devices, status: offlineStatusSource, logging, isBlacklisted: () => false, version: VERSION, startedAt,
+      clock, store, devices, commands, deviceData, files, status: offlineStatusSource, logging, isBlacklisted: () => false, version: VERSION, startedAt,
     }, common);
     closers.push(() => gateway.close());
     const rrm = await buildRrm({ clock, store, logging, version: VERSION, startedAt }, common);

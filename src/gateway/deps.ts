@@ -1,7 +1,11 @@
 import type { Clock } from '../protocol/clock.js';
 import type { Store } from '../store/duckdb.js';
 import type { DevicesRepo } from '../store/devices-repo.js';
+import type { CommandsRepo } from '../store/commands-repo.js';
+import type { DeviceDataRepo } from '../store/device-data-repo.js';
+import type { FilesRepo } from '../store/files-repo.js';
 import type { Logging } from '../server/logging.js';
+import type { RttySettings } from './remote-session.js';
 import type { DeviceStatusSource } from './device-status-source.js';
 
 /** Everything the gateway's routes use; built by the composition root (src/commands/serve.ts). */
@@ -9,6 +13,11 @@ export interface GatewayDeps {
   clock: Clock;
   store: Store;
   devices: DevicesRepo;
+  commands: CommandsRepo;
+  deviceData: DeviceDataRepo;
+  files: FilesRepo;
+  /** Where rtty sessions point (defaults in remote-session.ts). */
+  rtty?: Partial<RttySettings>;
   status: DeviceStatusSource;
   logging: Logging;
   /** Whether a serial is blacklisted (the blacklist repository answers it). */

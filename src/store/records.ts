@@ -43,3 +43,77 @@ export const Device = Type.Object({
 }, { $id: 'Device', title: 'Device' });
 export type Device = Static<typeof Device>;
 
+
+/**
+ * The Command record (spec "Command"). Structurally the same as actors' `Command`, so the
+ * DuckDB CommandsRepo satisfies the CommandStore port without src/store importing actors/.
+ */
+export const Command = Type.Object({
+  UUID: Type.String({ format: 'uuid' }),
+  command: Type.String(),
+  details: Type.String({ description: 'JSON text: the parameters sent to the AP.' }),
+  serialNumber: Type.String(),
+  submitted: Type.Integer(),
+  executed: Type.Integer(),
+  completed: Type.Integer(),
+  when: Type.Integer(),
+  errorText: Type.String(),
+  results: Type.String({ description: "JSON text: the AP's whole `result` object ('{}' until it answers)." }),
+  errorCode: Type.Integer(),
+  submittedBy: Type.String(),
+  status: Type.String({ description: 'pending, executed, completed, failed, timedout or expired.' }),
+  custom: Type.Integer(),
+  waitingForFile: Type.Integer(),
+  attachFile: Type.Integer(),
+  attachSize: Type.Integer(),
+  attachType: Type.String(),
+}, { $id: 'Command', title: 'Command' });
+export type Command = Static<typeof Command>;
+
+/** One row of spec "DeviceLogs".values. Stored logType: 0 normal, 1 crash/recovery, 2 reboot log. */
+export const DeviceLog = Type.Object({
+  log: Type.String(),
+  recorded: Type.Integer(),
+  severity: Type.Integer({ description: 'syslog severity 0..7' }),
+  data: Type.String({ description: 'JSON text.' }),
+  logType: Type.Integer({ description: 'As stored: 0 normal, 1 crash or recovery, 2 reboot log.' }),
+  UUID: Type.Integer({ description: 'Configuration uuid the AP ran.' }),
+});
+export type DeviceLog = Static<typeof DeviceLog>;
+
+/** One row of spec "DeviceHealthChecks".values. */
+export const HealthCheck = Type.Object({
+  UUID: Type.Integer(),
+  sanity: Type.Integer({ description: '0..100' }),
+  data: Type.String({ description: 'JSON text: the healthcheck `data` object.' }),
+  recorded: Type.Integer(),
+});
+export type HealthCheck = Static<typeof HealthCheck>;
+
+/** One row of spec "DeviceStatistics".values. */
+export const StatisticsRecord = Type.Object({
+  serialNumber: Type.String(),
+  recorded: Type.Integer(),
+  UUID: Type.Integer(),
+  data: Type.String({ description: 'JSON text: the state object the AP sent.' }),
+});
+export type StatisticsRecord = Static<typeof StatisticsRecord>;
+
+/** spec "DeviceCapabilities". */
+export const DeviceCapabilities = Type.Object({
+  serialNumber: Type.String(),
+  capabilities: Type.String({ description: 'JSON text: the capabilities object of the last connect.' }),
+  lastUpdate: Type.Integer(),
+  firstUpdate: Type.Integer(),
+}, { $id: 'DeviceCapabilities', title: 'DeviceCapabilities' });
+export type DeviceCapabilities = Static<typeof DeviceCapabilities>;
+
+/** A file a device uploaded for a command (trace pcap, script output...). */
+export interface StoredFile {
+  uuid: string;
+  serialNumber: string;
+  /** pcap | tgz | txt | bin */
+  type: string;
+  created: number;
+  content: Buffer;
+}

@@ -1,5 +1,148 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { Type, type Static } from 'typebox';
+import { deviceOffline, notFound } from '../../errors.js';
+import { nowSeconds } from '../../protocol/clock.js';
+import { DeviceStatus, offlineStatus } from '../../protocol/device-status.js';
+import { normalizeSerial } from '../../protocol/serial.js';
+import type { LogKind } from '../../store/device-data-repo.js';
+import { DeviceCapabilities, DeviceLog, HealthCheck, StatisticsRecord } from '../../store/records.js';
+import { DateRange, errorResponses, Pagination, SerialParam } from '../../server/schemas.js';
 import type { GatewayDeps } from '../deps.js';
+import { checkRange } from '../record-query.js';
+import { RemoteSession, remoteSession } from '../remote-session.js';
 
-/** Not written yet: see the open issue that owns these endpoints. */
-export async function deviceDataRoutes(_api: FastifyInstance, _deps: GatewayDeps): Promise<void> {}
+const LogType = Type.Optional(Type.Integer({
+  minimum: 0, maximum: 2, default: 0,
+  description: 'spec: 0 any kind (default), 1 normal logs (reboot logs included), 2 crash logs; the same for GET and DELETE.',
+}));
+const Newest = Type.Optional(Type.Boolean({ description: 'Newest first; with limit, the newest N. Otherwise oldest first.' }));
+const LastOnly = Type.Optional(Type.Boolean({ description: 'Only the latest stored record (404 if none); other parameters are ignored.' }));
+
+const LogsQuery = Type.Object({ ...DateRange, ...Pagination, logType: LogType, newest: Newest }, { additionalProperties: false });
+const LogsDeleteQuery = Type.Object({ ...DateRange, logType: LogType }, { additionalProperties: false });
+const RecordsQuery = Type.Object({ ...DateRange, ...Pagination, newest: Newest, lastOnly: LastOnly }, { additionalProperties: false });
+const RangeQuery = Type.Object({ ...DateRange }, { additionalProperties: false });
+
+const DeviceLogs = Type.Object({ serialNumber: Type.String(), values: Type.Array(DeviceLog) }, {
+  $id: 'DeviceLogs', title: 'DeviceLogs',
+  description: 'data is a JSON document as text. The logType of each value is the stored kind: 0 normal, 1 crash or recovery, 2 reboot log.',
+});
+const DeviceHealthChecks = Type.Object({ serialNumber: Type.String(), values: Type.Array(HealthCheck) }, {
+  $id: 'DeviceHealthChecks', title: 'DeviceHealthChecks', description: 'data is the healthcheck object as JSON text. lastOnly answers one value.',
+});
+const DeviceStatistics = Type.Object({ serialNumber: Type.String(), values: Type.Array(StatisticsRecord) }, {
+  $id: 'DeviceStatistics', title: 'DeviceStatistics', description: 'data is the state object as JSON text. lastOnly answers one value.',
+});
+
+const Deleted = { 204: Type.Null(), ...errorResponses };
+const tags = ['device data'];
+
+/** spec "Per-device data": logs, health checks, statistics, capabilities, status and rtty of one device. */
+export async function deviceDataRoutes(api: FastifyInstance, deps: GatewayDeps): Promise<void> {
+  /** Every endpoint here: 400 for a malformed serial, 404 for an unknown device. */
+  const known = (req: FastifyRequest): string => {
+    const serial = normalizeSerial((req.params as Static<typeof SerialParam>).serialNumber);
+    if (!deps.devices.has(serial)) throw notFound('serialNumber', `Device ${serial} does not exist.`);
+    return serial;
+  };
+  const query = <T extends { startDate?: number; endDate?: number }>(req: FastifyRequest): T => {
+    const q = req.query as T;
+    checkRange(q);
+    return q;
+  };
+
+  api.get('/device/:serialNumber/logs', {
+    schema: { tags, summary: "A device's logs", params: SerialParam, querystring: LogsQuery, response: { 200: DeviceLogs, ...errorResponses } },
+  }, async (req) => {
+    const serial = known(req);
+    const q = query<Static<typeof LogsQuery>>(req);
+    return { serialNumber: serial, values: await deps.deviceData.logs(serial, { ...q, logType: q.logType as LogKind | undefined }) };
+  });
+
+  api.delete('/device/:serialNumber/logs', {
+    schema: { tags, summary: "Delete a device's logs in a date range, of one kind", params: SerialParam, querystring: LogsDeleteQuery, response: Deleted },
+  }, async (req, reply) => {
+    const serial = known(req);
+    const q = query<Static<typeof LogsDeleteQuery>>(req);
+    await deps.deviceData.deleteLogs(serial, { ...q, logType: q.logType as LogKind | undefined });
+    return reply.status(204).send();
+  });
+
+  api.get('/device/:serialNumber/healthchecks', {
+    schema: { tags, summary: "A device's health checks", params: SerialParam, querystring: RecordsQuery, response: { 200: DeviceHealthChecks, ...errorResponses } },
+  }, async (req) => {
+    const serial = known(req);
+    const q = req.query as Static<typeof RecordsQuery>;
+    if (q.lastOnly) {
+      const last = await deps.deviceData.lastHealthCheck(serial);
+      if (!last) throw notFound('healthchecks', `Device ${serial} has no health check yet.`);
+      return { serialNumber: serial, values: [last] };
+    }
+    return { serialNumber: serial, values: await deps.deviceData.healthChecks(serial, query<typeof q>(req)) };
+  });
+
+  api.delete('/device/:serialNumber/healthchecks', {
+    schema: { tags, summary: "Delete a device's health checks in a date range", params: SerialParam, querystring: RangeQuery, response: Deleted },
+  }, async (req, reply) => {
+    const serial = known(req);
+    await deps.deviceData.deleteHealthChecks(serial, query<Static<typeof RangeQuery>>(req));
+    return reply.status(204).send();
+  });
+
+  api.get('/device/:serialNumber/statistics', {
+    schema: { tags, summary: "A device's statistics (state blocks)", params: SerialParam, querystring: RecordsQuery, response: { 200: DeviceStatistics, ...errorResponses } },
+  }, async (req) => {
+    const serial = known(req);
+    const q = req.query as Static<typeof RecordsQuery>;
+    if (q.lastOnly) {
+      const last = await deps.deviceData.lastStatistics(serial);
+      if (!last) throw notFound('statistics', `Device ${serial} has no statistics yet.`);
+      return { serialNumber: serial, values: [last] };
+    }
+    return { serialNumber: serial, values: await deps.deviceData.statistics(serial, query<typeof q>(req)) };
+  });
+
+  api.delete('/device/:serialNumber/statistics', {
+    schema: { tags, summary: "Delete a device's statistics in a date range", params: SerialParam, querystring: RangeQuery, response: Deleted },
+  }, async (req, reply) => {
+    const serial = known(req);
+    await deps.deviceData.deleteStatistics(serial, query<Static<typeof RangeQuery>>(req));
+    return reply.status(204).send();
+  });
+
+  api.get('/device/:serialNumber/capabilities', {
+    schema: { tags, summary: "A device's last reported capabilities (404 if none)", params: SerialParam, response: { 200: DeviceCapabilities, ...errorResponses } },
+  }, async (req) => {
+    const serial = known(req);
+    const caps = await deps.deviceData.capabilities(serial);
+    if (!caps) throw notFound('capabilities', `Device ${serial} has not reported capabilities.`);
+    return caps;
+  });
+
+  api.delete('/device/:serialNumber/capabilities', {
+    schema: { tags, summary: "Delete a device's capabilities (404 if none)", params: SerialParam, response: Deleted },
+  }, async (req, reply) => {
+    const serial = known(req);
+    if ((await deps.deviceData.deleteCapabilities(serial)) === 0) throw notFound('capabilities', `Device ${serial} has no capabilities stored.`);
+    return reply.status(204).send();
+  });
+
+  api.get('/device/:serialNumber/status', {
+    schema: { tags, summary: "A device's connection status", params: SerialParam, response: { 200: DeviceStatus, ...errorResponses } },
+  }, async (req) => {
+    const serial = known(req);
+    const d = deps.devices.get(serial)!;
+    return deps.status.status(serial) ?? offlineStatus(serial, d.firmware, d.UUID);
+  });
+
+  api.get('/device/:serialNumber/rtty', {
+    schema: {
+      tags, summary: 'Remote session parameters (the device must be connected: 409 otherwise)',
+      params: SerialParam, response: { 200: RemoteSession, ...errorResponses },
+    },
+  }, async (req) => {
+    const serial = known(req);
+    if (!deps.status.status(serial)?.connected) throw deviceOffline(serial, 'rtty');
+    return remoteSession(serial, nowSeconds(deps.clock), deps.rtty);
+  });
+}
