@@ -9,7 +9,7 @@ import {
   emptyStatus, type Command, type CommandSubmission, type DeviceDeps, type DeviceStatus, type DeviceTimeouts,
   type RestartKind, type VerifiedCertificate,
 } from './device.types.js';
-import type { DecodedFrame } from './frame-decoder.js';
+import { needsSession, type DecodedFrame } from './frame-decoder.js';
 import { eventOf, num, statusFromState } from './notifications.js';
 
 /**
@@ -168,8 +168,7 @@ export function frameViolation(ctx: DeviceContext, f: DecodedFrame): string | un
     if (!isObject(f.params.capabilities)) return 'connect: capabilities is not an object';
     return undefined;
   }
-  const needs = !['crashlog', 'rebootLog', 'ping', 'recovery', 'venue_broadcast'].includes(f.method);
-  return needs && !ctx.sessionOpen ? `${f.method} before connect` : undefined;
+  return needsSession(f.method) && !ctx.sessionOpen ? `${f.method} before connect` : undefined;
 }
 
 export function protocolError(ctx: DeviceContext, reason: string): Fx {
