@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import type { Band } from '../../src/protocol/wifi-channels.js';
 import { runAlgorithm } from '../../src/rrm/algorithms/registry.js';
 import type { Plan } from '../../src/rrm/algorithms/common.js';
-import { CoverageGrid } from '../../src/rrm/algorithms/location-optimal.js';
+import { CoverageGrid } from '../../src/rrm/algorithms/coverage-grid.js';
 import type { EffectiveConfig } from '../../src/rrm/schemas/device-config.js';
 import {
   applyToVenue, defaultConfigs, genVenue, propParams, randomConstraints, venueModel, type SynthVenue,
@@ -39,6 +39,28 @@ function allowed(cfg: EffectiveConfig, band: string): number[] {
   const all = Array.from({ length: 31 }, (_, i) => i);
   const a = cfg.allowedTxPowers?.[band];
   return a ? all.filter((p) => a.includes(p)) : all;
+}
+
+function locationNeverWorse(p: { seed: number; aps: number; bands: Band[] }): void {
+  const v = genVenue(p.seed, { aps: Math.min(p.aps, 5), bands: p.bands, sameChannel: { '2G': 6, '5G': 36, '6G': 5 } });
+  const configs = randomConstraints(v, p.seed, 80);
+  const plan = run('location_optimal', v, configs, v.aps.map((a) => a.serial));
+  // groups are (band, channel), as the optimizer forms them
+  const groups = new Map<string, { serial: string; x: number; y: number; choices: number[]; band: Band }[]>();
+  for (const a of v.aps) {
+    const cfg = configs.get(a.serial)!;
+    for (const r of a.radios) {
+      if (!cfg.location || plan[a.serial]?.[r.band] === undefined) continue;
+      const key = `${r.band}:${r.channel}`;
+      groups.set(key, [...(groups.get(key) ?? []), { serial: a.serial, x: cfg.location[0]!, y: cfg.location[1]!, choices: allowed(cfg, r.band), band: r.band }]);
+    }
+  }
+  for (const aps of groups.values()) {
+    const boundary = Math.max(100, ...aps.map((a) => Math.max(a.x, a.y) + 1));
+    const grid = new CoverageGrid(aps, boundary);
+    const chosen = grid.score(aps.map((a) => plan[a.serial]![a.band]!));
+    expect(chosen).toBeLessThanOrEqual(grid.score(aps.map((a) => a.choices.at(-1)!)));
+  }
 }
 
 describe('tx power optimizers: properties', () => {
@@ -101,22 +123,11 @@ describe('tx power optimizers: properties', () => {
   });
 
   it('location_optimal never scores worse than all APs at maximum power', () => {
-    fc.assert(fc.property(venueArb, (p) => {
-      const v = genVenue(p.seed, { aps: Math.min(p.aps, 5), bands: p.bands, sameChannel: { '2G': 6, '5G': 36, '6G': 5 } });
-      const configs = randomConstraints(v, p.seed, 80);
-      const plan = run('location_optimal', v, configs, v.aps.map((a) => a.serial));
-      for (const band of p.bands) {
-        const placed = v.aps.filter((a) => configs.get(a.serial)!.location && plan[a.serial]?.[band] !== undefined);
-        if (placed.length === 0) continue;
-        const aps = placed.map((a) => {
-          const [x, y] = configs.get(a.serial)!.location!;
-          return { x: x!, y: y!, choices: allowed(configs.get(a.serial)!, band) };
-        });
-        const boundary = Math.max(100, ...aps.map((a) => Math.max(a.x, a.y) + 1));
-        const grid = new CoverageGrid(aps, boundary);
-        const chosen = grid.score(placed.map((a) => plan[a.serial]![band]!));
-        expect(chosen).toBeLessThanOrEqual(grid.score(aps.map((a) => a.choices.at(-1)!)));
-      }
-    }), propParams(15));
+    fc.assert(fc.property(venueArb, (p) => locationNeverWorse(p)), propParams(10));
+  });
+
+  // Found by fast-check (a test that mixed two channel groups of one band); kept as an example.
+  it('location_optimal example: seed 206247, 5 APs on 5 and 6 GHz', () => {
+    locationNeverWorse({ seed: 206247, aps: 5, bands: ['5G', '6G'] });
   });
 });

@@ -1,82 +1,25 @@
 /**
- * `location_optimal` TPC (reference §4.7, device-protocol §8.1). For each (band, channel) group
- * of APs with a known `location`, choose the powers that minimise the share of grid points with
- * SINR ≤ 20 dB, subject to fewer than 30 % of points below −80 dBm (else the score is +∞).
- * rx = min(tx − 20 − 40·log10(d + 0.01), −30) dBm.
+ * `location_optimal` TPC (reference §4.7): per (band, channel) group of APs with a known
+ * `location`, the powers with the best coverage-grid score (coverage-grid.ts).
  *
  * Fixes (§8 #11, docs/rrm.md): not capped at 1,000 combinations. When the exhaustive search
- * fits the work budget it runs exactly as upstream (lexicographic, first AP slowest, first
- * strictly best wins); otherwise a coordinate descent starts from all-max and only accepts
- * strict improvements, so it never scores worse than all-max. Each AP has its own allowed
- * powers (upstream narrowed one shared list progressively). An AP is counted once per group.
- * The grid is sampled at most 100 × 100 points (step ceil(boundary/100)) and grows to contain
- * every AP instead of aborting.
+ * fits EXHAUSTIVE_BUDGET it runs as upstream (lexicographic, first AP slowest, first strictly
+ * best wins, all +∞ -> all max); otherwise a coordinate descent starts from all-max and only
+ * accepts strict improvements, so it never scores worse than all-max. Each AP has its own
+ * allowed powers (upstream narrowed one shared list progressively); an AP counts once per
+ * group; the grid grows to contain every AP instead of aborting.
  */
 import { zoneView } from '../model/view.js';
 import { setPlan, sortedPlan, txChoices, type AlgorithmInput, type Plan } from './common.js';
+import { CoverageGrid, type PlacedAp } from './coverage-grid.js';
 import { tpcGroups } from './tpc-groups.js';
 
 const DEFAULT_BOUNDARY = 100;
-const MAX_SIDE_POINTS = 100;
-const RX_CAP_DBM = -30;
-const NOISE_MW = 10 ** (-94 / 10);
-const SINR_THRESHOLD_LIN = 10 ** (20 / 10);
-const RX_THRESHOLD_DBM = -80;
-const MAX_UNCOVERED_PERCENT = 30;
 /** Exhaustive search when combinations × points × APs stays under this. */
 export const EXHAUSTIVE_BUDGET = 2e7;
 const MAX_DESCENT_PASSES = 20;
-
-export interface PlacedAp { x: number; y: number; choices: readonly number[] }
-
-/** Precomputed linear path gains from each AP to each grid point. */
-export class CoverageGrid {
-  readonly points: number;
-  /** gain[i * points + p] = 10^((−20 − 40·log10(d + 0.01)) / 10) */
-  private readonly gain: Float64Array;
-  private readonly capMw = 10 ** (RX_CAP_DBM / 10);
-  private readonly rxThresholdMw = 10 ** (RX_THRESHOLD_DBM / 10);
-
-  constructor(readonly aps: readonly PlacedAp[], boundary: number) {
-    const step = Math.max(1, Math.ceil(boundary / MAX_SIDE_POINTS));
-    const coords: number[] = [];
-    for (let v = 0; v < boundary; v += step) coords.push(v);
-    this.points = coords.length * coords.length;
-    this.gain = new Float64Array(aps.length * this.points);
-    aps.forEach((ap, i) => {
-      let p = 0;
-      for (const x of coords) {
-        for (const y of coords) {
-          const d = Math.hypot(x - ap.x, y - ap.y);
-          this.gain[i * this.points + p++] = 10 ** ((-20 - 40 * Math.log10(d + 0.01)) / 10);
-        }
-      }
-    });
-  }
-
-  /** The upstream metric for one power assignment (lower is better, +∞ = coverage fails). */
-  score(powers: readonly number[]): number {
-    const n = this.aps.length;
-    const txMw = powers.map((p) => 10 ** (p / 10));
-    const rx = new Float64Array(n);
-    let uncovered = 0;
-    let lowSinr = 0;
-    for (let p = 0; p < this.points; p++) {
-      let total = 0;
-      let best = 0;
-      for (let i = 0; i < n; i++) {
-        const v = Math.min(txMw[i]! * this.gain[i * this.points + p]!, this.capMw);
-        rx[i] = v;
-        total += v;
-        if (v > best) best = v;
-      }
-      if (best <= this.rxThresholdMw) uncovered++;
-      // max over APs of rx_i / (others + noise) is reached at the strongest AP
-      if (best / (total - best + NOISE_MW) <= SINR_THRESHOLD_LIN) lowSinr++;
-    }
-    return (uncovered / this.points) * 100 < MAX_UNCOVERED_PERCENT ? lowSinr / this.points : Infinity;
-  }
-}
+/** Point evaluations the descent may spend per group. */
+const DESCENT_BUDGET = 3e7;
 
 /** Exhaustive search in upstream order; null when it does not fit the budget. */
 export function exhaustiveSearch(grid: CoverageGrid): number[] | null {
@@ -99,21 +42,35 @@ export function exhaustiveSearch(grid: CoverageGrid): number[] | null {
   return best ?? aps.map((a) => a.choices.at(-1)!);
 }
 
-/** Coordinate descent from all-max; strict improvements only. */
+/**
+ * Coordinate descent from all-max, strict improvements only. Trials are scored incrementally
+ * (one AP changes); a move is accepted only on its full score, so floating-point noise cannot
+ * make the result worse than all-max. Bounded by DESCENT_BUDGET point evaluations.
+ */
 export function descentSearch(grid: CoverageGrid): number[] {
   const powers = grid.aps.map((a) => a.choices.at(-1)!);
-  let bestScore = grid.score(powers);
-  for (let pass = 0; pass < MAX_DESCENT_PASSES; pass++) {
+  let stats = grid.pointStats(powers);
+  let bestScore = grid.scoreStats(stats);
+  let budget = DESCENT_BUDGET;
+  for (let pass = 0; pass < MAX_DESCENT_PASSES && budget > 0; pass++) {
     let improved = false;
-    grid.aps.forEach((ap, i) => {
-      for (const c of ap.choices) {
+    for (let i = 0; i < grid.aps.length && budget > 0; i++) {
+      for (const c of grid.aps[i]!.choices) {
         if (c === powers[i]) continue;
+        budget -= grid.points;
+        if (grid.trialScore(stats, i, powers[i]!, c) >= bestScore) continue;
         const trial = powers.slice();
         trial[i] = c;
-        const s = grid.score(trial);
-        if (s < bestScore) { bestScore = s; powers[i] = c; improved = true; }
+        const next = grid.pointStats(trial);
+        const full = grid.scoreStats(next);
+        if (full < bestScore) {
+          bestScore = full;
+          powers[i] = c;
+          stats = next;
+          improved = true;
+        }
       }
-    });
+    }
     if (!improved) break;
   }
   return powers;

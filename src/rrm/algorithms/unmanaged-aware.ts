@@ -11,13 +11,24 @@
 import { BANDS, blockOf, type Band, type ChannelWidth } from '../../protocol/wifi-channels.js';
 import { zoneView, type ApView } from '../model/view.js';
 import { blockStart, channelCandidates, setPlan, sortedPlan, type AlgorithmInput, type Plan } from './common.js';
-import { candidateWeights, chooseChannel, type Occupant } from './channel-choice.js';
+import { candidateBlocks, candidateWeights, chooseChannel, type Occupant } from './channel-choice.js';
 
 const UNMANAGED_WEIGHT = 2;
 const MANAGED_WEIGHT = 1;
 const MAX_PASSES = 8;
 
 interface Slot { channel: number; width: ChannelWidth }
+
+/** What does not change between passes, computed once per AP and band. */
+interface Prepared {
+  ap: ApView;
+  user: number | undefined;
+  candidates: number[];
+  blocks: (readonly number[])[];
+  unmanaged: Occupant[];
+  /** Serials of managed neighbours heard (once each), with the channels they were heard on. */
+  managed: { serial: string; heard: readonly number[] }[];
+}
 
 export function unmanagedAware(input: AlgorithmInput<Record<string, never>>): Plan {
   const { aps, managed } = zoneView(input.model, input.zone.serials);
@@ -33,45 +44,64 @@ export function unmanagedAware(input: AlgorithmInput<Record<string, never>>): Pl
       .filter((ap) => ap.scanned)
       .map((ap) => ({ ap, n: ap.neighbours.filter((x) => x.band === band).length }))
       .sort((a, b) => b.n - a.n || (a.ap.serial < b.ap.serial ? -1 : 1))
-      .map((v) => v.ap);
-    const decided = new Set<string>();
+      .map((v) => prepare(v.ap, band, slots.get(v.ap.serial)!.width, managed, input))
+      .filter((p): p is Prepared => p !== undefined);
+    const covered = coverCache(band);
     for (let pass = 0; pass < MAX_PASSES; pass++) {
       let moved = false;
-      for (const ap of visit) {
-        const next = decide(ap, band, slots, managed, input);
-        if (next === undefined) continue;
-        decided.add(ap.serial);
-        const slot = slots.get(ap.serial)!;
+      for (const p of visit) {
+        const slot = slots.get(p.ap.serial)!;
+        const next = p.user ?? decide(p, band, slot, slots, covered, input);
         if (next !== slot.channel) { moved = true; slot.channel = next; }
       }
       if (!moved) break;
     }
-    for (const s of decided) setPlan(plan, s, band, slots.get(s)!.channel);
+    for (const p of visit) setPlan(plan, p.ap.serial, band, slots.get(p.ap.serial)!.channel);
   }
   return sortedPlan(plan);
 }
 
-function decide(
-  ap: ApView, band: Band, slots: Map<string, Slot>, managed: Map<string, string>, input: AlgorithmInput<Record<string, never>>,
-): number | undefined {
+function coverCache(band: Band): (slot: Slot) => readonly number[] {
+  const memo = new Map<number, readonly number[]>();
+  return (slot) => {
+    const key = slot.channel * 1000 + slot.width;
+    let c = memo.get(key);
+    if (!c) { c = blockOf(band, slot.channel, slot.width)?.channels ?? [slot.channel]; memo.set(key, c); }
+    return c;
+  };
+}
+
+function prepare(
+  ap: ApView, band: Band, width: ChannelWidth, managed: Map<string, string>, input: AlgorithmInput<Record<string, never>>,
+): Prepared | undefined {
   const cfg = input.configs.get(ap.serial);
   const user = cfg?.userChannels?.[band];
-  if (user !== undefined) return user;
-  const own = slots.get(ap.serial)!;
-  const candidates = channelCandidates(ap, band, own.width, cfg);
+  const candidates = user !== undefined ? [user] : channelCandidates(ap, band, width, cfg);
   if (candidates.length === 0) return undefined;
-  const occupants: Occupant[] = [];
-  const seen = new Set<string>();
+  const unmanaged: Occupant[] = [];
+  const heard = new Map<string, readonly number[]>();
   for (const n of ap.neighbours) {
     if (n.band !== band) continue;
     const serial = managed.get(n.bssid);
-    if (serial === undefined) { occupants.push({ covered: n.covered, weight: UNMANAGED_WEIGHT }); continue; }
-    if (serial === ap.serial || seen.has(serial)) continue;
-    seen.add(serial);
-    const slot = slots.get(serial);
-    const covered = slot ? blockOf(band, slot.channel, slot.width)?.channels ?? [slot.channel] : n.covered;
-    occupants.push({ covered, weight: MANAGED_WEIGHT });
+    if (serial === undefined) unmanaged.push({ covered: n.covered, weight: UNMANAGED_WEIGHT });
+    else if (serial !== ap.serial && !heard.has(serial)) heard.set(serial, n.covered);
   }
-  const weights = candidateWeights(band, own.width, candidates, occupants);
-  return chooseChannel(band, candidates, weights, own.channel, input.rng);
+  return {
+    ap, user, candidates, blocks: candidateBlocks(band, width, candidates), unmanaged,
+    managed: [...heard].map(([serial, h]) => ({ serial, heard: h })),
+  };
+}
+
+/** A managed neighbour counts at its slot in this run (its current channel until it moves). */
+function decide(
+  p: Prepared, band: Band, own: Slot, slots: Map<string, Slot>, covered: (s: Slot) => readonly number[],
+  input: AlgorithmInput<Record<string, never>>,
+): number {
+  const occupants = p.unmanaged.slice();
+  for (const m of p.managed) {
+    const slot = slots.get(m.serial);
+    occupants.push({ covered: slot ? covered(slot) : m.heard, weight: MANAGED_WEIGHT });
+  }
+  const weights = candidateWeights(band, own.width, p.candidates, occupants, p.blocks);
+  return chooseChannel(band, p.candidates, weights, own.channel, input.rng);
 }

@@ -72,7 +72,17 @@ function refIndex(radio: unknown): number | undefined {
   return m ? Number(m[1]) : undefined;
 }
 
-function buildAp(model: RrmModel, serial: string): ApView {
+/**
+ * Per-call memo of the channel arithmetic: a 1,000-AP zone has ~10^5 scan entries but only a
+ * few hundred distinct (frequency, HT/VHT) combinations (bench/rrm.ts).
+ */
+interface Memo {
+  freq: Map<number, { band: Band; channel: number } | undefined>;
+  /** frequency -> ht_oper -> vht_oper -> width and covered channels (nested: no key strings) */
+  cover: Map<number, Map<unknown, Map<unknown, { width: ChannelWidth; covered: readonly number[] }>>>;
+}
+
+function buildAp(model: RrmModel, serial: string, memo: Memo): ApView {
   const phys = model.latestDeviceCapabilitiesPhy[serial] ?? {};
   const state = obj(model.latestStates[serial]?.at(-1));
   const raw = arr(state?.radios);
@@ -110,10 +120,10 @@ function buildAp(model: RrmModel, serial: string): ApView {
       }
     }
   }
-  return { serial, radios, phys, neighbours: neighboursOf(model, serial), scanned: (model.latestWifiScans[serial]?.length ?? 0) > 0 };
+  return { serial, radios, phys, neighbours: neighboursOf(model, serial, memo), scanned: (model.latestWifiScans[serial]?.length ?? 0) > 0 };
 }
 
-function neighboursOf(model: RrmModel, serial: string): Neighbour[] {
+function neighboursOf(model: RrmModel, serial: string, memo: Memo): Neighbour[] {
   const scan = arr(model.latestWifiScans[serial]?.at(-1));
   const best = new Map<string, Neighbour>();
   for (const e of scan) {
@@ -121,22 +131,42 @@ function neighboursOf(model: RrmModel, serial: string): Neighbour[] {
     const freq = num(o?.frequency);
     const signal = num(o?.signal);
     if (!o || typeof o.bssid !== 'string' || freq === undefined || signal === undefined) continue;
-    const band = bandOfFrequency(freq);
-    const channel = frequencyToChannel(freq)?.channel ?? num(o.channel);
+    if (!memo.freq.has(freq)) {
+      const at = frequencyToChannel(freq);
+      memo.freq.set(freq, at);
+    }
+    const known = memo.freq.get(freq);
+    // An off-grid frequency still has a band; then the entry's own channel is used, unmemoised.
+    const band = known?.band ?? bandOfFrequency(freq);
+    const channel = known?.channel ?? num(o.channel);
     if (!band || !channel) continue;
-    let width = neighbourWidth(band === '2G', o.ht_oper, o.vht_oper);
-    let block = blockOf(band, channel, width);
-    if (!block) { width = 20; block = blockOf(band, channel, 20); }
-    const n: Neighbour = { bssid: o.bssid.toLowerCase(), band, channel, width, covered: block?.channels ?? [channel], signal };
-    const prev = best.get(n.bssid);
-    if (!prev || prev.signal < n.signal) best.set(n.bssid, n);
+    let cover = known ? memo.cover.get(freq)?.get(o.ht_oper)?.get(o.vht_oper) : undefined;
+    if (!cover) {
+      let width = neighbourWidth(band === '2G', o.ht_oper, o.vht_oper);
+      let block = blockOf(band, channel, width);
+      if (!block) { width = 20; block = blockOf(band, channel, 20); }
+      cover = { width, covered: block?.channels ?? [channel] };
+      if (known) {
+        let byHt = memo.cover.get(freq);
+        if (!byHt) { byHt = new Map(); memo.cover.set(freq, byHt); }
+        let byVht = byHt.get(o.ht_oper);
+        if (!byVht) { byVht = new Map(); byHt.set(o.ht_oper, byVht); }
+        byVht.set(o.vht_oper, cover);
+      }
+    }
+    const bssid = o.bssid.toLowerCase();
+    const prev = best.get(bssid);
+    if (!prev || prev.signal < signal) {
+      best.set(bssid, { bssid, band, channel, width: cover.width, covered: cover.covered, signal });
+    }
   }
   return [...best.values()];
 }
 
 /** The view of the zone's APs (serials in the given order; devices without data included). */
 export function zoneView(model: RrmModel, serials: readonly string[]): ZoneView {
-  const aps = serials.map((s) => buildAp(model, s));
+  const memo: Memo = { freq: new Map(), cover: new Map() };
+  const aps = serials.map((s) => buildAp(model, s, memo));
   const managed = new Map<string, string>();
   for (const ap of aps) for (const r of ap.radios) for (const b of r.bssids) managed.set(b, ap.serial);
   return { aps, managed };

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { apApPower } from '../../../../src/rrm/algorithms/measure-ap-ap.js';
 import { clientTargetPower, noisePowerDbm } from '../../../../src/rrm/algorithms/measure-ap-client.js';
-import { CoverageGrid, descentSearch, exhaustiveSearch } from '../../../../src/rrm/algorithms/location-optimal.js';
+import { descentSearch, exhaustiveSearch } from '../../../../src/rrm/algorithms/location-optimal.js';
+import { CoverageGrid } from '../../../../src/rrm/algorithms/coverage-grid.js';
 import { snapPower, txChoices, TX_POWER_RANGE } from '../../../../src/rrm/algorithms/common.js';
 import { defaultEffectiveConfig } from '../../../../src/rrm/config/layered.js';
 
