@@ -16,7 +16,7 @@ import { zeroCounters } from './ap/ap-state.js';
 import { handleCommand, type ApControl } from './ap/commands.js';
 import { uplinkCounters, connectFrame, crashlogFrame, eventFrame, healthcheckFrame, logFrame, periodicScanFrame, stateFrame, telemetryFrame } from './ap/frames.js';
 import { apDown } from './clients/dynamics.js';
-import type { Venue } from './venue.js';
+import { radiosChanged, type Venue } from './venue.js';
 
 export interface SimLinkOptions {
   /** Receives every up frame's JSON text as emitted, so a recorder need not serialise it again. */
@@ -181,6 +181,7 @@ export class SimLink implements DeviceLink {
       if (opts.firmware) ap.firmware = opts.firmware;
       if (opts.factory) {
         ap.radios.forEach((r, i) => Object.assign(r, ap.factory.radios[i]));
+        radiosChanged(venue);
         ap.intervals = { ...ap.factory.intervals };
         ap.uuid = ap.factory.uuid;
       }

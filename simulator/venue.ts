@@ -13,6 +13,7 @@ import { hash32, rngStream, seedNumber } from './rng.js';
 import type { Scenario } from './scenario.js';
 import { DEFAULT_WALL_DB, type Geometry, type Position, type Wall } from './world/geometry.js';
 import { LossMatrix, type RadioWorld } from './world/radio-world.js';
+import { shadowField } from './world/shadowing.js';
 
 export const DEFAULT_FIRMWARE = 'OpenWrt 21.02-SNAPSHOT r16399+120-c67509efd7 / TIP-v2.9.0-36f3e7c';
 const DEFAULT_TX: Record<Band, number> = { '2G': 17, '5G': 20, '6G': 12 };
@@ -47,6 +48,18 @@ export interface Venue {
   scenario: Scenario;
   roamIntervalMs: number;
   crashesPerDay: number;
+  /**
+   * Bumped whenever any radio's channel, width or tx power changes (radiosChanged()), so caches
+   * of who-hears-whom can tell they are stale.
+   */
+  radioEpoch: number;
+  /** The shadowing field at each AP's position (fixed points, computed once). */
+  apField: Float64Array;
+}
+
+/** Call after changing any radio's channel, width or tx power outside the command handlers. */
+export function radiosChanged(v: Venue): void {
+  v.radioEpoch++;
 }
 
 const addHex = (serial: string, n: number): string => (BigInt(`0x${serial}`) + BigInt(n)).toString(16).padStart(12, '0').slice(-12);
@@ -162,6 +175,7 @@ export function buildVenue(scenario: Scenario, clock: Clock, seed: number | stri
     name: scenario.name, seed, start, country, clock, world, losses: new LossMatrix(world, points),
     aps, apBySerial: new Map(aps.map((a) => [a.serial, a])), neighbours, clients, scenario,
     roamIntervalMs: (scenario.intervals.roam ?? 30) * 1000, crashesPerDay: scenario.crashesPerDay ?? 0,
+    radioEpoch: 0, apField: Float64Array.from(aps, (a) => shadowField(world.shadowing, a.pos)),
   };
 }
 

@@ -9,7 +9,8 @@
  */
 import { noiseFloorDbm } from '../world/noise.js';
 import { channelOverlap } from '../world/interference.js';
-import { frequencyTermDb, rxPowerDbm } from '../world/radio-world.js';
+import { frequencyTermDb, geometricLossWithFields } from '../world/radio-world.js';
+import { shadowField } from '../world/shadowing.js';
 import { phyRate, type PhyRate } from '../clients/mcs.js';
 import { positionAt, type SimClient } from '../clients/station.js';
 import { radioFrequency, type Venue } from '../venue.js';
@@ -32,12 +33,17 @@ export function radioNoiseDbm(ap: SimAp, r: SimRadio): number {
 export function stationLink(v: Venue, c: SimClient, t: number): { downDbm: number; upDbm: number; rate: PhyRate } {
   const ap = c.ap!;
   const r = c.radio!;
+  const cached = c.link;
+  if (cached && cached.t === t && cached.radio === r && cached.epoch === v.radioEpoch) return { downDbm: cached.down, upDbm: cached.up, rate: cached.rate };
   const pos = positionAt(c, t);
   const f = radioFrequency(r);
-  const downDbm = rxPowerDbm(v.world, ap.pos, r.txPower, pos, f);
-  const upDbm = downDbm - r.txPower + c.txPowerDbm; // same path, the station's own tx power
+  const loss = geometricLossWithFields(v.world, ap.pos, v.apField[ap.index]!, pos, shadowField(v.world.shadowing, pos)) + frequencyTermDb(f);
+  const downDbm = r.txPower - loss;
+  const upDbm = c.txPowerDbm - loss; // same path, the station's own tx power
   const snr = Math.min(downDbm, upDbm) - radioNoiseDbm(ap, r);
-  return { downDbm, upDbm, rate: phyRate(snr, r.width, Math.min(c.nss, r.antennas), r.band) };
+  const rate = phyRate(snr, r.width, Math.min(c.nss, r.antennas), r.band);
+  c.link = { t, epoch: v.radioEpoch, radio: r, down: downDbm, up: upDbm, rate };
+  return { downDbm, upDbm, rate };
 }
 
 /** Move a station's traffic forward to t, crediting its AP's counters. */
@@ -75,25 +81,34 @@ export function ownAirtime(v: Venue, r: SimRadio, t: number): number {
   return Math.min(0.9, a);
 }
 
-/** Airtime of other transmitters this radio hears above CCA, weighted by channel overlap. */
-export function foreignAirtime(v: Venue, ap: SimAp, r: SimRadio): number {
-  let a = 0;
+/** Who this radio hears above CCA with which overlap; recomputed only when radios change. */
+function heardBy(v: Venue, ap: SimAp, r: SimRadio): NonNullable<SimRadio['heard']> {
+  if (r.heard && r.heard.epoch === v.radioEpoch) return r.heard;
   const fTerm = frequencyTermDb(radioFrequency(r));
+  const aps: NonNullable<SimRadio['heard']>['aps'] = [];
   for (const other of v.aps) {
-    if (other === ap || !other.up) continue;
+    if (other === ap) continue;
     for (const o of other.radios) {
-      if (o.band !== r.band || o.airtime === 0) continue;
+      if (o.band !== r.band) continue;
       const w = channelOverlap(o, r);
-      if (w === 0) continue;
-      if (o.txPower - v.losses.geometric(ap.index, other.index) - fTerm >= CCA_DBM) a += w * o.airtime;
+      if (w > 0 && o.txPower - v.losses.geometric(ap.index, other.index) - fTerm >= CCA_DBM) aps.push({ ap: other, radio: o, w });
     }
   }
+  let neighbourLoad = 0;
   for (const n of v.neighbours) {
     if (n.band !== r.band) continue;
     const w = channelOverlap(n, r);
-    if (w === 0) continue;
-    if (n.txPower - v.losses.geometric(ap.index, n.index) - fTerm >= CCA_DBM) a += w * n.load;
+    if (w > 0 && n.txPower - v.losses.geometric(ap.index, n.index) - fTerm >= CCA_DBM) neighbourLoad += w * n.load;
   }
+  r.heard = { epoch: v.radioEpoch, aps, neighbourLoad };
+  return r.heard;
+}
+
+/** Airtime of other transmitters this radio hears above CCA, weighted by channel overlap. */
+export function foreignAirtime(v: Venue, ap: SimAp, r: SimRadio): number {
+  const h = heardBy(v, ap, r);
+  let a = h.neighbourLoad;
+  for (const e of h.aps) if (e.ap.up) a += e.w * e.radio.airtime;
   return a;
 }
 

@@ -43,6 +43,8 @@ export interface SimRadio {
   /** Share of airtime this radio's own BSSs keep busy (from its stations' traffic and rates). */
   airtime: number;
   stations: SimClient[];
+  /** Transmitters this radio hears above CCA on overlapping channels, valid for one radio epoch. */
+  heard?: { epoch: number; aps: { ap: SimAp; radio: SimRadio; w: number }[]; neighbourLoad: number };
 }
 
 export interface SimAp {

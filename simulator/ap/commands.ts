@@ -9,7 +9,7 @@ import { isObject, type CommandFrame, type JsonObject, type UpFrame } from '../.
 import { blockPrimaries, isDfsChannel, maxTxPowerDbm, type Band, type ChannelWidth } from '../../src/protocol/wifi-channels.js';
 import { channelOverlap } from '../world/interference.js';
 import { frequencyTermDb } from '../world/radio-world.js';
-import { radioFrequency, type Venue } from '../venue.js';
+import { radioFrequency, radiosChanged, type Venue } from '../venue.js';
 import type { SimAp, SimRadio } from './ap-state.js';
 import { healthcheckFrame, resultFrame, stateFrame, wifiscanResult } from './frames.js';
 import { deflateSync } from 'node:zlib';
@@ -129,6 +129,7 @@ function configure(ctl: ApControl, id: number, params: JsonObject): UpFrame {
     step.r.width = step.width;
     step.r.txPower = step.txPower;
   }
+  if (plan.length > 0) radiosChanged(venue);
   if (stats !== undefined) ap.intervals.state = stats * 1000;
   if (health !== undefined) ap.intervals.healthcheck = health * 1000;
   if (scan !== undefined) ap.intervals.wifiscan = scan * 1000;

@@ -9,8 +9,8 @@
  * Roaming: a walking station re-evaluates every `roam` seconds and moves when its rssi is below
  * -70 dBm (the iOS roam threshold RRM's TPC assumes, §8.2) and another BSS scores 6 dB better.
  */
-import { frequencyTermDb } from '../world/radio-world.js';
-import { geometricLossDb } from '../world/radio-world.js';
+import { frequencyTermDb, geometricLossWithFields } from '../world/radio-world.js';
+import { shadowField } from '../world/shadowing.js';
 import { distanceM } from '../world/geometry.js';
 import { radioFrequency, type Venue } from '../venue.js';
 import type { SimAp, SimRadio } from '../ap/ap-state.js';
@@ -27,13 +27,21 @@ interface Candidate { ap: SimAp; radio: SimRadio; rssi: number; score: number }
 
 function bestBss(v: Venue, c: SimClient, t: number): Candidate | undefined {
   const pos = positionAt(c, t);
-  const near = v.aps.filter((a) => a.up)
-    .map((a) => ({ a, d: distanceM(v.world.geometry, a.pos, pos) }))
-    .sort((x, y) => x.d - y.d || x.a.index - y.a.index)
-    .slice(0, CANDIDATE_APS);
+  // The nearest few APs that are up, by one pass keeping a small sorted list (no full sort).
+  const near: { a: SimAp; d: number }[] = [];
+  for (const a of v.aps) {
+    if (!a.up) continue;
+    const d = distanceM(v.world.geometry, a.pos, pos);
+    if (near.length === CANDIDATE_APS && d >= near[CANDIDATE_APS - 1]!.d) continue;
+    let i = near.length;
+    while (i > 0 && near[i - 1]!.d > d) i--;
+    near.splice(i, 0, { a, d });
+    if (near.length > CANDIDATE_APS) near.pop();
+  }
+  const field = shadowField(v.world.shadowing, pos);
   let best: Candidate | undefined;
   for (const { a } of near) {
-    const geo = geometricLossDb(v.world, a.pos, pos);
+    const geo = geometricLossWithFields(v.world, a.pos, v.apField[a.index]!, pos, field);
     for (const r of a.radios) {
       if (r.ssids.length === 0 || (r.band !== '2G' && !c.dualBand)) continue;
       const rssi = r.txPower - geo - frequencyTermDb(radioFrequency(r));

@@ -33,6 +33,8 @@ export interface SimClient {
   ssidIndex: number;
   assocAt: number;
   lastTrafficAt: number;
+  /** Last computed link to its AP (same time, same radio epoch => same answer). */
+  link?: { t: number; epoch: number; radio: unknown; down: number; up: number; rate: import('./mcs.js').PhyRate };
   c: { rxBytes: number; txBytes: number; rxPackets: number; txPackets: number; retries: number; failed: number; rxDurUs: number; txDurUs: number };
 }
 

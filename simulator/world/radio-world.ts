@@ -16,6 +16,14 @@ export function geometricLossDb(w: RadioWorld, a: Position, b: Position): number
   return tgaxEnterpriseDb(distanceM(w.geometry, a, b), 2400) + obstructionDb(w.geometry, a, b) + linkShadowingDb(w.shadowing, a, b);
 }
 
+/**
+ * The same loss as geometricLossDb when the shadowing fields at both ends are already known
+ * (fixed APs keep theirs; a moving station computes its own once for all candidate APs).
+ */
+export function geometricLossWithFields(w: RadioWorld, a: Position, fieldA: number, b: Position, fieldB: number): number {
+  return tgaxEnterpriseDb(distanceM(w.geometry, a, b), 2400) + obstructionDb(w.geometry, a, b) + (w.shadowing.sigmaDb * (fieldA + fieldB)) / Math.SQRT2;
+}
+
 /** TGax frequency term relative to 2.4 GHz. */
 export function frequencyTermDb(frequencyMHz: number): number {
   return 20 * Math.log10(frequencyMHz / 2400);
