@@ -5,6 +5,9 @@ import type { ServeConfig } from '../config/schema.js';
 import { ConfigError } from '../config/load.js';
 import { Store } from '../store/duckdb.js';
 import { DevicesRepo } from '../store/devices-repo.js';
+import { DefaultConfigsRepo } from '../store/default-configs-repo.js';
+import { BlacklistRepo } from '../store/blacklist-repo.js';
+import { RadiusRepo } from '../store/radius-repo.js';
 import { CommandsRepo } from '../store/commands-repo.js';
 import { DeviceDataRepo } from '../store/device-data-repo.js';
 import { FilesRepo } from '../store/files-repo.js';
@@ -53,6 +56,9 @@ export async function startServe(config: Readonly<ServeConfig>, io: ServeIo): Pr
   };
   try {
     const devices = await DevicesRepo.load(store);
+    const defaultConfigs = await DefaultConfigsRepo.load(store);
+    const blacklist = await BlacklistRepo.load(store);
+    const radius = new RadiusRepo(store);
     const commands = new CommandsRepo(store);
     const deviceData = new DeviceDataRepo(store);
     const files = new FilesRepo(store);
@@ -65,7 +71,8 @@ export async function startServe(config: Readonly<ServeConfig>, io: ServeIo): Pr
     const common = { authenticator, bodyLimit: config.bodyLimit, certificateFiles, https };
 
     const gateway = await buildGateway({
-      clock, store, devices, commands, deviceData, files, status: offlineStatusSource, logging, isBlacklisted: () => false, version: VERSION, startedAt,
+      clock, store, devices, defaultConfigs, blacklist, radius, commands, deviceData, files, status: offlineStatusSource, logging,
+      isBlacklisted: (serial) => blacklist.has(serial), version: VERSION, startedAt,
     }, common);
     closers.push(() => gateway.close());
     const rrm = await buildRrm({ clock, store, logging, version: VERSION, startedAt }, common);

@@ -1,6 +1,9 @@
 import type { Clock } from '../protocol/clock.js';
 import type { Store } from '../store/duckdb.js';
 import type { DevicesRepo } from '../store/devices-repo.js';
+import type { DefaultConfigsRepo } from '../store/default-configs-repo.js';
+import type { BlacklistRepo } from '../store/blacklist-repo.js';
+import type { RadiusRepo } from '../store/radius-repo.js';
 import type { CommandsRepo } from '../store/commands-repo.js';
 import type { DeviceDataRepo } from '../store/device-data-repo.js';
 import type { FilesRepo } from '../store/files-repo.js';
@@ -13,6 +16,9 @@ export interface GatewayDeps {
   clock: Clock;
   store: Store;
   devices: DevicesRepo;
+  defaultConfigs: DefaultConfigsRepo;
+  blacklist: BlacklistRepo;
+  radius: RadiusRepo;
   commands: CommandsRepo;
   deviceData: DeviceDataRepo;
   files: FilesRepo;

@@ -117,3 +117,78 @@ export interface StoredFile {
   created: number;
   content: Buffer;
 }
+
+/** spec "DefaultConfiguration", plus upstream's `platform` (gateway-behaviour.md §2.5). */
+export const DefaultConfiguration = Type.Object({
+  name: Type.String(),
+  modelIds: Type.Array(Type.String(), { description: "Device models (`compatible`) it applies to; '*' matches any." }),
+  description: Type.String(),
+  configuration: Type.String({ description: 'A JSON document, as a string (the spec says string). POST/PUT also accept an object.' }),
+  platform: Type.String({ enum: ['ap', 'switch'], default: 'ap' }),
+  created: Type.Integer(),
+  lastModified: Type.Integer(),
+}, { $id: 'DefaultConfiguration', title: 'DefaultConfiguration' });
+export type DefaultConfiguration = Static<typeof DefaultConfiguration>;
+
+/** spec "BlacklistEntry": `created` and `author` are set by the server. */
+export const BlacklistEntry = Type.Object({
+  serialNumber: Type.String(),
+  reason: Type.String(),
+  author: Type.String({ description: 'Subject of the token that listed the serial (read-only).' }),
+  created: Type.Integer({ description: 'Epoch seconds when it was listed (read-only).' }),
+}, { $id: 'BlacklistEntry', title: 'BlacklistEntry' });
+export type BlacklistEntry = Static<typeof BlacklistEntry>;
+
+/**
+ * spec "RADIUS proxy configuration" plus upstream's extra pool and server fields
+ * (gateway-behaviour.md §2.8). Enumerations and ranges are checked here; the semantic rules
+ * (IP parseable, weights for `weighted`) in src/gateway/routes/radius.ts.
+ */
+export const RadiusServer = Type.Object({
+  name: Type.Optional(Type.String()),
+  ip: Type.String({ description: 'IPv4 or IPv6 address.' }),
+  port: Type.Integer({ minimum: 1, maximum: 65535 }),
+  weight: Type.Optional(Type.Integer({ minimum: 0, description: 'Needed (> 0) when the group strategy is weighted.' })),
+  secret: Type.Optional(Type.String()),
+  certificate: Type.Optional(Type.String()),
+  radsec: Type.Optional(Type.Boolean()),
+  allowSelfSigned: Type.Optional(Type.Boolean()),
+  radsecPort: Type.Optional(Type.Integer({ minimum: 1, maximum: 65535 })),
+  radsecSecret: Type.Optional(Type.String()),
+  radsecCacerts: Type.Optional(Type.Array(Type.String())),
+  radsecCert: Type.Optional(Type.String()),
+  radsecKey: Type.Optional(Type.String()),
+  radsecRealms: Type.Optional(Type.Array(Type.String())),
+  ignore: Type.Optional(Type.Boolean()),
+}, { additionalProperties: false });
+
+export const RADIUS_STRATEGIES = ['random', 'round_robin', 'weighted'] as const;
+export const RADIUS_MONITOR_METHODS = ['none', 'https', 'radius'] as const;
+export const RADSEC_POOL_TYPES = ['generic', 'radsec', 'orion', 'globalreach'] as const;
+
+export const RadiusServerGroup = Type.Object({
+  strategy: Type.Optional(Type.String({ enum: [...RADIUS_STRATEGIES], default: 'random' })),
+  monitor: Type.Optional(Type.Boolean({ default: false })),
+  monitorMethod: Type.Optional(Type.String({ enum: [...RADIUS_MONITOR_METHODS], default: 'none' })),
+  methodParameters: Type.Optional(Type.Array(Type.String())),
+  servers: Type.Optional(Type.Array(RadiusServer)),
+}, { additionalProperties: false });
+
+export const RadiusPool = Type.Object({
+  name: Type.String({ minLength: 1 }),
+  description: Type.Optional(Type.String()),
+  authConfig: Type.Optional(RadiusServerGroup),
+  acctConfig: Type.Optional(RadiusServerGroup),
+  coaConfig: Type.Optional(RadiusServerGroup),
+  useByDefault: Type.Optional(Type.Boolean()),
+  radsecKeepAlive: Type.Optional(Type.Integer({ minimum: 0, description: 'Seconds; 0 is read as 25.' })),
+  poolProxyIp: Type.Optional(Type.String()),
+  radsecPoolType: Type.Optional(Type.String({ enum: [...RADSEC_POOL_TYPES], default: 'generic' })),
+  enabled: Type.Optional(Type.Boolean()),
+}, { additionalProperties: false });
+
+export const RadiusProxyConfig = Type.Object({
+  pools: Type.Array(RadiusPool),
+}, { additionalProperties: false, title: 'RadiusProxyConfig' });
+export type RadiusProxyConfig = Static<typeof RadiusProxyConfig>;
+export type RadiusServerGroup = Static<typeof RadiusServerGroup>;
