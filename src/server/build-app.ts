@@ -79,6 +79,9 @@ export async function buildServiceApp(opts: ServiceAppOptions): Promise<FastifyI
   app.addSchema(ErrorEnvelope);
   app.addSchema(OperationResult);
   app.decorateRequest('principal', undefined as unknown as Principal);
+  // Bodies are JSON only: without this, Fastify's built-in text/plain parser lets a text body reach
+  // validation (a confusing 400) instead of the catalogue's 415 UNSUPPORTED_MEDIA_TYPE.
+  app.removeContentTypeParser('text/plain');
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
