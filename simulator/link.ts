@@ -149,7 +149,7 @@ export class SimLink implements DeviceLink {
     const iv = ap.intervals;
     // First reports land at a random phase so a venue's APs do not all speak at the same instant.
     this.every(iv.state, Math.round(ap.rng.uniform(0.1, 1) * iv.state), () => this.emit(stateFrame(venue, ap)));
-    this.every(iv.healthcheck, Math.round(ap.rng.uniform(0.1, 1) * iv.healthcheck), () => this.emit(healthcheckFrame(venue, ap)));
+    this.every(iv.healthcheck, Math.round(ap.rng.uniform(0.1, 1) * iv.healthcheck), () => this.emit(healthcheckFrame(ap)));
     this.every(iv.log, Math.round(ap.rng.uniform(0.1, 1) * iv.log), () => this.emit(logFrame(ap, `hostapd: ${ap.radios.reduce((n, r) => n + r.stations.length, 0)} stations associated`, 6)));
     this.every(iv.wifiscan, Math.round(ap.rng.uniform(0.1, 1) * iv.wifiscan), () => this.emit(periodicScanFrame(venue, ap)));
   }

@@ -88,9 +88,11 @@ function configure(ctl: ApControl, id: number, params: JsonObject): UpFrame {
       width = sub;
     }
     const allowDfs = rc['allow-dfs'] !== false;
-    let channel = r.channel;
     const valid = blockPrimaries(r.band, width, r.hwChannels).filter((c) => allowDfs || !isDfsChannel(r.band, c));
-    if (want === 'auto' || want === undefined) channel = want === 'auto' ? acsChannel(venue, ap, r, width, allowDfs) : (valid.includes(r.channel) ? r.channel : acsChannel(venue, ap, r, width, allowDfs));
+    let channel: number;
+    if (want === 'auto') channel = acsChannel(venue, ap, r, width, allowDfs);
+    // No channel given: keep the current one if it still fits the (maybe new) width.
+    else if (want === undefined) channel = valid.includes(r.channel) ? r.channel : acsChannel(venue, ap, r, width, allowDfs);
     else if (typeof want === 'number' && valid.includes(want)) channel = want;
     else {
       // fw: a channel that is not a valid primary for the width falls back to ACS with a warning.
@@ -200,7 +202,7 @@ export function handleCommand(ctl: ApControl, cmd: CommandFrame): void {
       const ru = typeof p.request_uuid === 'string' ? p.request_uuid : undefined;
       if (p.message !== 'state' && p.message !== 'healthcheck') { reply(() => resultFrame(ap, id, { error: 2, text: `unknown message ${String(p.message)}` })); return; }
       reply(() => resultFrame(ap, id, { error: 0, text: 'Success' }));
-      ctl.after(300, () => ctl.emit(p.message === 'state' ? stateFrame(venue, ap, ru) : healthcheckFrame(venue, ap, ru)));
+      ctl.after(300, () => ctl.emit(p.message === 'state' ? stateFrame(venue, ap, ru) : healthcheckFrame(ap, ru)));
       return;
     }
     case 'event': {

@@ -116,7 +116,7 @@ export function stateFrame(v: Venue, ap: SimAp, requestUuid?: string): Notificat
  * Healthcheck (§2.5): sanity = 100 - failed checks x 100 / checks; data lists failures only.
  * Checks: memory, DHCP, DNS, radios. A DNS or DHCP hiccup happens on 1 % of checks.
  */
-export function healthcheckFrame(v: Venue, ap: SimAp, requestUuid?: string): NotificationFrame {
+export function healthcheckFrame(ap: SimAp, requestUuid?: string): NotificationFrame {
   const data: Record<string, unknown> = {};
   let failed = 0;
   if (ap.rng.chance(0.01)) {
@@ -130,7 +130,6 @@ export function healthcheckFrame(v: Venue, ap: SimAp, requestUuid?: string): Not
   }
   const params: Record<string, unknown> = { serial: ap.serial, uuid: ap.uuid, sanity: Math.round(100 - (failed * 100) / 4), data };
   if (requestUuid !== undefined) params.request_uuid = requestUuid;
-  void v;
   return note('healthcheck', params);
 }
 

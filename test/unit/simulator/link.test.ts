@@ -71,6 +71,22 @@ describe('SimLink', () => {
     void before;
   });
 
+  it('configure metrics change the report intervals and turn on periodic scans', async () => {
+    const { clock, link, evs } = online();
+    await link.send(cmd(40, 'configure', { serial: link.serial, uuid: 9, config: { metrics: { statistics: { interval: 120 }, health: { interval: 300 }, 'wifi-scan': { interval: 60 } } } }));
+    clock.increment(3000);
+    expect(resultOf(evs, 40).result.status.error).toBe(0);
+    const from = evs.length;
+    clock.increment(600_000);
+    const later = frames(evs.slice(from)).map((f) => ('method' in f ? f.method : 'result'));
+    expect(later.filter((m) => m === 'state').length).toBeGreaterThanOrEqual(4);
+    expect(later.filter((m) => m === 'state').length).toBeLessThanOrEqual(5);
+    expect(later.filter((m) => m === 'healthcheck').length).toBeLessThanOrEqual(2);
+    const scans = frames(evs.slice(from)).filter((f) => 'method' in f && f.method === 'wifiscan') as any[];
+    expect(scans.length).toBeGreaterThanOrEqual(9);
+    expect(Array.isArray(scans[0].params.data)).toBe(true);
+  });
+
   it('accepts a compressed configure (compress_cmd)', async () => {
     const { clock, link, evs, venue } = online();
     await link.send(cmd(15, 'configure', deflateParams({ serial: link.serial, uuid: 77, config: { radios: [{ band: '2G', channel: 6 }] } })));
