@@ -15,7 +15,9 @@ export function leastUsed(input: AlgorithmInput<Record<string, never>>): Plan {
   const plan: Plan = {};
   for (const band of BANDS) {
     const visit = aps
-      .filter((ap) => ap.scanned && ap.radios.some((r) => r.band === band))
+      // no scan, no decision (§4.10), except that a user channel is always reported
+      .filter((ap) => ap.radios.some((r) => r.band === band)
+        && (ap.scanned || input.configs.get(ap.serial)?.userChannels?.[band] !== undefined))
       .map((ap) => ({ ap, n: ap.neighbours.filter((x) => x.band === band).length }))
       .sort((a, b) => b.n - a.n || (a.ap.serial < b.ap.serial ? -1 : 1));
     for (const { ap } of visit) {

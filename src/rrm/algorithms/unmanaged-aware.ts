@@ -41,7 +41,7 @@ export function unmanagedAware(input: AlgorithmInput<Record<string, never>>): Pl
       slots.set(ap.serial, { channel: blockStart(band, r.channel, r.width), width: r.width });
     }
     const visit = inBand
-      .filter((ap) => ap.scanned)
+      .filter((ap) => ap.scanned || input.configs.get(ap.serial)?.userChannels?.[band] !== undefined)
       .map((ap) => ({ ap, n: ap.neighbours.filter((x) => x.band === band).length }))
       .sort((a, b) => b.n - a.n || (a.ap.serial < b.ap.serial ? -1 : 1))
       .map((v) => prepare(v.ap, band, slots.get(v.ap.serial)!.width, managed, input))
