@@ -6,7 +6,7 @@ import {
   DEFAULT_MAX_PENDING, DEFAULT_TIMEOUTS, type Admission, type CommandSubmission, type DeviceDeps, type DeviceTimeouts, type RestartKind,
 } from './device.types.js';
 import {
-  MAX_HELD_FRAMES, MAX_PROTOCOL_ERRORS, abandonAll, accept, completeCurrent, countFrame, drop, expire, frameViolation, initialContext,
+  MAX_HELD_FRAMES, MAX_PROTOCOL_ERRORS, abandonAll, accept, chain, completeCurrent, countFrame, drop, expire, frameViolation, initialContext,
   isCurrentResult, isScheduledLater, linkConnected, linkDisconnected, markDue, nextReady, notification, openSession,
   protocolError, queueFull, reject, restartAfter, sendFailed, startNext, timeoutCurrent,
   type DeviceContext, type Fx, type TimerEvent,
@@ -137,7 +137,8 @@ export const deviceMachine = setup({
     }),
     handleNotification: enqueueActions(({ context, event, enqueue }) => {
       const f = frameOf(event);
-      if (f?.kind === 'notification') run(enqueue, notification(context, f));
+      if (event.type !== 'link.frame' || f?.kind !== 'notification') return;
+      run(enqueue, chain(context, (c) => countFrame(c, event.bytes), (c) => notification(c, f)));
     }),
     completeCurrent: enqueueActions(({ context, event, enqueue }) => {
       const f = frameOf(event);
@@ -196,7 +197,8 @@ export const deviceMachine = setup({
       { guard: 'currentResult', target: '.online.idle', actions: ['countFrame', 'completeCurrent'] },
       // A late reply to a timed-out or one-way command: counted as traffic, otherwise ignored.
       { guard: ({ event }) => frameOf(event)?.kind === 'result', actions: 'countFrame' },
-      { actions: ['countFrame', 'handleNotification'] },
+      // The hot path (state, healthcheck, telemetry...): one action, one context update.
+      { actions: 'handleNotification' },
     ],
     'link.sendFailed': { guard: 'currentRpc', target: '.online.idle', actions: 'sendFailed' },
     'command.submit': submitHandlers('rejectOffline'),
