@@ -57,4 +57,31 @@ export const MIGRATIONS: Migration[] = [
       `CREATE TABLE radius_proxy_config (id INTEGER PRIMARY KEY, config VARCHAR NOT NULL, modified BIGINT NOT NULL)`,
     ],
   },
+  {
+    // Ingest pipelines (src/pipelines, docs/pipelines.md): rows derived from what APs report.
+    // No indexes and no id sequences: these tables only grow through DuckDB appenders, and
+    // DuckDB's zone maps serve (serial, recorded) range scans without an ART index to maintain.
+    version: 2,
+    name: 'ingest tables',
+    statements: [
+      `CREATE TABLE state_radios (
+        serial VARCHAR NOT NULL, recorded BIGINT NOT NULL, uuid BIGINT NOT NULL, radio INTEGER NOT NULL,
+        phy VARCHAR, band VARCHAR, channel INTEGER, channel_width INTEGER, frequency INTEGER, tx_power DOUBLE,
+        noise DOUBLE, chan_util DOUBLE, active_ms BIGINT, busy_ms BIGINT, rx_ms BIGINT, tx_ms BIGINT, temperature DOUBLE)`,
+      `CREATE TABLE state_associations (
+        serial VARCHAR NOT NULL, recorded BIGINT NOT NULL, radio INTEGER, band VARCHAR, bssid VARCHAR, ssid VARCHAR,
+        station VARCHAR NOT NULL, rssi DOUBLE, ack_signal DOUBLE, rx_rate BIGINT, tx_rate BIGINT,
+        rx_bytes BIGINT, tx_bytes BIGINT, rx_packets BIGINT, tx_packets BIGINT, tx_retries BIGINT, tx_failed BIGINT,
+        connected BIGINT, inactive BIGINT)`,
+      `CREATE TABLE wifi_scan_entries (
+        serial VARCHAR NOT NULL, recorded BIGINT NOT NULL, source VARCHAR NOT NULL, command_uuid VARCHAR,
+        bssid VARCHAR, ssid VARCHAR, channel INTEGER, frequency INTEGER, signal DOUBLE, last_seen BIGINT, tsf DOUBLE,
+        capability INTEGER, ht_oper VARCHAR, vht_oper VARCHAR, sta_count INTEGER, ch_util INTEGER, data VARCHAR NOT NULL)`,
+      `CREATE TABLE device_events (
+        serial VARCHAR NOT NULL, recorded BIGINT NOT NULL, event_type VARCHAR NOT NULL, timestamp BIGINT NOT NULL,
+        payload VARCHAR NOT NULL)`,
+      `CREATE TABLE telemetry (
+        serial VARCHAR NOT NULL, recorded_ms BIGINT NOT NULL, adhoc BOOLEAN NOT NULL, data VARCHAR NOT NULL)`,
+    ],
+  },
 ];
