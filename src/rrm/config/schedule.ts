@@ -42,3 +42,28 @@ export function validateSchedule(s: Schedule, knownAlgorithms: readonly string[]
     }
   }
 }
+
+/**
+ * Next time (epoch ms, strictly after `afterMs`) a cron fires, in UTC, or null when it never
+ * does. The scheduler calls this with the shared clock's now, so an accelerated simulation runs
+ * schedules faster.
+ */
+export function nextFireTime(expr: string, afterMs: number): number | null {
+  try {
+    const it = CronExpressionParser.parse(toCronParserExpression(expr), { currentDate: afterMs, tz: 'UTC' });
+    return it.hasNext() ? it.next().getTime() : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The algorithm runs a schedule asks for (§6.1): its list, or OptimizeChannel then
+ * OptimizeTxPower with default modes when the list is missing or empty. Missing args are `{}`
+ * (upstream failed with "Null algorithm name or arguments?", §8 #14).
+ */
+export function scheduledRuns(s: Schedule | null | undefined): { name: string; args: Record<string, string> }[] {
+  const list = s?.algorithms ?? [];
+  if (list.length === 0) return [{ name: 'OptimizeChannel', args: {} }, { name: 'OptimizeTxPower', args: {} }];
+  return list.map((a) => ({ name: a.name, args: { ...(a.args ?? {}) } }));
+}
