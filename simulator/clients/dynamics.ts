@@ -20,6 +20,8 @@ import { positionAt, legDone, type SimClient } from './station.js';
 const ASSOC_MIN_DBM = -82;
 const ROAM_BELOW_DBM = -70;
 const ROAM_HYSTERESIS_DB = 6;
+/** Below this the link drops (5 dB under the association floor, at the limit of decoding). */
+const LINK_LOST_DBM = ASSOC_MIN_DBM - 5;
 const CANDIDATE_APS = 6;
 const RECENT_EVENTS = 200;
 
@@ -107,6 +109,12 @@ function roamCheck(v: Venue, c: SimClient, t: number): void {
   if (!c.ap) { tryAssociate(v, c, t, true); return; }
   const now = stationLink(v, c, t).downDbm;
   if (now >= ROAM_BELOW_DBM) return;
+  if (now < LINK_LOST_DBM) {
+    // Walked out of range: the AP ages the station out, the station looks for another BSS.
+    detach(v, c, t, 'link-lost');
+    tryAssociate(v, c, t, true);
+    return;
+  }
   const cand = bestBss(v, c, t);
   if (!cand || cand.radio === c.radio) return;
   const curScore = now + (c.radio!.band !== '2G' && now >= -72 ? 10 : 0);
