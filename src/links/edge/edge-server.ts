@@ -1,0 +1,151 @@
+/**
+ * `airtwin edge`: the uCentral device websocket (reference/gateway-behaviour.md §1.1) in front of
+ * NATS. TLS with mandatory client certificates when cert/key/clientCa are given, plain ws
+ * otherwise (lab mode, logged as a warning). Any URL path is accepted. The edge keeps no fleet
+ * state: each socket maps to `ucentral.<serial>.*` subjects, so edges scale out behind a load
+ * balancer and serve workers never need to know which edge holds an AP.
+ */
+import { randomBytes } from 'node:crypto';
+import { createServer as createHttpServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import { hostname } from 'node:os';
+import type { TLSSocket } from 'node:tls';
+import type { NatsConnection, Subscription } from 'nats';
+import { WebSocketServer, type WebSocket } from 'ws';
+import { wallClock, type Clock } from '../../protocol/clock.js';
+import type { LinkLogger } from '../nats/connect.js';
+import { RESYNC_SUBJECT, ensureStream } from '../nats/subjects.js';
+import { DEFAULT_EDGE_LIMITS, EdgeSession, type EdgeCounters, type EdgeLimits, type SessionContext } from './edge-session.js';
+import { DEFAULT_CERTIFICATE_POLICY, admitCertificate, type CertificatePolicy } from './tls-admission.js';
+
+export interface EdgeTls {
+  /** PEM server certificate chain and key. */
+  cert: string | Buffer;
+  key: string | Buffer;
+  /** PEM CA(s) that issue device certificates; a device must present one of theirs. */
+  clientCa: string | Buffer;
+}
+
+export interface EdgeOptions {
+  port: number;
+  host?: string;
+  /** An open connection; the edge does not close it. */
+  nats: NatsConnection;
+  tls?: EdgeTls;
+  logger: LinkLogger;
+  limits?: Partial<EdgeLimits>;
+  certificates?: Partial<CertificatePolicy>;
+  /** Edge id in presence messages (default `<hostname>-<random>`). */
+  id?: string;
+  clock?: Clock;
+  /** Create the JetStream stream if missing (default true), so frames are kept before serve first runs. */
+  ensureStream?: boolean;
+}
+
+export interface Edge {
+  /** ws://host:port or wss://host:port */
+  url: string;
+  port: number;
+  id: string;
+  stats(): EdgeCounters & { sessions: number; sockets: number };
+  close(): Promise<void>;
+}
+
+export async function createEdge(opts: EdgeOptions): Promise<Edge> {
+  const clock = opts.clock ?? wallClock;
+  const limits: EdgeLimits = { ...DEFAULT_EDGE_LIMITS, ...opts.limits };
+  const policy: CertificatePolicy = { ...DEFAULT_CERTIFICATE_POLICY, ...opts.certificates };
+  const id = opts.id ?? `${hostname()}-${randomBytes(3).toString('hex')}`;
+  const { logger, nats: nc } = opts;
+  if (opts.ensureStream !== false) await ensureStream(await nc.jetstreamManager());
+
+  const counters: EdgeCounters = { framesUp: 0, framesDown: 0, protocolErrors: 0, droppedForErrors: 0 };
+  const bySerial = new Map<string, EdgeSession>();
+  const sockets = new Set<EdgeSession>();
+  let nextSession = 1;
+  const ctx: SessionContext = {
+    edgeId: id, nc, logger, limits, policy, counters, now: () => clock.now(),
+    register: (s) => {
+      const old = bySerial.get(s.serial!);
+      bySerial.set(s.serial!, s);
+      // The same AP on a new socket: the old one is dead or a duplicate; keep the newest.
+      if (old && old !== s) old.close(4004, 'replaced by a newer connection');
+    },
+    unregister: (s) => {
+      if (bySerial.get(s.serial!) === s) bySerial.delete(s.serial!);
+    },
+  };
+
+  const server: Server = opts.tls
+    ? createHttpsServer({
+      cert: opts.tls.cert, key: opts.tls.key, ca: opts.tls.clientCa,
+      requestCert: true, rejectUnauthorized: true, minVersion: 'TLSv1.2',
+    })
+    : createHttpServer();
+  // Only websocket upgrades are served on the device port (§1.1).
+  server.on('request', (_req, res) => { res.writeHead(426, { connection: 'close' }).end(); });
+  const wss = new WebSocketServer({ noServer: true, maxPayload: limits.maxPayload, perMessageDeflate: false });
+  server.on('upgrade', (req: IncomingMessage, socket, head) => {
+    let cn: string | undefined;
+    if (opts.tls) {
+      const admitted = admitCertificate(req.socket as TLSSocket, policy);
+      if (!admitted.ok) {
+        logger.warn({ ip: req.socket.remoteAddress, reason: admitted.reason }, 'device refused at TLS');
+        socket.destroy();
+        return;
+      }
+      cn = admitted.cn;
+    }
+    wss.handleUpgrade(req, socket, head, (ws: WebSocket) => {
+      const ip = (req.socket.remoteAddress ?? '').replace(/^::ffff:/, '');
+      const session = new EdgeSession(ws, ctx, ip, nextSession++, cn);
+      sockets.add(session);
+      ws.on('close', () => sockets.delete(session));
+    });
+  });
+
+  const resync: Subscription = nc.subscribe(RESYNC_SUBJECT, { callback: () => {
+    logger.info({ sessions: bySerial.size }, 'resync asked: announcing sessions again');
+    for (const s of bySerial.values()) s.resync();
+  } });
+  const tickMs = Math.min(limits.pingIntervalMs, 5_000);
+  let lastPing = clock.now();
+  const timer = setInterval(() => {
+    const now = clock.now();
+    const ping = now - lastPing >= limits.pingIntervalMs;
+    if (ping) lastPing = now;
+    for (const s of sockets) {
+      if (now - s.lastFrameAt > limits.idleTimeoutMs) s.close(4000, 'idle timeout');
+      else if (ping) s.tick(now);
+    }
+  }, tickMs);
+  timer.unref();
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port, opts.host ?? '0.0.0.0', () => resolve());
+  });
+  const addr = server.address();
+  const port = typeof addr === 'object' && addr ? addr.port : opts.port;
+  const url = `${opts.tls ? 'wss' : 'ws'}://${opts.host ?? '127.0.0.1'}:${port}`;
+  if (!opts.tls) logger.warn({ url }, 'edge without TLS (lab mode): devices are not authenticated; use --tls-cert/--tls-key/--client-ca in production');
+  logger.info({ url, edge: id }, 'edge listening');
+
+  return {
+    url, port, id,
+    stats: () => ({ ...counters, sessions: bySerial.size, sockets: sockets.size }),
+    close: async () => {
+      clearInterval(timer);
+      resync.unsubscribe();
+      for (const s of sockets) s.close(1001, 'edge shutting down');
+      // Bounded wait for close handshakes (40 x 50 ms), then cut what is left.
+      for (let i = 0; i < 40 && sockets.size > 0; i++) await new Promise((r) => setTimeout(r, 50));
+      for (const s of sockets) s.terminate();
+      await new Promise<void>((r) => wss.close(() => r()));
+      server.closeAllConnections?.();
+      await new Promise<void>((r) => server.close(() => r()));
+      // Disconnect presence of the closed sockets must reach NATS before the caller closes it.
+      if (!nc.isClosed()) await nc.flush().catch(() => undefined);
+    },
+  };
+}

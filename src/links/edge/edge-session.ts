@@ -1,0 +1,199 @@
+/**
+ * One AP socket on the edge: checks frames, learns the serial, publishes `.up` and presence,
+ * writes `.down` frames back, counts protocol errors and drops an abusive AP. It holds only what
+ * the socket itself needs (serial, certificate, the last connect frame for a resync), so any
+ * number of edges can serve a fleet.
+ */
+import { headers, type NatsConnection, type Subscription } from 'nats';
+import type { WebSocket } from 'ws';
+import { normalizeSerial } from '../../protocol/serial.js';
+import type { LinkLogger } from '../nats/connect.js';
+import { HDR_AT, HDR_CONTROL, HDR_MALFORMED, HDR_REASON, downSubject, presenceSubject, upSubject, type Certificate, type Presence } from '../nats/subjects.js';
+import { checkFrame } from './frame-check.js';
+import { certificateVerdict, type CertificatePolicy } from './tls-admission.js';
+
+export interface EdgeLimits {
+  /** Largest websocket message, bytes (gateway: 512,000). */
+  maxPayload: number;
+  /** Protocol errors after which the AP is dropped (gateway: 10). */
+  maxProtocolErrors: number;
+  /** No frame from the AP for this long: the socket is closed (gateway session timeout 600 s). */
+  idleTimeoutMs: number;
+  /** Websocket ping period; a socket that did not answer the previous ping is terminated. */
+  pingIntervalMs: number;
+}
+
+export const DEFAULT_EDGE_LIMITS: EdgeLimits = { maxPayload: 512_000, maxProtocolErrors: 10, idleTimeoutMs: 600_000, pingIntervalMs: 30_000 };
+
+export interface EdgeCounters {
+  framesUp: number;
+  framesDown: number;
+  protocolErrors: number;
+  droppedForErrors: number;
+}
+
+export interface SessionContext {
+  edgeId: string;
+  nc: NatsConnection;
+  logger: LinkLogger;
+  limits: EdgeLimits;
+  policy: CertificatePolicy;
+  counters: EdgeCounters;
+  now(): number;
+  /** Called once the serial is known; returns the session this one replaces, if any. */
+  register(session: EdgeSession): void;
+  unregister(session: EdgeSession): void;
+}
+
+export class EdgeSession {
+  serial?: string;
+  certificate: Certificate;
+  protocolErrors = 0;
+  lastFrameAt: number;
+  alive = true;
+  private connectText?: string;
+  private down?: Subscription;
+  private closed = false;
+
+  constructor(
+    private readonly ws: WebSocket,
+    private readonly ctx: SessionContext,
+    readonly ipAddress: string,
+    readonly id: number,
+    /** CN of a verified client certificate; undefined in plain-ws lab mode. */
+    private readonly cn?: string,
+  ) {
+    this.certificate = cn ? 'VALID_CERTIFICATE' : 'NO_CERTIFICATE';
+    this.lastFrameAt = ctx.now();
+    ws.on('message', (data, isBinary) => this.onMessage(data as Buffer, isBinary));
+    ws.on('pong', () => { this.alive = true; });
+    ws.on('close', (code, reason) => this.onClose(`socket closed (${code}${reason.length ? ` ${reason.toString()}` : ''})`));
+    ws.on('error', (err) => ctx.logger.warn({ ip: ipAddress, serial: this.serial, err: err.message }, 'ap socket error'));
+  }
+
+  /** Keepalive and idle check, called by the edge's timer. */
+  tick(now: number): void {
+    if (now - this.lastFrameAt > this.ctx.limits.idleTimeoutMs) return this.close(4000, 'idle timeout');
+    if (!this.alive) {
+      this.ws.terminate();
+      return;
+    }
+    this.alive = false;
+    this.ws.ping();
+  }
+
+  close(code: number, reason: string): void {
+    if (this.ws.readyState === this.ws.OPEN) this.ws.close(code, reason.slice(0, 120));
+    else this.ws.terminate();
+  }
+
+  terminate(): void {
+    this.ws.terminate();
+  }
+
+  /** Announce this session again (serve restarted and lost its actors). */
+  resync(): void {
+    if (!this.serial || this.closed) return;
+    this.publishPresence('connect');
+    if (this.connectText) this.publishUp(this.connectText);
+  }
+
+  private onMessage(data: Buffer, isBinary: boolean): void {
+    // §1.1: a binary frame kills the connection.
+    if (isBinary) return this.close(1003, 'binary frames are not accepted');
+    this.lastFrameAt = this.ctx.now();
+    const text = data.toString('utf8');
+    const check = checkFrame(text);
+    if (!check.ok) {
+      if (check.ignored) return this.ctx.logger.debug?.({ serial: this.serial }, check.reason);
+      return this.protocolError(check.reason, text);
+    }
+    if (!this.serial) {
+      const serial = this.serialFor(check.serial, check.isConnect);
+      if (!serial) return this.protocolError('no valid serial before connect', text);
+      if (!this.open(serial)) return;
+    } else if (check.isConnect && check.serial !== undefined && safeSerial(check.serial) !== this.serial) {
+      return this.protocolError(`connect serial ${check.serial} differs from session serial ${this.serial}`, text);
+    }
+    if (check.isConnect) this.connectText = check.text;
+    this.publishUp(check.text);
+  }
+
+  /** The session's serial: the connect serial; before connect, the certificate CN (TLS) or the frame's serial (lab). */
+  private serialFor(frameSerial: string | undefined, isConnect: boolean): string | undefined {
+    if (isConnect) return safeSerial(frameSerial);
+    return safeSerial(this.cn) ?? safeSerial(frameSerial);
+  }
+
+  private open(serial: string): boolean {
+    if (this.cn) {
+      this.certificate = certificateVerdict(this.cn, serial, this.ctx.policy);
+      if (this.certificate === 'MISMATCH_SERIAL' && !this.ctx.policy.allowMismatch) {
+        this.ctx.logger.warn({ serial, cn: this.cn }, 'certificate CN does not match the serial: refused');
+        this.close(4003, 'serial mismatch');
+        return false;
+      }
+    }
+    this.serial = serial;
+    this.ctx.register(this);
+    this.down = this.ctx.nc.subscribe(downSubject(serial), { callback: (err, msg) => {
+      if (err) return;
+      if (msg.headers?.get(HDR_CONTROL) === 'close') {
+        this.ctx.logger.info({ serial, reason: msg.headers.get(HDR_REASON) }, 'dropping ap as asked by serve');
+        return this.close(4001, msg.headers.get(HDR_REASON) || 'closed by serve');
+      }
+      if (this.ws.readyState !== this.ws.OPEN) return;
+      this.ctx.counters.framesDown++;
+      this.ws.send(msg.string());
+    } });
+    this.publishPresence('connect');
+    this.ctx.logger.info({ serial, ip: this.ipAddress, certificate: this.certificate }, 'ap connected');
+    return true;
+  }
+
+  private protocolError(reason: string, text: string): void {
+    this.protocolErrors++;
+    this.ctx.counters.protocolErrors++;
+    // The actor counts it too (its protocol-error events), so the twin shows what the AP did.
+    if (this.serial) this.publishUp(text.slice(0, 4096), reason);
+    this.ctx.logger.warn({ serial: this.serial, ip: this.ipAddress, reason, count: this.protocolErrors }, 'protocol error');
+    if (this.protocolErrors >= this.ctx.limits.maxProtocolErrors) {
+      this.ctx.counters.droppedForErrors++;
+      this.close(4002, `${this.protocolErrors} protocol errors`);
+    }
+  }
+
+  private publishUp(text: string, malformed?: string): void {
+    const h = headers();
+    h.set(HDR_AT, String(this.ctx.now()));
+    if (malformed) h.set(HDR_MALFORMED, malformed.slice(0, 200));
+    else this.ctx.counters.framesUp++;
+    this.ctx.nc.publish(upSubject(this.serial!), text, { headers: h });
+  }
+
+  private publishPresence(event: 'connect' | 'disconnect', reason?: string): void {
+    const p: Presence = { event, edge: this.ctx.edgeId, session: this.id, at: this.ctx.now(), ipAddress: this.ipAddress, certificate: this.certificate };
+    if (reason) p.reason = reason;
+    if (!this.ctx.nc.isClosed()) this.ctx.nc.publish(presenceSubject(this.serial!), JSON.stringify(p));
+  }
+
+  private onClose(reason: string): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.down?.unsubscribe();
+    if (this.serial) {
+      this.publishPresence('disconnect', reason);
+      this.ctx.unregister(this);
+      this.ctx.logger.info({ serial: this.serial, reason }, 'ap disconnected');
+    }
+  }
+}
+
+function safeSerial(s: string | undefined): string | undefined {
+  if (s === undefined) return undefined;
+  try {
+    return normalizeSerial(s);
+  } catch {
+    return undefined;
+  }
+}

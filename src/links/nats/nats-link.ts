@@ -1,0 +1,149 @@
+/**
+ * NatsLink: the DeviceLink adapter for one real AP behind an edge (conventions §2.6). Presence
+ * drives connected/disconnected, `.up` messages become frame or malformed events, `send()`
+ * publishes on `.down`. The manager feeds it messages with an `ack` that runs only after the
+ * listeners (the device actor) took the event, so JetStream redelivers what was not ingested.
+ */
+import { headers, type NatsConnection } from 'nats';
+import { airtwinError, deviceOffline } from '../../errors.js';
+import type { Clock } from '../../protocol/clock.js';
+import type { DeviceLink, LinkEvent } from '../../protocol/device-link.js';
+import type { DownFrame, UpFrame } from '../../protocol/frame.js';
+import { HDR_CONTROL, HDR_REASON, downSubject, type Presence } from './subjects.js';
+
+type Ack = () => void;
+
+/**
+ * Events allowed before `connect` (reference/gateway-behaviour.md §1.2). Kept here, not imported
+ * from the actor, because links may not depend on actor internals.
+ */
+const BEFORE_CONNECT = new Set(['connect', 'crashlog', 'rebootLog', 'ping', 'recovery', 'venue_broadcast']);
+/** How long frames wait for a `connect` after serve (re)started mid-session, ms. */
+const HOLD_MS = 10_000;
+const MAX_HELD = 256;
+
+export interface NatsLinkDeps {
+  nc: NatsConnection;
+  clock: Clock;
+  /** False while NATS is reconnecting: sends fail so the actor keeps queueable commands queued. */
+  natsUp(): boolean;
+}
+
+export class NatsLink implements DeviceLink {
+  private readonly listeners: ((e: LinkEvent) => void)[] = [];
+  /** Events that arrived before anyone listened (the fleet attaches synchronously, so rarely used). */
+  private readonly early: { event: LinkEvent; ack?: Ack }[] = [];
+  private held: { event: LinkEvent; ack?: Ack }[] = [];
+  private holdTimer: unknown;
+  private current?: { edge: string; session?: number };
+  private lastPresence?: Presence;
+  private seenConnect = false;
+  connected = false;
+
+  constructor(readonly serial: string, private readonly deps: NatsLinkDeps) {}
+
+  subscribe(listener: (event: LinkEvent) => void): () => void {
+    this.listeners.push(listener);
+    for (const e of this.early.splice(0)) this.dispatch(e.event, e.ack);
+    return () => {
+      const i = this.listeners.indexOf(listener);
+      if (i >= 0) this.listeners.splice(i, 1);
+    };
+  }
+
+  send(frame: DownFrame): Promise<void> {
+    if (!this.connected) return Promise.reject(deviceOffline(this.serial, frame.method));
+    if (!this.deps.natsUp() || this.deps.nc.isClosed()) {
+      return Promise.reject(airtwinError('DEVICE_OFFLINE', frame.method, `Device ${this.serial} cannot be reached: the NATS link is down.`));
+    }
+    this.deps.nc.publish(downSubject(this.serial), JSON.stringify(frame));
+    return Promise.resolve();
+  }
+
+  /** Ask the edge holding the AP to drop it; the twin sees the AP offline at once. */
+  close(reason = 'closed'): Promise<void> {
+    if (!this.deps.nc.isClosed()) {
+      const h = headers();
+      h.set(HDR_CONTROL, 'close');
+      h.set(HDR_REASON, reason.slice(0, 200));
+      this.deps.nc.publish(downSubject(this.serial), '', { headers: h });
+    }
+    if (this.connected) this.disconnect(this.deps.clock.now(), reason);
+    return Promise.resolve();
+  }
+
+  /** A presence message for this serial. */
+  presence(p: Presence, ack?: Ack): void {
+    if (p.event === 'connect') {
+      this.lastPresence = p;
+      this.current = { edge: p.edge, session: p.session };
+      this.connected = true;
+      this.seenConnect = false;
+      this.dispatch({ type: 'connected', at: p.at, ipAddress: p.ipAddress, certificate: p.certificate }, ack);
+      return;
+    }
+    // A late disconnect of a socket the AP already replaced (same or another edge) changes nothing.
+    const c = this.current;
+    const stale = c !== undefined && (c.edge !== p.edge || (p.session !== undefined && c.session !== p.session));
+    if (!this.connected || stale) return ack?.();
+    this.flushHeld();
+    this.disconnect(p.at, p.reason ?? `disconnected from edge ${p.edge}`, ack);
+  }
+
+  /** An `.up` frame, already parsed. */
+  frame(frame: UpFrame, bytes: number, at: number, ack?: Ack): void {
+    this.ensureConnected(at);
+    const method = 'method' in frame ? frame.method : undefined;
+    const event: LinkEvent = { type: 'frame', at, frame, bytes };
+    if (method === 'connect') {
+      this.seenConnect = true;
+      this.dispatch(event, ack);
+      this.flushHeld();
+      return;
+    }
+    // serve restarted while the AP stayed on its edge: the actor is new and needs `connect` first.
+    // The edge re-sends it on resync; until then (bounded) frames that need a session wait.
+    if (!this.seenConnect && method !== undefined && !BEFORE_CONNECT.has(method) && this.held.length < MAX_HELD) {
+      this.held.push({ event, ack });
+      if (this.holdTimer === undefined) this.holdTimer = this.deps.clock.setTimeout(() => this.flushHeld(), HOLD_MS);
+      return;
+    }
+    this.dispatch(event, ack);
+  }
+
+  malformed(reason: string, bytes: number, at: number, ack?: Ack): void {
+    this.ensureConnected(at);
+    this.dispatch({ type: 'malformed', at, reason, bytes }, ack);
+  }
+
+  private ensureConnected(at: number): void {
+    if (this.connected) return;
+    // A frame proves the AP is on some edge; this happens when serve starts after the AP connected.
+    const p = this.lastPresence;
+    this.connected = true;
+    this.dispatch({ type: 'connected', at, ipAddress: p?.ipAddress, certificate: p?.certificate });
+  }
+
+  private disconnect(at: number, reason: string, ack?: Ack): void {
+    this.connected = false;
+    this.seenConnect = false;
+    this.dispatch({ type: 'disconnected', at, reason }, ack);
+  }
+
+  private flushHeld(): void {
+    if (this.holdTimer !== undefined) this.deps.clock.clearTimeout(this.holdTimer);
+    this.holdTimer = undefined;
+    const held = this.held;
+    this.held = [];
+    for (const h of held) this.dispatch(h.event, h.ack);
+  }
+
+  private dispatch(event: LinkEvent, ack?: Ack): void {
+    if (this.listeners.length === 0) {
+      this.early.push({ event, ack });
+      return;
+    }
+    for (const l of [...this.listeners]) l(event);
+    ack?.();
+  }
+}

@@ -1,0 +1,108 @@
+/**
+ * The NATS contract between `airtwin edge` and `airtwin serve` (architecture.md, "NATS subjects").
+ * Both sides import these names, so a subject or header cannot drift between them.
+ *
+ *   ucentral.<serial>.up        frames from the AP (JSON-RPC text, compress_64 already inflated)
+ *   ucentral.<serial>.down      frames to the AP; a message with header Airtwin-Control: close drops it
+ *   ucentral.<serial>.presence  {"event":"connect"|"disconnect","edge","at",ipAddress?,certificate?,reason?}
+ *   airtwin.edge.resync         serve asks every edge to announce its sessions again (after a restart)
+ */
+import { AckPolicy, DeliverPolicy, RetentionPolicy, StorageType, type JetStreamManager } from 'nats';
+import type { LinkEvent } from '../../protocol/device-link.js';
+
+export const upSubject = (serial: string): string => `ucentral.${serial}.up`;
+export const downSubject = (serial: string): string => `ucentral.${serial}.down`;
+export const presenceSubject = (serial: string): string => `ucentral.${serial}.presence`;
+export const RESYNC_SUBJECT = 'airtwin.edge.resync';
+
+/** Serial and kind of a `ucentral.<serial>.<kind>` subject, or undefined. */
+export function parseSubject(subject: string): { serial: string; kind: 'up' | 'down' | 'presence' } | undefined {
+  const parts = subject.split('.');
+  if (parts.length !== 3 || parts[0] !== 'ucentral') return undefined;
+  const kind = parts[2];
+  if (kind !== 'up' && kind !== 'down' && kind !== 'presence') return undefined;
+  return { serial: parts[1]!, kind };
+}
+
+/** Headers on `.up`: when the edge received the frame, and why it is malformed (then the body is the raw text). */
+export const HDR_AT = 'Airtwin-At';
+export const HDR_MALFORMED = 'Airtwin-Malformed';
+/** Header on `.down`: a control message instead of a frame (`close`). */
+export const HDR_CONTROL = 'Airtwin-Control';
+export const HDR_REASON = 'Airtwin-Reason';
+
+export type Certificate = NonNullable<Extract<LinkEvent, { type: 'connected' }>['certificate']>;
+
+export interface Presence {
+  event: 'connect' | 'disconnect';
+  edge: string;
+  at: number;
+  /** Session id within the edge: a late disconnect of a replaced socket is recognised and ignored. */
+  session?: number;
+  ipAddress?: string;
+  certificate?: Certificate;
+  reason?: string;
+}
+
+export function isPresence(v: unknown): v is Presence {
+  const p = v as Presence;
+  return typeof p === 'object' && p !== null && (p.event === 'connect' || p.event === 'disconnect')
+    && typeof p.edge === 'string' && typeof p.at === 'number';
+}
+
+/** Stream and durable consumer defaults; several serve workers may use distinct durables. */
+export const STREAM = 'UCENTRAL_UP';
+export const DEFAULT_DURABLE = 'airtwin-serve';
+
+export interface StreamLimits {
+  /** How long frames are kept for a worker that is down (default 24 h). */
+  maxAgeMs?: number;
+  /** Upper bound of the stream on disk (default 1 GiB; the oldest frames go first). */
+  maxBytes?: number;
+}
+
+/**
+ * Create (or widen) the stream that keeps `.up` frames and presence while no worker reads them.
+ * Presence is in the same stream so a consumer sees "connect", the frames, "disconnect" in the
+ * order the edge published them; two streams would need a merge with no ordering guarantee.
+ * Idempotent, so every edge and every serve calls it at start.
+ */
+export async function ensureStream(jsm: JetStreamManager, limits: StreamLimits = {}): Promise<void> {
+  const config = {
+    name: STREAM,
+    subjects: ['ucentral.*.up', 'ucentral.*.presence'],
+    storage: StorageType.File,
+    retention: RetentionPolicy.Limits,
+    max_age: (limits.maxAgeMs ?? 86_400_000) * 1_000_000,
+    max_bytes: limits.maxBytes ?? 1024 ** 3,
+  };
+  try {
+    await jsm.streams.info(STREAM);
+  } catch {
+    try {
+      await jsm.streams.add(config);
+    } catch (e) {
+      // Another edge or worker created it between our two calls: fine.
+      if (!String((e as Error).message).includes('already in use')) throw e;
+    }
+  }
+}
+
+/** The durable pull consumer a serve worker reads from; survives the worker's restarts. */
+export async function ensureConsumer(jsm: JetStreamManager, durable: string, filterSubjects?: string[]): Promise<void> {
+  try {
+    await jsm.consumers.info(STREAM, durable);
+    return;
+  } catch {
+    // missing: create below
+  }
+  await jsm.consumers.add(STREAM, {
+    durable_name: durable,
+    ack_policy: AckPolicy.Explicit,
+    // All: the first worker also ingests what edges captured before it ever ran (bounded by max_age).
+    deliver_policy: DeliverPolicy.All,
+    ack_wait: 30_000_000_000,
+    max_ack_pending: 20_000,
+    ...(filterSubjects ? { filter_subjects: filterSubjects } : {}),
+  });
+}
