@@ -1,0 +1,200 @@
+/**
+ * The recorder: one per process, shared by every link it wraps (conventions §2.6: src/links/record
+ * wraps any link). Every frame in both directions and every connect/disconnect goes to one NDJSON
+ * file in the recording format (architecture.md):
+ *   {"t":<ms>,"serial":"<12 hex>","dir":"up"|"down","frame":{...}}
+ *   {"t":<ms>,"serial":"<12 hex>","event":"connect"|"disconnect"}
+ *
+ *   const recorder = createRecorder({ path: 'traffic.ndjson', maxBytes: 64e6, clock });
+ *   fleet.attach(recorder.wrap(link));
+ *   ...
+ *   await recorder.close();            // on SIGTERM, after the fleet stopped
+ *
+ * - Order: lines go out in the order the process saw them, `t` from the process clock, never
+ *   decreasing (a replay rejects a line whose `t` goes backwards).
+ * - Memory is bounded: lines gather in chunks (NdjsonWriter) and wait for the disk; when more
+ *   than `maxBufferedBytes` are waiting (the disk cannot keep up) new lines are dropped and
+ *   counted in `stats().droppedLines` rather than growing without bound. Links never wait on it.
+ * - Rotation: with `maxBytes`, the file is cut at a line boundary once the next line would pass
+ *   the limit: FILE, then FILE.1, FILE.2, ... in time order (replay reads them in that order).
+ *   Stale FILE.N parts of an earlier recording to the same path are removed at start, so the set
+ *   on disk is always one recording.
+ * - `close()` writes what is buffered and ends every file: each file ends with a whole line.
+ * - A `malformed` link event (bytes that were not a JSON object) has no frame to write: counted.
+ * - A down frame is written when handed to the link, before `send` resolves: if the AP answers
+ *   at once, its result still comes after the command in the file.
+ */
+import { createWriteStream, existsSync, unlinkSync } from 'node:fs';
+import type { Clock } from '../../protocol/clock.js';
+import type { DeviceLink, LinkEvent } from '../../protocol/device-link.js';
+import type { DownFrame } from '../../protocol/frame.js';
+import { NdjsonWriter } from './ndjson-writer.js';
+
+export interface RecorderOptions {
+  /** The recording file (FILE; rotated parts are FILE.1, FILE.2, ...). */
+  path: string;
+  /** Rotate once a file would pass this size in bytes. Absent: one file. */
+  maxBytes?: number;
+  /** The process clock: stamps down frames (link events carry their own `at`). */
+  clock: Clock;
+  /** Bound of bytes waiting for the disk before lines are dropped (default 64 MiB). */
+  maxBufferedBytes?: number;
+  /** A write failed (disk full, ...): recording stops, the links go on. */
+  onError?: (error: Error) => void;
+}
+
+export interface RecorderStats {
+  lines: number;
+  bytes: number;
+  /** Files written so far (FILE, FILE.1, ...). */
+  files: string[];
+  droppedLines: number;
+  malformedSkipped: number;
+}
+
+export interface Recorder {
+  /** The same link, recorded. Wrap each link once. */
+  wrap(link: DeviceLink): DeviceLink;
+  /** Resolves when buffered lines have reached the disk (for drivers that can wait, e.g. --speed max). */
+  drained(): Promise<void>;
+  stats(): RecorderStats;
+  /** Flush and end every file. Later frames are no longer recorded. Safe to call twice. */
+  close(): Promise<void>;
+}
+
+export function partPath(path: string, index: number): string {
+  return index === 0 ? path : `${path}.${index}`;
+}
+
+export function createRecorder(opts: RecorderOptions): Recorder {
+  const { path, maxBytes, clock } = opts;
+  const maxBuffered = opts.maxBufferedBytes ?? 64 * 1024 * 1024;
+  if (maxBytes !== undefined && !(maxBytes > 0)) throw new RangeError(`maxBytes must be > 0, got ${maxBytes}`);
+  // Earlier parts of a recording to the same path would be read as this one's continuation.
+  for (let i = 1; existsSync(partPath(path, i)); i++) unlinkSync(partPath(path, i));
+
+  const files: string[] = [];
+  const ending: Promise<void>[] = [];
+  let writer: NdjsonWriter;
+  let fileBytes = 0;
+  /** Bytes handed to the current writer since its last flush, and bytes flushed but not yet on disk. */
+  let unflushed = 0;
+  let inFlight = 0;
+  let lastT = -Infinity;
+  let closed = false;
+  let failed = false;
+  let closing: Promise<void> | undefined;
+  const st = { lines: 0, bytes: 0, droppedLines: 0, malformedSkipped: 0 };
+
+  const fail = (e: unknown) => {
+    if (failed) return;
+    failed = true;
+    opts.onError?.(e instanceof Error ? e : new Error(String(e)));
+  };
+  const open = () => {
+    const file = partPath(path, files.length);
+    files.push(file);
+    writer = new NdjsonWriter(createWriteStream(file));
+    fileBytes = 0;
+    unflushed = 0;
+  };
+  open();
+
+  const write = (line: string): void => {
+    if (closed || failed) return;
+    if (inFlight > maxBuffered) {
+      st.droppedLines++;
+      return;
+    }
+    // JSON text of our lines is ASCII except inside strings; length is exact for the common case
+    // and the limit is a target, not a contract, so the cheaper measure wins on the hot path.
+    const size = line.length + 1;
+    if (maxBytes !== undefined && fileBytes > 0 && fileBytes + size > maxBytes) {
+      ending.push(writer.close().catch(fail));
+      open();
+    }
+    fileBytes += size;
+    unflushed += size;
+    st.lines++;
+    st.bytes += size;
+    try {
+      const flushed = writer.write(line);
+      if (flushed) {
+        const chunk = unflushed;
+        unflushed = 0;
+        inFlight += chunk;
+        flushed.then(() => { inFlight -= chunk; }, fail);
+      }
+    } catch (e) {
+      fail(e);
+    }
+  };
+
+  const stamp = (t: number): number => {
+    lastT = t > lastT ? t : lastT;
+    return lastT;
+  };
+
+  const recordEvent = (serial: string, e: LinkEvent): void => {
+    switch (e.type) {
+      case 'frame':
+        write(`{"t":${stamp(e.at)},"serial":"${serial}","dir":"up","frame":${JSON.stringify(e.frame)}}`);
+        return;
+      case 'connected':
+        write(`{"t":${stamp(e.at)},"serial":"${serial}","event":"connect"}`);
+        return;
+      case 'disconnected':
+        write(`{"t":${stamp(e.at)},"serial":"${serial}","event":"disconnect"}`);
+        return;
+      case 'malformed':
+        st.malformedSkipped++;
+    }
+  };
+
+  const wrap = (inner: DeviceLink): DeviceLink => {
+    const serial = inner.serial.toLowerCase().replace(/[:-]/g, '');
+    const listeners: ((e: LinkEvent) => void)[] = [];
+    let unsubscribe: (() => void) | undefined;
+    // One subscription to the inner link however many listen, so each event is written once.
+    const onEvent = (e: LinkEvent) => {
+      recordEvent(serial, e);
+      for (const l of [...listeners]) l(e);
+    };
+    return {
+      serial: inner.serial,
+      subscribe(listener) {
+        listeners.push(listener);
+        unsubscribe ??= inner.subscribe(onEvent);
+        return () => {
+          const i = listeners.indexOf(listener);
+          if (i >= 0) listeners.splice(i, 1);
+          if (listeners.length === 0 && unsubscribe) {
+            unsubscribe();
+            unsubscribe = undefined;
+          }
+        };
+      },
+      send(frame: DownFrame) {
+        write(`{"t":${stamp(clock.now())},"serial":"${serial}","dir":"down","frame":${JSON.stringify(frame)}}`);
+        return inner.send(frame);
+      },
+      close(reason?: string) {
+        return inner.close(reason);
+      },
+    };
+  };
+
+  return {
+    wrap,
+    drained: async () => {
+      if (closed || failed) return;
+      await Promise.all([...ending, writer.flush().catch(fail)]);
+    },
+    stats: () => ({ ...st, files: [...files] }),
+    close: () => (closing ??= (async () => {
+      closed = true;
+      ending.push(writer.close().catch(fail));
+      await Promise.all(ending);
+    })()),
+  };
+}

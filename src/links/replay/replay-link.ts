@@ -1,0 +1,130 @@
+/**
+ * ReplayLink: the DeviceLink of one recorded serial (conventions §2.6). The replayer pushes the
+ * recorded lines into it; the device actor sees an AP that connects, reports and answers
+ * commands exactly when the recording says it did.
+ *
+ * Commands. A recorded `down` frame is not re-sent anywhere. The replayer first tells the link
+ * to expect it (`expectCommand`), then submits the same command to the device actor, so the actor
+ * owns a real command record. When the actor hands that command to `send()`, the link notes the
+ * actor's JSON-RPC id for the recorded one; the recorded result (`up` frame with that recorded
+ * id) is then delivered under the actor's id, so it completes that command exactly as the live
+ * result did: a wifiscan result becomes scan entries, a configure result the active config.
+ *
+ * A NEW command (one the recording does not hold: an API call during `serve --replay`) is
+ * refused at once with DEVICE_OFFLINE: a recording can only say what the AP answered back then,
+ * and failing fast tells the caller so, where waiting would only end in a timeout. The actor
+ * records that command as failed ("The command could not be sent: ...").
+ *
+ * Connection. `connect` / `disconnect` events drive `connected` / `disconnected`. An `up` frame
+ * of a serial whose recording starts mid-session (no connect seen yet) opens the link first;
+ * frames recorded while the AP was disconnected, or after the actor closed the link (it dropped
+ * the AP), are not delivered and are counted in `dropped`, until the next recorded connect.
+ * After the last line the link stays as the recording left it.
+ */
+import { airtwinError } from '../../errors.js';
+import type { Clock } from '../../protocol/clock.js';
+import type { DeviceLink, LinkEvent } from '../../protocol/device-link.js';
+import type { CommandFrame, DownFrame, JsonObject, UpFrame } from '../../protocol/frame.js';
+
+type LinkState = 'new' | 'up' | 'down';
+
+export class ReplayLink implements DeviceLink {
+  private readonly listeners: ((e: LinkEvent) => void)[] = [];
+  private state: LinkState = 'new';
+  /** Recorded commands handed to the actor, in the order it will send them (its queue is FIFO). */
+  private expected: { recordedId: number; method: string }[] = [];
+  /** Recorded JSON-RPC id -> the id the actor used for the same command. */
+  private readonly ids = new Map<number, number>();
+  /** Up frames not delivered because the AP was disconnected (recorded or dropped by the actor). */
+  dropped = 0;
+  /** Commands the actor sent that the recording does not hold (refused). */
+  refused = 0;
+
+  constructor(readonly serial: string, private readonly clock: Clock) {}
+
+  /** Whether the replayed AP is connected right now. */
+  get connected(): boolean {
+    return this.state === 'up';
+  }
+
+  subscribe(listener: (event: LinkEvent) => void): () => void {
+    this.listeners.push(listener);
+    return () => {
+      const i = this.listeners.indexOf(listener);
+      if (i >= 0) this.listeners.splice(i, 1);
+    };
+  }
+
+  send(frame: DownFrame): Promise<void> {
+    const head = this.expected[0];
+    if (head && head.method === frame.method) {
+      this.expected.shift();
+      this.ids.set(head.recordedId, frame.id);
+      return Promise.resolve();
+    }
+    this.refused++;
+    return Promise.reject(airtwinError('DEVICE_OFFLINE', frame.method,
+      `Device ${this.serial} is replayed from a recording: it plays back what the AP did and cannot run a new '${frame.method}'.`));
+  }
+
+  /** The actor dropped the AP (blacklist, protocol errors, shutdown): it is cut off until the next recorded connect. */
+  close(reason = 'closed'): Promise<void> {
+    if (this.state === 'up') this.disconnect(reason);
+    else this.state = 'down';
+    return Promise.resolve();
+  }
+
+  // --- driven by the replayer -----------------------------------------------------------------
+
+  /** A recorded connect event. */
+  connect(): void {
+    this.state = 'up';
+    this.dispatch({ type: 'connected', at: this.clock.now() });
+  }
+
+  /** A recorded disconnect event. Commands still expected will not be sent on this session. */
+  disconnect(reason = 'recorded disconnect'): void {
+    const wasUp = this.state === 'up';
+    this.state = 'down';
+    if (wasUp) this.dispatch({ type: 'disconnected', at: this.clock.now(), reason });
+  }
+
+  /** A recorded up frame, delivered now. Returns false when the AP was disconnected (dropped). */
+  deliver(frame: JsonObject, bytes: number): boolean {
+    if (this.state === 'new') this.connect();
+    if (this.state === 'down') {
+      this.dropped++;
+      return false;
+    }
+    let out = frame;
+    if (typeof frame.id === 'number' && frame.result !== undefined) {
+      const mine = this.ids.get(frame.id);
+      if (mine !== undefined) {
+        this.ids.delete(frame.id);
+        out = { ...frame, id: mine };
+      }
+    }
+    this.dispatch({ type: 'frame', at: this.clock.now(), frame: out as unknown as UpFrame, bytes });
+    return true;
+  }
+
+  /** The replayer is about to submit this recorded command to the actor. */
+  expectCommand(frame: CommandFrame): void {
+    this.expected.push({ recordedId: frame.id, method: frame.method });
+  }
+
+  /** The actor will not send that recorded command (rejected, expired): forget it. */
+  cancelExpected(recordedId: number): void {
+    const i = this.expected.findIndex((e) => e.recordedId === recordedId);
+    if (i >= 0) this.expected.splice(i, 1);
+  }
+
+  /** Recorded commands handed to the actor and not sent yet. */
+  get waiting(): number {
+    return this.expected.length;
+  }
+
+  private dispatch(e: LinkEvent): void {
+    for (const l of [...this.listeners]) l(e);
+  }
+}

@@ -1,0 +1,270 @@
+/**
+ * The replayer: reads a recording and plays it into a fleet, one ReplayLink per recorded serial
+ * (architecture.md, "Recording format"; issue 6).
+ *
+ *   const r = startReplay({ file, fleet, clock, speed: 'max', keepTime: false });
+ *   const summary = await r.done;   // { frames, devices, rejected, durationMs, ... }
+ *
+ * Time. A recorded time t plays at t + offset on the process clock, where offset makes the
+ * first line "now" (or is 0 with keepTime). The process clock already runs at `speed`:
+ * - 'max': `clock` must be discrete-event (a VirtualClock: `runUntil`). The replayer advances
+ *   it to each line's time, so actor timers (command timeouts, reboot waits) fire in between
+ *   exactly where they fell in the recording, and nothing waits on the wall.
+ * - a number: `clock` is the composition root's clock running at that factor (ScaledClock over
+ *   wall time, so actor delays scale too); the replayer waits on it for each line's time.
+ * Same file + same start time => the same link events in the same order at the same times, so
+ * the same end state per device (what the RRM `currentModel` comparison relies on).
+ *
+ * Commands: a `down` line is submitted to the device actor as a command (see replay-link.ts for
+ * how its recorded result is matched). Command UUIDs derive from the file and line, so a replay
+ * is repeatable and a second replay into the same data dir updates the same records.
+ */
+import { setImmediate as yieldToLoop } from 'node:timers/promises';
+import type { Observable } from 'rxjs';
+import type { DeviceEvent } from '../../../actors/device/device.events.js';
+import type { Command, CommandSubmission, RestartKind } from '../../../actors/device/device.types.js';
+import type { Clock } from '../../protocol/clock.js';
+import type { DeviceLink } from '../../protocol/device-link.js';
+import type { CommandFrame } from '../../protocol/frame.js';
+import { readRecording, type RecordLine } from './read-recording.js';
+import { ReplayLink } from './replay-link.js';
+
+/** What the replayer needs of the fleet (actors/fleet.ts `Fleet` has it). */
+export interface ReplayFleet {
+  attach(link: DeviceLink): unknown;
+  submit(serial: string, submission: CommandSubmission): void;
+  readonly events$: Observable<DeviceEvent>;
+}
+
+/** A clock the replayer can step (simulator/clock.ts VirtualClock). */
+export interface DiscreteClock extends Clock {
+  runUntil(t: number): number;
+}
+
+export interface ReplayProgress {
+  /** Characters of the recording read so far (about bytes for JSON text). */
+  read: number;
+  lines: number;
+  frames: number;
+  devices: number;
+  /** Recorded time of the last line played. */
+  t: number;
+}
+
+export interface ReplayOptions {
+  /** The recording, or its parts in order (FILE, FILE.1, ... of a rotated recording). */
+  file: string | readonly string[];
+  fleet: ReplayFleet;
+  clock: Clock | DiscreteClock;
+  speed: number | 'max';
+  /** Keep the recorded times instead of shifting the first line to now. */
+  keepTime?: boolean;
+  /** Called every `progressEvery` lines and at the end. */
+  onProgress?: (p: ReplayProgress) => void;
+  progressEvery?: number;
+  /**
+   * At 'max', asked every `yieldEvery` lines (default 256): a promise means "the consumer is
+   * behind, wait for it" (e.g. an ingest buffer over its bound). The event loop is given a
+   * turn there in any case, so batched DuckDB writes can run.
+   */
+  backpressure?: () => Promise<void> | undefined;
+  yieldEvery?: number;
+}
+
+export interface RejectedLine {
+  line: number;
+  reason: string;
+  /** Set when the recording has several parts. */
+  file?: string;
+}
+
+export interface ReplaySummary {
+  /** Frames played: `up` frames delivered plus `down` commands submitted. */
+  frames: number;
+  /** Distinct recorded serials. */
+  devices: number;
+  /** Malformed lines, skipped (the first 1,000; `rejectedCount` has them all). */
+  rejected: RejectedLine[];
+  rejectedCount: number;
+  /** Recorded time from the first to the last line played. */
+  durationMs: number;
+  /** Up frames recorded while their AP was disconnected (not delivered). */
+  dropped: number;
+  /** Recorded commands the device actor did not run (it was offline or busy then): line and why. */
+  unmatched: RejectedLine[];
+  /** True when `stop()` ended the replay before the last line. */
+  stopped: boolean;
+}
+
+export interface ReplayHandle {
+  done: Promise<ReplaySummary>;
+  /** End the replay after the current line; `done` resolves with what was played. */
+  stop(): void;
+  /** The link of each recorded serial, as created so far. */
+  readonly links: ReadonlyMap<string, ReplayLink>;
+}
+
+const MAX_REPORTED = 1000;
+
+/** Per-method reply timeouts, as the gateway's REST wait table (actors/device/commands.ts). */
+const TIMEOUT_MS: Record<string, number> = {
+  configure: 120_000, upgrade: 30_000, reboot: 30_000, factory: 30_000, leds: 120_000, trace: 300_000,
+  request: 120_000, wifiscan: 120_000, event: 30_000, telemetry: 30_000, ping: 60_000, script: 60_000,
+  rtty: 60_000, perform: 60_000,
+};
+const RESTARTS: Record<string, RestartKind> = { reboot: 'reboot', upgrade: 'upgrade', factory: 'factory' };
+
+/** A UUID-shaped id unique per (file part, line, serial), so replays are repeatable. */
+export function replayCommandUuid(part: number, line: number, serial: string): string {
+  const l = line.toString(16).padStart(12, '0').slice(-12);
+  return `${l.slice(0, 8)}-${l.slice(8)}-4${(part & 0xfff).toString(16).padStart(3, '0')}-8000-${serial}`;
+}
+
+function submissionOf(serial: string, frame: CommandFrame, uuid: string, nowMs: number): CommandSubmission {
+  const sec = Math.floor(nowMs / 1000);
+  const command: Command = {
+    UUID: uuid, command: frame.method, details: JSON.stringify(frame.params), serialNumber: serial, submitted: sec,
+    executed: 0, completed: 0, when: 0, errorText: '', results: '{}', errorCode: 0, submittedBy: 'replay', status: 'pending',
+    custom: 0, waitingForFile: 0, attachFile: 0, attachSize: 0, attachType: '',
+  };
+  return {
+    command, method: frame.method, params: frame.params, timeoutMs: TIMEOUT_MS[frame.method] ?? 60_000,
+    queueable: false, awaitResult: frame.method !== 'telemetry', restart: RESTARTS[frame.method], runAt: 0,
+  };
+}
+
+function isDiscrete(clock: Clock): clock is DiscreteClock {
+  return typeof (clock as Partial<DiscreteClock>).runUntil === 'function';
+}
+
+export function startReplay(opts: ReplayOptions): ReplayHandle {
+  const { fleet, clock, speed } = opts;
+  if (speed === 'max' && !isDiscrete(clock)) throw new TypeError("startReplay: speed 'max' needs a discrete-event clock (runUntil)");
+  if (speed !== 'max' && !(speed > 0)) throw new RangeError(`startReplay: speed must be > 0 or 'max', got ${speed}`);
+  const files = typeof opts.file === 'string' ? [opts.file] : [...opts.file];
+  const links = new Map<string, ReplayLink>();
+  const signal = { aborted: false };
+  let wake: (() => void) | undefined;
+  let timer: unknown;
+  const s: ReplaySummary = { frames: 0, devices: 0, rejected: [], rejectedCount: 0, durationMs: 0, dropped: 0, unmatched: [], stopped: false };
+  // Submitted recorded commands by UUID, until the actor sends them or gives up on them.
+  const submitted = new Map<string, { link: ReplayLink; recordedId: number; line: number; file?: string }>();
+
+  const subscription = fleet.events$.subscribe((e) => {
+    if (e.type !== 'command-updated' && e.type !== 'command-rejected') return;
+    const sub = submitted.get(e.payload.command.UUID);
+    if (!sub) return;
+    const cmd = e.payload.command;
+    const why = e.type === 'command-rejected' ? `${e.payload.code}: ${e.payload.reason}`
+      : cmd.status !== 'pending' && cmd.executed === 0 ? `${cmd.status}: ${cmd.errorText}` : undefined;
+    if (cmd.status === 'executed' || cmd.executed > 0) submitted.delete(cmd.UUID);
+    if (why === undefined) return;
+    submitted.delete(cmd.UUID);
+    sub.link.cancelExpected(sub.recordedId);
+    if (s.unmatched.length < MAX_REPORTED) s.unmatched.push({ line: sub.line, reason: `recorded ${cmd.command} not run by the device actor (${why})`, file: sub.file });
+  });
+
+  const linkOf = (serial: string): ReplayLink => {
+    let link = links.get(serial);
+    if (!link) {
+      link = new ReplayLink(serial, clock);
+      links.set(serial, link);
+      fleet.attach(link);
+    }
+    return link;
+  };
+
+  const waitUntil = (target: number): Promise<void> | undefined => {
+    if (isDiscrete(clock) && speed === 'max') {
+      if (target > clock.now()) clock.runUntil(target);
+      return undefined;
+    }
+    const delay = target - clock.now();
+    if (delay <= 0) return undefined;
+    return new Promise<void>((resolve) => {
+      wake = resolve;
+      timer = clock.setTimeout(() => resolve(), delay);
+    });
+  };
+
+  const play = (rec: RecordLine, part: number, line: number, file?: string): void => {
+    const link = linkOf(rec.serial);
+    switch (rec.kind) {
+      case 'connect':
+        link.connect();
+        return;
+      case 'disconnect':
+        link.disconnect();
+        return;
+      case 'up':
+        s.frames++;
+        link.deliver(rec.frame, rec.bytes);
+        return;
+      case 'down': {
+        s.frames++;
+        const uuid = replayCommandUuid(part, line, rec.serial);
+        submitted.set(uuid, { link, recordedId: rec.frame.id, line, file });
+        link.expectCommand(rec.frame);
+        fleet.submit(rec.serial, submissionOf(rec.serial, rec.frame, uuid, clock.now()));
+      }
+    }
+  };
+
+  const run = async (): Promise<ReplaySummary> => {
+    const every = opts.yieldEvery ?? 256;
+    const progressEvery = opts.progressEvery ?? 1000;
+    let offset: number | undefined;
+    let firstT = 0;
+    let lastT = 0;
+    let lines = 0;
+    let read = 0;
+    const progress = () => opts.onProgress?.({ read, lines, frames: s.frames, devices: links.size, t: lastT });
+    try {
+      for await (const item of readRecording(files, { signal })) {
+        lines++;
+        read += item.size;
+        const part = files.indexOf(item.file);
+        const file = files.length > 1 ? item.file : undefined;
+        if (!item.ok) {
+          s.rejectedCount++;
+          if (s.rejected.length < MAX_REPORTED) s.rejected.push({ line: item.line, reason: item.reason, file });
+        } else {
+          const { rec } = item;
+          if (offset === undefined) {
+            offset = opts.keepTime ? 0 : clock.now() - rec.t;
+            firstT = rec.t;
+          }
+          const wait = waitUntil(rec.t + offset);
+          if (wait) await wait;
+          if (signal.aborted) break;
+          lastT = rec.t;
+          play(rec, part, item.line, file);
+        }
+        if (lines % progressEvery === 0) progress();
+        if (speed === 'max' && lines % every === 0) {
+          await yieldToLoop();
+          const bp = opts.backpressure?.();
+          if (bp) await bp;
+        }
+      }
+    } finally {
+      subscription.unsubscribe();
+    }
+    s.stopped = signal.aborted;
+    s.devices = links.size;
+    s.durationMs = lastT - firstT;
+    for (const link of links.values()) s.dropped += link.dropped;
+    progress();
+    return s;
+  };
+
+  return {
+    done: run(),
+    stop: () => {
+      signal.aborted = true;
+      if (timer !== undefined) clock.clearTimeout(timer);
+      wake?.();
+    },
+    links,
+  };
+}
