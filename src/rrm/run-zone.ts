@@ -1,0 +1,67 @@
+/**
+ * One call for the HTTP layer and the scheduler: validate the zone, run an optimizer on the
+ * zone's model and effective configs, and (unless dry-run) compute the new layers and the
+ * configuration documents to push (reference §1.3 runRRM / optimizeChannel / optimizeTxPower,
+ * §4.9). Pure: the caller stores the layers and sends the commands.
+ */
+import { badRequest, notFound } from '../errors.js';
+import { applyPlan, type DeviceConfiguration } from './apply-plan.js';
+import { runAlgorithm, type RunOutcome } from './algorithms/registry.js';
+import { writeAutoValues, zoneDeviceConfigs } from './config/layered.js';
+import { isZoneInTopology } from './config/topology.js';
+import { modelForSerials } from './model/build.js';
+import type { RrmModel } from './model/types.js';
+import type { Allocation, RunResult } from './schemas/algorithm.js';
+import type { LayeredConfig } from './schemas/layered-config.js';
+import type { Topology } from './schemas/topology.js';
+
+export interface ZoneRunRequest {
+  algorithm: string;
+  args?: string | Record<string, string> | null;
+  allowDefaultMode: boolean;
+  zone: string | undefined;
+  /** Name of the zone parameter for error details ('zone' or 'venue'). */
+  zoneParam?: string;
+  topology: Topology;
+  layers: LayeredConfig;
+  model: RrmModel;
+  /** Seed when the args carry none; generated and recorded by the caller. */
+  seed: string;
+  dryRun: boolean;
+  /** serial -> configuration the device runs now (for the configure commands). */
+  current: ReadonlyMap<string, DeviceConfiguration>;
+}
+
+export interface ZoneRunResult {
+  outcome: RunOutcome;
+  /** The layers to store (unchanged object when dry-run or nothing was computed). */
+  layers: LayeredConfig;
+  /** serial -> configuration document to push (empty when dry-run). */
+  commands: Map<string, DeviceConfiguration>;
+}
+
+export function runZone(req: ZoneRunRequest): ZoneRunResult {
+  const param = req.zoneParam ?? 'zone';
+  if (req.zone === undefined || req.zone.trim() === '') throw badRequest(param, `Invalid ${param}`);
+  if (!isZoneInTopology(req.topology, req.zone)) throw notFound(param, `Unknown ${param} '${req.zone}'.`);
+  const serials = req.topology[req.zone] ?? [];
+  const configs = zoneDeviceConfigs(req.layers, req.topology, req.zone);
+  const outcome = runAlgorithm({
+    algorithm: req.algorithm, args: req.args, allowDefaultMode: req.allowDefaultMode,
+    model: modelForSerials(req.model, serials), zone: { name: req.zone, serials }, configs, seed: req.seed,
+  });
+  if (req.dryRun || Object.keys(outcome.plan).length === 0) return { outcome, layers: req.layers, commands: new Map() };
+  const applied = applyPlan({ kind: outcome.kind, plan: outcome.plan, configs, current: req.current });
+  return {
+    outcome,
+    layers: writeAutoValues(req.layers, req.topology, applied.field, applied.autoUpdates),
+    commands: applied.commands,
+  };
+}
+
+/** runRRM body: exactly one of channelMap / txPowerMap. */
+export const toRunResult = (o: RunOutcome): RunResult =>
+  (o.kind === 'channel' ? { channelMap: o.plan } : { txPowerMap: o.plan });
+
+/** optimizeChannel / optimizeTxPower body. */
+export const toAllocation = (o: RunOutcome): Allocation => ({ data: o.plan });

@@ -1,0 +1,45 @@
+import { describe, expect, it } from 'vitest';
+import { runZone, toAllocation, toRunResult } from '../../../src/rrm/run-zone.js';
+import { emptyLayeredConfig } from '../../../src/rrm/schemas/layered-config.js';
+import { AirtwinError } from '../../../src/errors.js';
+import { genVenue, venueDocuments, venueModel } from '../../helpers/rrm-models.js';
+
+const v = genVenue(3, { aps: 6, sameChannel: { '2G': 6, '5G': 36 }, unmanaged: 0, side: 40 });
+const serials = v.aps.map((a) => a.serial);
+const topology = { z: serials.slice(0, 4), other: serials.slice(4) };
+const current = new Map(venueDocuments(v).map((d) => [d.serial, { uuid: 1, radios: d.activeConfig!.radios! }]));
+const base = {
+  algorithm: 'OptimizeChannel', args: 'mode=unmanaged_aware', allowDefaultMode: false, zone: 'z', topology,
+  layers: emptyLayeredConfig(), model: venueModel(v), seed: '9', dryRun: false, current,
+};
+
+function errorOf(fn: () => unknown): AirtwinError {
+  try { fn(); } catch (e) { if (e instanceof AirtwinError) return e; throw e; }
+  throw new Error('expected an error');
+}
+
+describe('runZone', () => {
+  it('optimises only the zone, stores auto values and pushes only changed radios', () => {
+    const r = runZone(base);
+    expect(Object.keys(r.outcome.plan).sort()).toEqual([...topology.z].sort());
+    for (const s of topology.z) expect(r.layers.apConfig[s]?.autoChannels).toEqual(r.outcome.plan[s]);
+    for (const [s, cfg] of r.commands) {
+      const before = current.get(s)!.radios as { channel: number }[];
+      const after = cfg.radios as { channel: number }[];
+      expect(after.some((x, i) => x.channel !== before[i]!.channel)).toBe(true);
+    }
+    expect(toRunResult(r.outcome)).toEqual({ channelMap: r.outcome.plan });
+    expect(toAllocation(r.outcome)).toEqual({ data: r.outcome.plan });
+  });
+
+  it('dry run changes nothing', () => {
+    const r = runZone({ ...base, dryRun: true });
+    expect([r.layers, r.commands.size]).toEqual([base.layers, 0]);
+  });
+
+  it('rejects a blank zone (400) and an unknown zone (404) before the algorithm', () => {
+    expect(errorOf(() => runZone({ ...base, zone: '', algorithm: 'nope' })).status).toBe(400);
+    const e = errorOf(() => runZone({ ...base, zone: 'x', zoneParam: 'venue', algorithm: 'nope' }));
+    expect([e.status, e.details]).toEqual([404, 'venue']);
+  });
+});
