@@ -1,7 +1,8 @@
 import type { FastifyInstance } from 'fastify';
-import { Type } from 'typebox';
+import { Type, type Static } from 'typebox';
 import { nowSeconds } from '../../protocol/clock.js';
 import type { DeviceStatus } from '../../protocol/device-status.js';
+import type { Device } from '../../store/records.js';
 import { errorResponses } from '../../server/schemas.js';
 import { ouiVendor } from '../offline-lookups.js';
 import type { GatewayDeps } from '../deps.js';
@@ -71,52 +72,67 @@ class Tally {
   }
 }
 
+export interface DashboardInput {
+  now: number;
+  devices: readonly Pick<Device, 'serialNumber' | 'compatible' | 'firmware' | 'lastRecordedContact'>[];
+  /** Live status of a device, undefined when no link knows it. */
+  statusOf: (serial: string) => DeviceStatus | undefined;
+  commandCounts: readonly { command: string; n: number }[];
+  /** Sanity of each device's last stored health check. */
+  lastSanity: ReadonlyMap<string, number>;
+}
+
+/** The dashboard figures: a pure function of records, live status and stored counts. */
+export function computeDashboard(input: DashboardInput): Static<typeof Dashboard> {
+  const { now, devices } = input;
+  const t = {
+    commands: new Tally(), vendors: new Tally(), deviceType: new Tally(), firmware: new Tally(),
+    status: new Tally(['connected', 'not connected']), certificates: new Tally(Object.values(CERTIFICATES)),
+    lastContact: new Tally([...AGE_BUCKETS, 'never']), healths: new Tally(HEALTH_BUCKETS), upTimes: new Tally(AGE_BUCKETS),
+    memoryUsed: new Tally(PERCENT_BUCKETS), load: new Tally(PERCENT_BUCKETS), associations: new Tally(['2G', '5G', '6G']),
+  };
+  for (const r of input.commandCounts) t.commands.add(r.command, Number(r.n));
+  for (const d of devices) {
+    const live = input.statusOf(d.serialNumber);
+    t.vendors.add(ouiVendor(d.serialNumber) || 'unknown');
+    t.deviceType.add(d.compatible || 'unknown');
+    t.firmware.add((live?.connected && live.firmware) || d.firmware || 'unknown');
+    t.healths.add(healthBucket(input.lastSanity.get(d.serialNumber)));
+    const contact = Math.max(live?.lastContact ?? 0, d.lastRecordedContact);
+    t.lastContact.add(contact > 0 ? ageBucket(now - contact) : 'never');
+    if (!live?.connected) {
+      t.status.add('not connected');
+      continue;
+    }
+    // Live figures are only meaningful while the device is connected (as upstream: connection map only).
+    t.status.add('connected');
+    t.certificates.add(CERTIFICATES[live.verifiedCertificate] ?? live.verifiedCertificate);
+    t.upTimes.add(ageBucket(live.uptime));
+    t.memoryUsed.add(percentBucket(live.memoryUsed));
+    // The AP reports load averages as fractions of one core (state unit.load); upstream's /65536 was for raw kernel values.
+    t.load.add(percentBucket(live.load * 100));
+    t.associations.add('2G', live.associations_2G);
+    t.associations.add('5G', live.associations_5G);
+    t.associations.add('6G', live.associations_6G);
+  }
+  const lists = Object.fromEntries(Object.entries(t).map(([key, tally]) => [key, tally.list()])) as Record<keyof typeof t, { tag: string; value: number }[]>;
+  return { snapshot: now, numberOfDevices: devices.length, ...lists };
+}
+
 /** GET /deviceDashboard: fleet-wide counts from the device records, live status and DuckDB. */
 export async function dashboardRoutes(api: FastifyInstance, deps: GatewayDeps): Promise<void> {
   api.get('/deviceDashboard', {
     schema: { tags: ['dashboard'], summary: 'Fleet-wide counts for a dashboard', response: { 200: Dashboard, ...errorResponses } },
   }, async () => {
-    const now = nowSeconds(deps.clock);
-    const [commandRows, healthRows] = await Promise.all([
+    const [commandCounts, healthRows] = await Promise.all([
       deps.store.query<{ command: string; n: number }>('SELECT command, count(*) AS n FROM commands GROUP BY command'),
       deps.store.query<{ serial: string; sanity: number }>(
         'SELECT serial, sanity FROM health_checks QUALIFY row_number() OVER (PARTITION BY serial ORDER BY recorded DESC, id DESC) = 1',
       ),
     ]);
-    const lastSanity = new Map(healthRows.map((r) => [r.serial, Number(r.sanity)]));
-    const t = {
-      commands: new Tally(), vendors: new Tally(), deviceType: new Tally(), firmware: new Tally(),
-      status: new Tally(['connected', 'not connected']), certificates: new Tally(Object.values(CERTIFICATES)),
-      lastContact: new Tally([...AGE_BUCKETS, 'never']), healths: new Tally(HEALTH_BUCKETS), upTimes: new Tally(AGE_BUCKETS),
-      memoryUsed: new Tally(PERCENT_BUCKETS), load: new Tally(PERCENT_BUCKETS), associations: new Tally(['2G', '5G', '6G']),
-    };
-    for (const r of commandRows) t.commands.add(r.command, Number(r.n));
-    const devices = deps.devices.all();
-    for (const d of devices) {
-      const live = deps.status.status(d.serialNumber);
-      t.vendors.add(ouiVendor(d.serialNumber) || 'unknown');
-      t.deviceType.add(d.compatible || 'unknown');
-      t.firmware.add((live?.connected && live.firmware) || d.firmware || 'unknown');
-      t.healths.add(healthBucket(lastSanity.get(d.serialNumber)));
-      const contact = Math.max(live?.lastContact ?? 0, d.lastRecordedContact);
-      t.lastContact.add(contact > 0 ? ageBucket(now - contact) : 'never');
-      if (!live?.connected) {
-        t.status.add('not connected');
-        continue;
-      }
-      // Live figures are only meaningful while the device is connected (as upstream: connection map only).
-      t.status.add('connected');
-      t.certificates.add(CERTIFICATES[live.verifiedCertificate] ?? live.verifiedCertificate);
-      t.upTimes.add(ageBucket(live.uptime));
-      t.memoryUsed.add(percentBucket(live.memoryUsed));
-      // The AP reports load averages as fractions of one core (state unit.load); upstream's /65536 was for raw kernel values.
-      t.load.add(percentBucket(live.load * 100));
-      t.associations.add('2G', live.associations_2G);
-      t.associations.add('5G', live.associations_5G);
-      t.associations.add('6G', live.associations_6G);
-    }
-    const out: Record<string, unknown> = { snapshot: now, numberOfDevices: devices.length };
-    for (const [key, tally] of Object.entries(t)) out[key] = tally.list();
-    return out;
+    return computeDashboard({
+      now: nowSeconds(deps.clock), devices: deps.devices.all(), statusOf: (serial) => deps.status.status(serial),
+      commandCounts, lastSanity: new Map(healthRows.map((r) => [r.serial, Number(r.sanity)])),
+    });
   });
 }
