@@ -1,9 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SimulatedClock } from 'xstate';
+import { CommandService } from '../../../actors/command-service.js';
+import { Fleet } from '../../../actors/fleet.js';
 import type { CommandStore } from '../../../actors/command-store.js';
 import { blankCommand } from '../../../actors/device/commands.js';
 import { CommandsRepo } from '../../../src/store/commands-repo.js';
 import { FilesRepo } from '../../../src/store/files-repo.js';
 import type { Command } from '../../../src/store/records.js';
+import { FakeLink, flush } from '../../helpers/fake-link.js';
 import { expectEnvelope, startTestServer, type TestServer } from '../../helpers/server.js';
 
 let s: TestServer;
@@ -36,6 +40,34 @@ describe('CommandsRepo as the CommandStore port', () => {
     expect(a.status).toBe(200);
     expect(a.body).toEqual({ ...c, status: 'completed', executed: 2001, completed: 2003, results: '{"status":{"error":0}}', attachSize: 4, attachType: 'txt' });
     await expect(port.insert(c)).rejects.toMatchObject({ code: 'STORE_FAILURE' });
+  });
+});
+
+describe('CommandService persisting through CommandsRepo', () => {
+  it('stores every change of a real ping, readable over HTTP', async () => {
+    const clock = new SimulatedClock();
+    clock.set(1_700_000_000_000);
+    let n = 500;
+    const newId = () => uuid(++n);
+    const fleet = new Fleet({ clock, newId });
+    const svc = new CommandService({ fleet, store: repo, clock, newId });
+    const link = new FakeLink(B, () => clock.now());
+    fleet.attach(link);
+    link.up();
+    link.connect({ uuid: 7 });
+    await flush();
+    const p = svc.ping(B, { submittedBy: 'alice' });
+    await flush();
+    clock.increment(20);
+    link.reply(link.last().id, { error: 0 }, { deviceUTCTime: 1_699_999_999_000, uuid: 7 });
+    const { command } = await p;
+    await svc.flush();
+    svc.close();
+    fleet.stopAll();
+    const a = await s.gw('GET', `/command/${command.UUID}`);
+    expect(a.body).toMatchObject({ UUID: command.UUID, command: 'ping', serialNumber: B, status: 'completed', submittedBy: 'alice' });
+    expect(JSON.parse(a.body.results)).toMatchObject({ status: { error: 0 } });
+    expect((await s.gw('DELETE', `/command/${command.UUID}`)).status).toBe(204);
   });
 });
 
