@@ -1,0 +1,87 @@
+/**
+ * `airtwin edge`: the uCentral device websocket in front of NATS (src/links/edge). The lead wires
+ * it in src/cli.ts with these flags:
+ *
+ *   --port <n>          device port (default 15002)
+ *   --host <addr>       listen address (default 0.0.0.0: APs are on the network)
+ *   --nats <url[,url]>  NATS server(s) (default nats://127.0.0.1:4222)
+ *   --tls-cert <file>   server certificate (PEM); with --tls-key and --client-ca: TLS + client certs
+ *   --tls-key <file>    its key
+ *   --client-ca <file>  CA(s) that issue device certificates (PEM)
+ *   --no-allow-mismatch refuse a device whose connect serial differs from its certificate CN
+ *   --simulator-id <cn> accept simulator certificates (CN 53494d...) with this id
+ *   --idle-timeout <s>  drop an AP silent for this long (default 600)
+ *   --max-frame <bytes> largest websocket frame (default 512000)
+ *   --log-level <lvl>
+ *
+ * Partial TLS flags are a configuration error (exit 2 in cli.ts): a half-configured device port
+ * would silently run without authentication.
+ */
+import { readFileSync } from 'node:fs';
+import type { NatsConnection } from 'nats';
+import { pino, type LevelWithSilent } from 'pino';
+import { ConfigError } from '../config/load.js';
+import { createEdge, type Edge } from '../links/edge/edge-server.js';
+import { connectNats, type LinkLogger } from '../links/nats/connect.js';
+
+export interface EdgeCommandOptions {
+  port?: number;
+  host?: string;
+  nats?: string;
+  tlsCert?: string;
+  tlsKey?: string;
+  clientCa?: string;
+  allowMismatch?: boolean;
+  simulatorId?: string;
+  idleTimeoutS?: number;
+  maxFrameBytes?: number;
+  logLevel?: LevelWithSilent;
+  /** Tests pass their own logger; default pino to stdout. */
+  logger?: LinkLogger;
+}
+
+export interface RunningEdge {
+  edge: Edge;
+  nc: NatsConnection;
+  /** Close the port, announce disconnects, drain NATS. Safe to call twice. */
+  close(): Promise<void>;
+}
+
+export async function runEdge(opts: EdgeCommandOptions): Promise<RunningEdge> {
+  const tlsFlags = [opts.tlsCert, opts.tlsKey, opts.clientCa].filter((f) => f !== undefined).length;
+  if (tlsFlags !== 0 && tlsFlags !== 3) throw new ConfigError('--tls-cert, --tls-key and --client-ca go together (TLS with client certificates)');
+  const read = (flag: string, file: string): Buffer => {
+    try {
+      return readFileSync(file);
+    } catch (e) {
+      throw new ConfigError(`${flag}: cannot read ${file} (${(e as NodeJS.ErrnoException).code ?? 'error'})`);
+    }
+  };
+  const tls = tlsFlags === 3
+    ? { cert: read('--tls-cert', opts.tlsCert!), key: read('--tls-key', opts.tlsKey!), clientCa: read('--client-ca', opts.clientCa!) }
+    : undefined;
+  const logger: LinkLogger = opts.logger ?? pino({ level: opts.logLevel ?? 'info' }).child({ subsystem: 'edge' });
+  const nc = await connectNats({ url: opts.nats ?? 'nats://127.0.0.1:4222', name: 'airtwin-edge', logger });
+  let edge: Edge;
+  try {
+    edge = await createEdge({
+      port: opts.port ?? 15002, host: opts.host ?? '0.0.0.0', nats: nc, tls, logger,
+      limits: {
+        ...(opts.idleTimeoutS !== undefined ? { idleTimeoutMs: opts.idleTimeoutS * 1000 } : {}),
+        ...(opts.maxFrameBytes !== undefined ? { maxPayload: opts.maxFrameBytes } : {}),
+      },
+      certificates: { allowMismatch: opts.allowMismatch ?? true, ...(opts.simulatorId ? { simulatorId: opts.simulatorId } : {}) },
+    });
+  } catch (e) {
+    await nc.close();
+    throw e;
+  }
+  let closing: Promise<void> | undefined;
+  return {
+    edge, nc,
+    close: () => (closing ??= (async () => {
+      await edge.close();
+      await nc.drain().catch(() => undefined);
+    })()),
+  };
+}
