@@ -1,0 +1,155 @@
+import { Observable, Subject, catchError, concatMap, defer, EMPTY, takeUntil, type OperatorFunction, type SchedulerLike, type Subscription } from 'rxjs';
+
+/** Size and time limits of a batch (conventions §2.8: the scheduler is an argument, never a default). */
+export interface BatchLimits {
+  /** Drives the time limit: `clockScheduler(clock)` in the process, a TestScheduler in marble tests. */
+  scheduler: SchedulerLike;
+  /** A batch is emitted as soon as its weight reaches this (rows, not events). */
+  maxRows: number;
+  /** ...or this long after its first item arrived, whichever comes first. */
+  maxDelayMs: number;
+}
+
+export interface BatchOptions<T> extends BatchLimits {
+  /** Rows an item stands for (default 1): a state event becomes many rows. */
+  weight?: (item: T) => number;
+  /** Each emission closes the batch being filled now (an explicit flush). */
+  flush$?: Observable<unknown>;
+}
+
+/**
+ * Groups items into arrays by size and time. Unlike `bufferTime`, the timer starts with the
+ * first item of a batch, so an idle stream emits nothing; the remainder is emitted when the
+ * source completes or errors, so nothing received is left behind.
+ */
+export function batchBy<T>(opts: BatchOptions<T>): OperatorFunction<T, T[]> {
+  const { scheduler, maxRows, maxDelayMs } = opts;
+  const weight = opts.weight ?? (() => 1);
+  return (source) => new Observable<T[]>((out) => {
+    let buffer: T[] = [];
+    let rows = 0;
+    let timer: Subscription | undefined;
+    const emit = (): void => {
+      timer?.unsubscribe();
+      timer = undefined;
+      if (buffer.length === 0) return;
+      const batch = buffer;
+      buffer = [];
+      rows = 0;
+      out.next(batch);
+    };
+    const flushes = opts.flush$?.subscribe(() => emit());
+    const upstream = source.subscribe({
+      next: (item) => {
+        buffer.push(item);
+        rows += weight(item);
+        if (rows >= maxRows) emit();
+        else timer ??= scheduler.schedule(emit, maxDelayMs);
+      },
+      error: (err: unknown) => {
+        emit();
+        out.error(err);
+      },
+      complete: () => {
+        emit();
+        out.complete();
+      },
+    });
+    return () => {
+      timer?.unsubscribe();
+      flushes?.unsubscribe();
+      upstream.unsubscribe();
+    };
+  });
+}
+
+/** Writes one batch. It should handle its own failures; a rejection is reported, not fatal. */
+export type BatchSink<T> = (batch: T[]) => Promise<void>;
+
+export interface BatchRun {
+  /** Closes the current batch and resolves once everything received before the call is written. */
+  flush(): Promise<void>;
+  /** Stops taking items, writes everything received, resolves when the last batch is written. */
+  stop(): Promise<void>;
+  /** Weight received but not yet written (the visible backlog). */
+  readonly backlog: number;
+}
+
+export interface RunBatchesOptions<T> extends BatchOptions<T> {
+  /**
+   * A sink rejection (a bug: the sink is expected to retry on its own), with its batch, or an
+   * error of the source (no batch), after which what was received is still written.
+   */
+  onError?: (error: unknown, batch?: T[]) => void;
+  /** After each batch is handed to the sink and settled. */
+  onWritten?: (batch: T[], weight: number) => void;
+}
+
+/**
+ * The pipeline shape of conventions §2.8: `(events$, sink, { scheduler, maxRows, maxDelayMs })`.
+ * Batches are written one at a time, in order (`concatMap`), so a slow sink shows up as a
+ * growing backlog instead of overlapping writes.
+ */
+export function runBatches<T>(events$: Observable<T>, sink: BatchSink<T>, opts: RunBatchesOptions<T>): BatchRun {
+  const weight = opts.weight ?? (() => 1);
+  const flush$ = new Subject<void>();
+  const stop$ = new Subject<void>();
+  let received = 0;
+  let written = 0;
+  const waiters: { until: number; resolve: () => void }[] = [];
+  const settle = (): void => {
+    for (let i = waiters.length - 1; i >= 0; i--) {
+      if (written >= waiters[i]!.until) waiters.splice(i, 1)[0]!.resolve();
+    }
+  };
+  let finished!: () => void;
+  const done = new Promise<void>((resolve) => (finished = resolve));
+
+  const counted = new Observable<T>((sub) => events$.subscribe({
+    next: (item) => {
+      received += weight(item);
+      sub.next(item);
+    },
+    error: (e: unknown) => sub.error(e),
+    complete: () => sub.complete(),
+  }));
+
+  counted.pipe(
+    catchError((e: unknown) => {
+      opts.onError?.(e);
+      return EMPTY;
+    }),
+    takeUntil(stop$),
+    batchBy({ ...opts, weight, flush$ }),
+    concatMap((batch) => defer(async () => {
+      let w = 0;
+      for (const item of batch) w += weight(item);
+      try {
+        await sink(batch);
+      } catch (e) {
+        opts.onError?.(e, batch);
+      }
+      written += w;
+      opts.onWritten?.(batch, w);
+      settle();
+    })),
+  ).subscribe({ complete: () => finished() });
+
+  return {
+    flush() {
+      const until = received;
+      flush$.next();
+      if (written >= until) return Promise.resolve();
+      return new Promise<void>((resolve) => waiters.push({ until, resolve }));
+    },
+    async stop() {
+      stop$.next();
+      stop$.complete();
+      await done;
+      settle();
+    },
+    get backlog() {
+      return received - written;
+    },
+  };
+}

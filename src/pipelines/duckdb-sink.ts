@@ -1,0 +1,246 @@
+import type { SchedulerLike } from 'rxjs';
+import type { Store } from '../store/duckdb.js';
+import type { IngestCounters } from './metrics.js';
+import { APPEND_TABLES, TABLES, type CapabilitiesUpsert, type Row, type RowSet, type TableName } from './tables.js';
+
+/** The part of a DuckDB appender the sink uses (a test may wrap it to inject failures). */
+export interface AppenderLike {
+  appendVarchar(v: string): void;
+  appendDouble(v: number): void;
+  appendBoolean(v: boolean): void;
+  appendNull(): void;
+  endRow(): void;
+  flushSync(): void;
+  clear(): void;
+}
+
+export interface AppenderHandle {
+  appender: AppenderLike;
+  close(): void;
+}
+
+/** Minimal logger (pino's Logger fits). */
+export interface PipelineLogger {
+  info(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+  error(obj: object, msg: string): void;
+}
+
+export interface RetryPolicy {
+  /** Attempts of a whole table batch before it is split row by row (default 6). */
+  attempts: number;
+  /** First wait between attempts, doubling up to `maxDelayMs` (defaults 100 ms and 5 s). */
+  firstDelayMs: number;
+  maxDelayMs: number;
+}
+
+export interface DuckDbSinkOptions {
+  store: Store;
+  scheduler: SchedulerLike;
+  logger: PipelineLogger;
+  counters: IngestCounters;
+  retry?: Partial<RetryPolicy>;
+  /** Where appenders come from (default: `store.appender`, a dedicated connection each). */
+  openAppender?: (table: TableName) => Promise<AppenderHandle>;
+}
+
+/** Ids taken from a table's sequence in blocks: one `nextval` query per ~10,000 rows, not per row. */
+const ID_BLOCK = 10_000;
+
+/**
+ * Appends batches with one DuckDB appender per table, created once. A failed table write is
+ * logged, counted and retried with backoff on a fresh appender (an appender that failed to flush
+ * is invalid); after the retries the rows are written one by one so a single unstorable row is
+ * rejected (logged with its serial, counted) without holding back the others. Tables are
+ * written independently, so a retry never duplicates another table's rows.
+ */
+export class DuckDbSink {
+  private readonly handles = new Map<TableName, AppenderHandle>();
+  private readonly ids = new Map<TableName, { next: number; end: number }>();
+  private readonly retry: RetryPolicy;
+  private closed = false;
+
+  constructor(private readonly opts: DuckDbSinkOptions) {
+    this.retry = { attempts: 6, firstDelayMs: 100, maxDelayMs: 5000, ...opts.retry };
+  }
+
+  /** Opens every appender up front, so the first batch does not pay for it (and a missing table shows at start). */
+  async open(): Promise<void> {
+    for (const table of APPEND_TABLES) await this.handle(table);
+  }
+
+  async write(batch: readonly RowSet[]): Promise<void> {
+    const byTable = new Map<TableName, Row[]>();
+    const caps = new Map<string, CapabilitiesUpsert & { first: number }>();
+    for (const set of batch) {
+      for (const row of set.rows) {
+        const list = byTable.get(row.table);
+        if (list) list.push(row);
+        else byTable.set(row.table, [row]);
+      }
+      // One upsert per serial and batch (DuckDB refuses to update a row twice in one statement).
+      const c = set.capabilities;
+      if (c) caps.set(c.serial, { ...c, first: caps.get(c.serial)?.first ?? c.at });
+    }
+    for (const [table, rows] of byTable) {
+      await this.withRetry(table, rows.length, () => this.appendRows(table, rows), async () => {
+        for (const row of rows) await this.once(table, String(row.values[0]), () => this.appendRows(table, [row]));
+      });
+    }
+    if (caps.size > 0) {
+      const list = [...caps.values()];
+      await this.withRetry('capabilities', list.length, () => this.upsertCapabilities(list), async () => {
+        for (const c of list) await this.once('capabilities', c.serial, () => this.upsertCapabilities([c]));
+      });
+    }
+    this.opts.counters.batchesWritten++;
+    this.opts.counters.lastBatchRows = batch.reduce((n, s) => n + s.rows.length + (s.capabilities ? 1 : 0), 0);
+    this.opts.counters.lastWriteAt = this.opts.scheduler.now();
+  }
+
+  /** Closes the appenders (everything was flushed batch by batch). Safe to call twice. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    for (const table of [...this.handles.keys()]) this.drop(table);
+  }
+
+  private async handle(table: TableName): Promise<AppenderHandle> {
+    const found = this.handles.get(table);
+    if (found) return found;
+    const h = this.opts.openAppender ? await this.opts.openAppender(table) : await defaultAppender(this.opts.store, table);
+    this.handles.set(table, h);
+    return h;
+  }
+
+  private drop(table: TableName): void {
+    const h = this.handles.get(table);
+    this.handles.delete(table);
+    if (!h) return;
+    try {
+      h.appender.clear();
+    } catch {
+      // an invalidated appender may refuse even this; closing is what matters
+    }
+    try {
+      h.close();
+    } catch (e) {
+      this.opts.logger.warn({ table, err: e }, 'closing a DuckDB appender failed');
+    }
+  }
+
+  private async takeIds(table: TableName, n: number): Promise<number[]> {
+    const seq = TABLES[table].sequence!;
+    let block = this.ids.get(table);
+    const out: number[] = [];
+    while (out.length < n) {
+      if (!block || block.next > block.end) {
+        const size = Math.max(ID_BLOCK, n - out.length);
+        const [r] = await this.opts.store.query<{ lo: number; hi: number; n: number }>(
+          `SELECT min(v)::DOUBLE AS lo, max(v)::DOUBLE AS hi, count(*)::DOUBLE AS n FROM (SELECT nextval('${seq}') AS v FROM range(${size}))`,
+        );
+        // Contiguous unless another connection drew from the sequence meanwhile; then ask again.
+        block = r && r.hi - r.lo + 1 === r.n ? { next: r.lo, end: r.hi } : undefined;
+        if (!block) continue;
+        this.ids.set(table, block);
+      }
+      out.push(block.next++);
+    }
+    return out;
+  }
+
+  private async appendRows(table: TableName, rows: readonly Row[]): Promise<void> {
+    const spec = TABLES[table];
+    const ids = spec.sequence ? await this.takeIds(table, rows.length) : undefined;
+    const kinds = spec.columns.map((c) => c[1]).filter((k) => k !== 'id');
+    const { appender: a } = await this.handle(table);
+    try {
+      for (let r = 0; r < rows.length; r++) {
+        if (ids) a.appendDouble(ids[r]!);
+        const values = rows[r]!.values;
+        for (let i = 0; i < kinds.length; i++) {
+          const v = values[i];
+          if (v === null || v === undefined) a.appendNull();
+          else if (kinds[i] === 'text') a.appendVarchar(typeof v === 'string' ? v : String(v));
+          else if (kinds[i] === 'bool') a.appendBoolean(v === true);
+          else a.appendDouble(typeof v === 'number' ? v : Number(v));
+        }
+        a.endRow();
+      }
+      a.flushSync();
+    } catch (e) {
+      // DuckDB: an appender whose append or flush failed is invalid; the next attempt opens a new one.
+      this.drop(table);
+      throw e;
+    }
+    this.opts.counters.wrote(table, rows.length);
+  }
+
+  private async upsertCapabilities(list: readonly (CapabilitiesUpsert & { first: number })[]): Promise<void> {
+    const params: (string | number)[] = [];
+    const tuples = list.map((c) => {
+      params.push(c.serial, c.capabilities, c.compatible, c.first, c.at);
+      const n = params.length;
+      return `($${n - 4}, $${n - 3}, $${n - 2}, $${n - 1}, $${n})`;
+    });
+    // gateway-behaviour §4.1: the upsert keeps FirstUpdate.
+    await this.opts.store.run(
+      `INSERT INTO capabilities (serial, capabilities, compatible, first_update, last_update) VALUES ${tuples.join(', ')}
+       ON CONFLICT (serial) DO UPDATE SET capabilities = excluded.capabilities, compatible = excluded.compatible, last_update = excluded.last_update`,
+      params,
+    );
+    this.opts.counters.wrote('capabilities', list.length);
+  }
+
+  /** One row after its batch exhausted the retries: written, or rejected loudly. */
+  private async once(table: string, serial: string, attempt: () => Promise<void>): Promise<void> {
+    try {
+      await attempt();
+    } catch (e) {
+      this.opts.counters.failures++;
+      this.opts.counters.rowsRejected++;
+      this.opts.logger.error({ table, serial, err: e }, 'ingest: DuckDB refused a row after retries; it is not stored');
+    }
+  }
+
+  /**
+   * Runs `attempt` until it succeeds, waiting between tries on the scheduler; after the last
+   * try, `isolate` writes the rows one by one so only the unstorable ones are lost.
+   */
+  private async withRetry(table: string, rows: number, attempt: () => Promise<void>, isolate: () => Promise<void>): Promise<void> {
+    const { attempts, firstDelayMs, maxDelayMs } = this.retry;
+    const { counters, logger } = this.opts;
+    for (let i = 1; ; i++) {
+      try {
+        await attempt();
+        return;
+      } catch (e) {
+        counters.failures++;
+        if (i >= attempts) {
+          logger.warn({ table, rows, attempts: i, err: e }, 'ingest: batch keeps failing; writing its rows one by one');
+          await isolate();
+          return;
+        }
+        const wait = Math.min(maxDelayMs, firstDelayMs * 2 ** (i - 1));
+        logger.warn({ table, rows, attempt: i, retryInMs: wait, err: e }, 'ingest: write failed; retrying');
+        counters.retries++;
+        await new Promise<void>((resolve) => this.opts.scheduler.schedule(() => resolve(), wait));
+      }
+    }
+  }
+}
+
+async function defaultAppender(store: Store, table: TableName): Promise<AppenderHandle> {
+  const h = await store.appender(table);
+  return {
+    appender: h.appender,
+    close: () => {
+      try {
+        h.close();
+      } catch {
+        // closeSync on an invalid appender throws before its connection is closed
+        h.appender.connection.closeSync();
+      }
+    },
+  };
+}

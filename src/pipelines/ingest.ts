@@ -1,0 +1,164 @@
+import { filter, map, type Observable, type SchedulerLike } from 'rxjs';
+import type { FleetEvent } from '../../actors/fleet.js';
+import { isObject } from '../protocol/frame.js';
+import type { Store } from '../store/duckdb.js';
+import { runBatches } from './batch.js';
+import { DuckDbSink, type AppenderHandle, type PipelineLogger, type RetryPolicy } from './duckdb-sink.js';
+import { IngestCounters, type IngestMetrics } from './metrics.js';
+import { fin, stateRows } from './state-rows.js';
+import type { Row, RowSet, TableName } from './tables.js';
+
+/**
+ * Fleet events -> rows (reference/gateway-behaviour.md §1.3 says what the gateway stores per
+ * event) -> batches -> DuckDB appenders. Pure mapping here; batching in batch.ts, writing in
+ * duckdb-sink.ts. Stored times are epoch seconds of the event's clock time (`telemetry`: ms).
+ */
+
+const sec = (ms: number): number => Math.floor(ms / 1000);
+const json = (v: unknown): string => JSON.stringify(v ?? {}) ?? '{}';
+
+/** What one fleet event becomes in the store; undefined for events that store nothing. */
+export function eventRows(e: FleetEvent): RowSet | undefined {
+  const recorded = sec(e.at);
+  const row = (table: TableName, values: Row['values']): Row => ({ table, values });
+  switch (e.type) {
+    case 'state': {
+      const { uuid, state } = e.payload;
+      const derived = stateRows(e.serial, recorded, uuid, state);
+      // The statistics row first: the document itself is stored even when its parts are odd.
+      return { rows: [row('statistics', [e.serial, uuid, json(state), recorded]), ...derived.rows], odd: derived.odd };
+    }
+    case 'healthcheck': {
+      const { uuid, sanity, data } = e.payload;
+      return { rows: [row('health_checks', [e.serial, uuid, json(data), sanity, recorded])] };
+    }
+    case 'log': {
+      const p = e.payload;
+      return { rows: [row('device_logs', [e.serial, p.log, json(p.data), p.severity, p.recorded, p.logType, p.uuid])] };
+    }
+    case 'crashlog': {
+      // §1.3 crashlog/recovery: each line followed by CRLF, severity 0, log type 1; recovery adds the firmware, uuid 0.
+      const p = e.payload;
+      const lines = p.loglines.map((l) => `${l}\r\n`).join('');
+      const text = p.recovery ? `Firmware: ${p.firmware ?? ''}\r\n${lines}` : lines;
+      return { rows: [row('device_logs', [e.serial, text, '{}', 0, recorded, 1, p.recovery ? 0 : p.uuid])] };
+    }
+    case 'capabilities': {
+      const caps = e.payload.capabilities;
+      const compatible = typeof caps.compatible === 'string' && caps.compatible ? caps.compatible : typeof caps.model === 'string' ? caps.model : '';
+      return { rows: [], capabilities: { serial: e.serial, capabilities: json(caps), compatible, at: recorded } };
+    }
+    case 'wifiscan-result': {
+      const p = e.payload;
+      let odd: string | undefined;
+      const rows: Row[] = [];
+      for (const entry of p.entries) {
+        if (!isObject(entry)) {
+          odd = 'a scan entry is not an object';
+          continue;
+        }
+        const s = (v: unknown) => (typeof v === 'string' ? v : null);
+        rows.push(row('wifi_scan_entries', [
+          e.serial, recorded, p.source, p.commandUuid ?? null, s(entry.bssid), s(entry.ssid), fin(entry.channel), fin(entry.frequency),
+          fin(entry.signal), fin(entry.last_seen), fin(entry.tsf), fin(entry.capability), s(entry.ht_oper), s(entry.vht_oper),
+          fin(entry.sta_count), fin(entry.ch_util), json(entry),
+        ]));
+      }
+      return { rows, odd };
+    }
+    case 'event': {
+      const p = e.payload;
+      return { rows: [row('device_events', [e.serial, recorded, p.eventType, p.timestamp, json(p.payload)])] };
+    }
+    case 'alarm':
+      return { rows: [row('device_events', [e.serial, recorded, 'alarm', recorded, json(e.payload.data)])] };
+    case 'telemetry':
+      return { rows: [row('telemetry', [e.serial, e.at, e.payload.adhoc, json(e.payload.data)])] };
+    default:
+      return undefined;
+  }
+}
+
+const weightOf = (s: RowSet): number => s.rows.length + (s.capabilities ? 1 : 0);
+
+export interface IngestOptions {
+  /** The fleet's `events$`. Its completion (fleet.stopAll) flushes the pipeline too. */
+  events$: Observable<FleetEvent>;
+  store: Store;
+  /** Drives the time limit and retry waits: `clockScheduler(clock)` with the process clock. */
+  scheduler: SchedulerLike;
+  logger: PipelineLogger;
+  /** Rows per batch (default 2,000). */
+  maxRows?: number;
+  /** Longest a received row waits for its batch (default 1,000 ms). */
+  maxDelayMs?: number;
+  retry?: Partial<RetryPolicy>;
+  /** Appender factory override (tests inject failures through it). */
+  openAppender?: (table: TableName) => Promise<AppenderHandle>;
+}
+
+export interface Ingest {
+  metrics(): IngestMetrics;
+  /** Resolves once everything received so far is in DuckDB. */
+  flush(): Promise<void>;
+  /** Stops taking events, writes everything received, closes the appenders. Safe to call twice. */
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the ingest pipeline: subscribes to `events$` at once (nothing emitted after this call
+ * is missed, even while the appenders open) and returns its handle. Shutdown order (conventions
+ * §2.1): close the APIs, stop the fleet, `await ingest.close()`, then close the store.
+ */
+export function startIngest(opts: IngestOptions): Ingest {
+  const { logger, scheduler } = opts;
+  const counters = new IngestCounters();
+  const sink = new DuckDbSink({ store: opts.store, scheduler, logger, counters, retry: opts.retry, openAppender: opts.openAppender });
+  const ready = sink.open().catch((err: unknown) => {
+    // Not fatal: each write opens what is missing and retries.
+    counters.failures++;
+    logger.error({ err }, 'ingest: opening the DuckDB appenders failed; writes will retry');
+  });
+
+  const rows$ = opts.events$.pipe(
+    map((e) => {
+      counters.eventsReceived++;
+      try {
+        const set = eventRows(e);
+        if (set?.odd) {
+          counters.oddDocuments++;
+          logger.warn({ serial: e.serial, type: e.type, odd: set.odd }, 'ingest: odd parts of a document were skipped');
+        }
+        return set;
+      } catch (err) {
+        counters.unmappable++;
+        logger.error({ serial: e.serial, type: e.type, err }, 'ingest: an event could not be turned into rows');
+        return undefined;
+      }
+    }),
+    filter((s): s is RowSet => s !== undefined && weightOf(s) > 0),
+  );
+
+  const run = runBatches(rows$, async (batch) => {
+    await ready;
+    await sink.write(batch);
+  }, {
+    scheduler,
+    maxRows: opts.maxRows ?? 2000,
+    maxDelayMs: opts.maxDelayMs ?? 1000,
+    weight: weightOf,
+    onError: (err, batch) => logger.error({ err, sets: batch?.length }, 'ingest: pipeline error'),
+  });
+
+  let closing: Promise<void> | undefined;
+  return {
+    metrics: () => counters.snapshot(run.backlog),
+    flush: () => run.flush(),
+    close: () => (closing ??= (async () => {
+      await run.stop();
+      await ready;
+      await sink.close();
+      logger.info({ rows: counters.rowsWritten, batches: counters.batchesWritten }, 'ingest: flushed and closed');
+    })()),
+  };
+}

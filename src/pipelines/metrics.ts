@@ -1,0 +1,85 @@
+/**
+ * The ingest pipeline's visible backlog and health (issue 4 §4). Plain counters, read through
+ * `metrics()` of the running ingest; `metricsText()` renders them in the Prometheus text format
+ * for whoever exposes them over HTTP.
+ */
+export interface IngestMetrics {
+  /** Fleet events the pipeline took (every type, also those that make no rows). */
+  eventsReceived: number;
+  /** Rows (and capability upserts) received but not yet written: the backlog. */
+  rowsQueued: number;
+  /** Batches handed to DuckDB and settled. */
+  batchesWritten: number;
+  rowsWritten: number;
+  /** Rows written per table. */
+  rowsByTable: Record<string, number>;
+  /** Failed write attempts (each is logged and retried). */
+  failures: number;
+  /** Retried writes. */
+  retries: number;
+  /**
+   * Rows DuckDB refused even alone, after the retries: logged with serial and table at error
+   * level. Zero unless a row is inherently unstorable (or the disk is gone for minutes).
+   */
+  rowsRejected: number;
+  /** State documents with odd parts that were skipped (the document itself is still stored). */
+  oddDocuments: number;
+  /** Events that could not be turned into rows at all (logged). */
+  unmappable: number;
+  /** Rows of the last batch, and when (clock ms) it was written; 0 before the first. */
+  lastBatchRows: number;
+  lastWriteAt: number;
+}
+
+export class IngestCounters {
+  eventsReceived = 0;
+  batchesWritten = 0;
+  rowsWritten = 0;
+  failures = 0;
+  retries = 0;
+  rowsRejected = 0;
+  oddDocuments = 0;
+  unmappable = 0;
+  lastBatchRows = 0;
+  lastWriteAt = 0;
+  readonly rowsByTable: Record<string, number> = {};
+
+  wrote(table: string, rows: number): void {
+    this.rowsWritten += rows;
+    this.rowsByTable[table] = (this.rowsByTable[table] ?? 0) + rows;
+  }
+
+  snapshot(rowsQueued: number): IngestMetrics {
+    return {
+      eventsReceived: this.eventsReceived, rowsQueued, batchesWritten: this.batchesWritten, rowsWritten: this.rowsWritten,
+      rowsByTable: { ...this.rowsByTable }, failures: this.failures, retries: this.retries, rowsRejected: this.rowsRejected,
+      oddDocuments: this.oddDocuments, unmappable: this.unmappable, lastBatchRows: this.lastBatchRows, lastWriteAt: this.lastWriteAt,
+    };
+  }
+}
+
+const HELP: [keyof IngestMetrics, string, 'counter' | 'gauge'][] = [
+  ['eventsReceived', 'Fleet events taken by the ingest pipeline', 'counter'],
+  ['rowsQueued', 'Rows received and not yet written (backlog)', 'gauge'],
+  ['batchesWritten', 'Batches written to DuckDB', 'counter'],
+  ['rowsWritten', 'Rows written to DuckDB', 'counter'],
+  ['failures', 'Failed write attempts (retried)', 'counter'],
+  ['retries', 'Retried writes', 'counter'],
+  ['rowsRejected', 'Rows DuckDB refused after retries', 'counter'],
+  ['oddDocuments', 'State documents with skipped odd parts', 'counter'],
+  ['unmappable', 'Events that could not become rows', 'counter'],
+];
+
+const snake = (s: string): string => s.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+
+/** Prometheus text exposition of the metrics (`airtwin_ingest_*`). */
+export function metricsText(m: IngestMetrics): string {
+  const lines: string[] = [];
+  for (const [key, help, type] of HELP) {
+    const name = `airtwin_ingest_${snake(key)}`;
+    lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`, `${name} ${m[key] as number}`);
+  }
+  lines.push('# HELP airtwin_ingest_table_rows_written Rows written per table', '# TYPE airtwin_ingest_table_rows_written counter');
+  for (const [table, n] of Object.entries(m.rowsByTable)) lines.push(`airtwin_ingest_table_rows_written{table="${table}"} ${n}`);
+  return `${lines.join('\n')}\n`;
+}
