@@ -1,0 +1,62 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSimulateLoad, type LoadRun } from '../../../src/commands/simulate-load.js';
+import { startEdgeSide, startNats, startServeSide, waitFor, type EdgeSide, type Serve, type TestNats } from './harness.js';
+
+const LAB = ['a0b1c2000001', 'a0b1c2000002', 'a0b1c2000003'];
+
+describe('edge + NATS + serve with simulated APs over websockets', () => {
+  let nats: TestNats;
+  let edge: EdgeSide;
+  let serve: Serve;
+  let load: LoadRun;
+
+  beforeAll(async () => {
+    nats = await startNats({ jetstream: true });
+    serve = await startServeSide(nats.url);
+    edge = await startEdgeSide(nats.url);
+    load = await startSimulateLoad({ scenario: 'lab', edge: edge.edge.url, speed: 10 });
+  });
+  afterAll(async () => {
+    await load?.stop();
+    await edge?.stop();
+    await serve?.stop();
+    await nats?.stop();
+  });
+
+  it('brings every lab AP online through the edge and ingests its reports', async () => {
+    const online = () => LAB.every((s) => serve.fleet.details(s)?.state.startsWith('online') && serve.fleet.details(s)?.lastState);
+    expect(await waitFor(online, 20_000)).toBe(true);
+    for (const s of LAB) {
+      expect(serve.fleet.status(s)).toMatchObject({ connected: true, verifiedCertificate: 'NO_CERTIFICATE', ipAddress: '127.0.0.1' });
+      expect(serve.fleet.details(s)?.capabilities).toBeDefined();
+    }
+    expect(serve.events.filter((e) => e.type === 'protocol-error')).toEqual([]);
+    expect(serve.manager.status()).toMatchObject({ link: 'connected', devices: 3, connectedDevices: 3 });
+    expect(edge.edge.stats()).toMatchObject({ sessions: 3, protocolErrors: 0 });
+  });
+
+  it('runs ping, wifiscan and configure through .down and back', async () => {
+    const s = LAB[0]!;
+    const { result, command } = await serve.svc.ping(s);
+    expect(command.status).toBe('completed');
+    expect(result.serialNumber).toBe(s);
+
+    const scan = await serve.svc.wifiscan(s, {});
+    expect(scan.status).toBe('completed');
+    expect(serve.events.some((e) => e.type === 'wifiscan-result' && e.serial === s && e.payload.source === 'command')).toBe(true);
+
+    const uuid = serve.fleet.status(s)!.UUID + 100;
+    const cfg = await serve.svc.configure(s, { configuration: { radios: [{ band: '5G', channel: 44, 'channel-width': 20, 'tx-power': 15 }] }, uuid });
+    expect(cfg).toMatchObject({ status: 'completed', errorCode: 0 });
+    // The AP runs the new configuration: a later state reports its uuid.
+    expect(await waitFor(() => serve.fleet.status(s)!.UUID === uuid, 15_000)).toBe(true);
+    expect(edge.edge.stats().framesDown).toBeGreaterThanOrEqual(3);
+  });
+
+  it('takes an AP offline when the simulated venue stops', async () => {
+    await load.stop();
+    expect(await waitFor(() => LAB.every((s) => serve.fleet.status(s)?.connected === false), 10_000)).toBe(true);
+    expect(serve.manager.status().connectedDevices).toBe(0);
+    expect(edge.edge.stats().sessions).toBe(0);
+  });
+});

@@ -1,0 +1,74 @@
+/**
+ * The real-AP path in one process for integration tests: a private nats-server, an edge, the
+ * NatsLinkManager feeding a real Fleet (wall clock), and a CommandService over an in-memory store.
+ */
+import { randomUUID } from 'node:crypto';
+import { CommandService } from '../../../actors/command-service.js';
+import { Fleet, type FleetEvent } from '../../../actors/fleet.js';
+import { createEdge, type Edge, type EdgeTls } from '../../../src/links/edge/edge-server.js';
+import type { EdgeLimits } from '../../../src/links/edge/edge-session.js';
+import { connectNats, silentLogger } from '../../../src/links/nats/connect.js';
+import { NatsLinkManager } from '../../../src/links/nats/nats-link-manager.js';
+import { wallClock } from '../../../src/protocol/clock.js';
+import { MemoryCommandStore } from '../../helpers/memory-command-store.js';
+import { startNats, type TestNats } from '../../helpers/nats.js';
+import type { NatsConnection } from 'nats';
+
+/** Poll `cond` every 20 ms, at most `timeoutMs`; returns whether it became true. */
+export async function waitFor(cond: () => boolean, timeoutMs = 10_000): Promise<boolean> {
+  for (let t = 0; t < timeoutMs; t += 20) {
+    if (cond()) return true;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  return cond();
+}
+
+export interface Serve {
+  fleet: Fleet;
+  events: FleetEvent[];
+  manager: NatsLinkManager;
+  svc: CommandService;
+  store: MemoryCommandStore;
+  stop(): Promise<void>;
+}
+
+/** What `serve --nats` wires: manager -> fleet.attach, a command service on the fleet. */
+export async function startServeSide(url: string, durable?: string): Promise<Serve> {
+  const fleet = new Fleet({ clock: wallClock, newId: randomUUID });
+  const events: FleetEvent[] = [];
+  fleet.events$.subscribe((e) => events.push(e));
+  const store = new MemoryCommandStore();
+  const svc = new CommandService({ fleet, store, clock: wallClock, newId: randomUUID, maxWaitMs: 20_000 });
+  const manager = await NatsLinkManager.start({ url, logger: silentLogger, onDevice: (link) => fleet.attach(link), ...(durable ? { durable } : {}) });
+  return {
+    fleet, events, manager, svc, store,
+    stop: async () => {
+      await manager.close();
+      svc.close();
+      fleet.stopAll();
+    },
+  };
+}
+
+export interface EdgeSide {
+  edge: Edge;
+  nc: NatsConnection;
+  stop(): Promise<void>;
+}
+
+export async function startEdgeSide(url: string, opts: { tls?: EdgeTls; limits?: Partial<EdgeLimits>; allowMismatch?: boolean } = {}): Promise<EdgeSide> {
+  const nc = await connectNats({ url, name: 'test-edge', logger: silentLogger });
+  const edge = await createEdge({
+    port: 0, host: '127.0.0.1', nats: nc, logger: silentLogger, tls: opts.tls, limits: opts.limits,
+    certificates: opts.allowMismatch === undefined ? {} : { allowMismatch: opts.allowMismatch },
+  });
+  return {
+    edge, nc,
+    stop: async () => {
+      await edge.close();
+      await nc.drain().catch(() => undefined);
+    },
+  };
+}
+
+export { startNats, type TestNats };
