@@ -132,7 +132,10 @@ export class SimLink implements DeviceLink {
     const o = ap.serial.match(/../g)!;
     this.dispatch({ type: 'connected', at: t, ipAddress: `10.${parseInt(o[3]!, 16)}.${parseInt(o[4]!, 16)}.${parseInt(o[5]!, 16) || 1}`, certificate: 'VERIFIED' });
     this.emit(connectFrame(ap));
-    if (this.rebooted) this.emit(logFrame(ap, `Booted firmware ${ap.firmware}, config uuid ${ap.uuid}`, 6));
+    if (this.rebooted) {
+      this.emit(logFrame(ap, `Booted firmware ${ap.firmware}, config uuid ${ap.uuid}`, 6));
+      this.emit(eventFrame(ap, t, 'unit.boot-up', { firmware: ap.firmware, uuid: ap.uuid }));
+    }
     if (this.pendingCrashlog) this.emit(crashlogFrame(ap, t));
     this.pendingCrashlog = false;
     this.schedulePeriodic();

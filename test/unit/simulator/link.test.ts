@@ -106,6 +106,7 @@ describe('SimLink', () => {
     const connects = evs.filter((e) => e.type === 'connected');
     expect(connects).toHaveLength(2);
     expect(lastState(evs).params.state.unit.uptime).toBeLessThan(200);
+    expect(frames(evs).some((f: any) => f.method === 'event' && f.params.data.event[1].type === 'unit.boot-up')).toBe(true);
     await link.send(cmd(18, 'upgrade', { serial: link.serial, uri: 'https://fw.example/TIP-v3.1.0-eap101.bin' }));
     clock.increment(200_000);
     const connect = frames(evs).filter((f) => 'method' in f && f.method === 'connect').at(-1) as any;
