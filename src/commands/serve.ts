@@ -14,8 +14,11 @@ import { FilesRepo } from '../store/files-repo.js';
 import { createAuthenticator } from '../server/auth.js';
 import { createLogging, type Logging } from '../server/logging.js';
 import { buildGateway } from '../gateway/app.js';
-import { offlineStatusSource } from '../gateway/device-status-source.js';
 import { buildRrm } from '../rrm/app.js';
+import { processClock, startFleetRuntime } from './fleet-runtime.js';
+import { startSimVenue, type SimVenue } from './sim-venue.js';
+import type { Fleet } from '../../actors/fleet.js';
+import type { CommandService } from '../../actors/command-service.js';
 
 export const VERSION: string = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
@@ -25,6 +28,10 @@ export interface RunningServe {
   gatewayUrl: string;
   rrmUrl: string;
   store: Store;
+  fleet: Fleet;
+  commandService: CommandService;
+  clock: Clock;
+  sim?: SimVenue;
   generatedToken?: string;
   /** Stop accepting, finish in-flight requests, flush, close DuckDB. Safe to call twice. */
   close(): Promise<void>;
@@ -40,7 +47,9 @@ export interface ServeIo {
 
 /** The composition root of `airtwin serve`: config -> store -> services -> listening sockets. */
 export async function startServe(config: Readonly<ServeConfig>, io: ServeIo): Promise<RunningServe> {
-  const clock = io.clock ?? wallClock;
+  // One clock for the whole process: REST time stamps, actors, simulator and pipelines.
+  const driver = processClock(config.sim && !config.replay ? config.speed : 1, io.clock ?? wallClock);
+  const clock = driver.clock;
   const startedAt = clock.now();
   const logging: Logging = createLogging(config.logLevel, io.logDestination);
   let store: Store;
@@ -50,7 +59,7 @@ export async function startServe(config: Readonly<ServeConfig>, io: ServeIo): Pr
     const err = e as NodeJS.ErrnoException & { cause?: unknown };
     throw new ConfigError(`--data-dir: ${config.dataDir} is not usable (${err.code ?? String(err.cause ?? err.message).split('\n')[0]})`);
   }
-  const closers: (() => Promise<void>)[] = [() => store.close()];
+  const closers: (() => Promise<void>)[] = [() => store.close(), async () => driver.stop()];
   const closeAll = async () => {
     for (const close of closers.splice(0).reverse()) await close().catch((e) => logging.root.error({ err: e }, 'shutdown step failed'));
   };
@@ -70,12 +79,20 @@ export async function startServe(config: Readonly<ServeConfig>, io: ServeIo): Pr
     const certificateFiles = config.tlsCert ? [config.tlsCert] : [];
     const common = { authenticator, bodyLimit: config.bodyLimit, certificateFiles, https };
 
+    const runtime = startFleetRuntime({ clock, devices, blacklist, defaultConfigs, commands, autoProvision: config.autoProvision, logger: logging.for('fleet') });
+    closers.push(() => runtime.close());
+    const { fleet, commandService } = runtime;
+    const sim = config.sim && !config.replay
+      ? await startSimVenue({ scenario: config.scenario, seed: config.seed, clock, fleet, devices })
+      : undefined;
+    if (sim) closers.push(() => sim.close());
+
     const gateway = await buildGateway({
-      clock, store, devices, defaultConfigs, blacklist, radius, commands, deviceData, files, status: offlineStatusSource, logging,
+      clock, store, devices, defaultConfigs, blacklist, radius, commands, deviceData, files, status: runtime.status, fleet, commandService, logging,
       isBlacklisted: (serial) => blacklist.has(serial), version: VERSION, startedAt,
     }, common);
     closers.push(() => gateway.close());
-    const rrm = await buildRrm({ clock, store, logging, version: VERSION, startedAt }, common);
+    const rrm = await buildRrm({ clock, store, logging, fleet, commandService, version: VERSION, startedAt }, common);
     closers.push(() => rrm.close());
 
     const gatewayUrl = await gateway.listen({ port: config.gatewayPort, host: config.host });
@@ -86,11 +103,13 @@ export async function startServe(config: Readonly<ServeConfig>, io: ServeIo): Pr
     io.print(`  rrm      ${rrmUrl}/api/v1   docs ${rrmUrl}/docs`);
     io.print(`  data     ${store.path}`);
     io.print(`  auth     ${authenticator.modes.join(', ')}`);
+    if (sim) io.print(`  venue    ${sim.venue.name}: ${sim.venue.aps.length} APs, ${sim.venue.clients.length} clients, seed ${sim.seed}, speed ${config.speed}`);
+    else io.print('  venue    none (--no-sim)');
     if (authenticator.generatedToken) io.print(`  token    ${authenticator.generatedToken}   (send "Authorization: Bearer <token>")`);
 
     let closing: Promise<void> | undefined;
     return {
-      gateway, rrm, gatewayUrl, rrmUrl, store, generatedToken: authenticator.generatedToken,
+      gateway, rrm, gatewayUrl, rrmUrl, store, fleet, commandService, clock, sim, generatedToken: authenticator.generatedToken,
       close: () => (closing ??= closeAll()),
     };
   } catch (e) {

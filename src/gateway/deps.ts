@@ -10,6 +10,8 @@ import type { FilesRepo } from '../store/files-repo.js';
 import type { Logging } from '../server/logging.js';
 import type { RttySettings } from './remote-session.js';
 import type { DeviceStatusSource } from './device-status-source.js';
+import type { Fleet } from '../../actors/fleet.js';
+import type { CommandService } from '../../actors/command-service.js';
 
 /** Everything the gateway's routes use; built by the composition root (src/commands/serve.ts). */
 export interface GatewayDeps {
@@ -25,6 +27,9 @@ export interface GatewayDeps {
   /** Where rtty sessions point (defaults in remote-session.ts). */
   rtty?: Partial<RttySettings>;
   status: DeviceStatusSource;
+  /** The device actors; commands go through `commandService`, never straight to a link. */
+  fleet: Fleet;
+  commandService: CommandService;
   logging: Logging;
   /** Whether a serial is blacklisted (the blacklist repository answers it). */
   isBlacklisted: (serial: string) => boolean;

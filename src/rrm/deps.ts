@@ -1,12 +1,17 @@
 import type { Clock } from '../protocol/clock.js';
 import type { Store } from '../store/duckdb.js';
 import type { Logging } from '../server/logging.js';
+import type { Fleet } from '../../actors/fleet.js';
+import type { CommandService } from '../../actors/command-service.js';
 
 /** Everything the RRM service's routes use; built by the composition root (src/commands/serve.ts). */
 export interface RrmDeps {
   clock: Clock;
   store: Store;
   logging: Logging;
+  fleet: Fleet;
+  /** The same command service the gateway uses: the RRM applies plans as configure commands. */
+  commandService: CommandService;
   version: string;
   startedAt: number;
 }

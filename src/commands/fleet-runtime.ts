@@ -1,0 +1,150 @@
+import { randomUUID } from 'node:crypto';
+import type { Logger } from 'pino';
+import { wallClock, nowSeconds, type Clock } from '../protocol/clock.js';
+import { serialToMac } from '../protocol/serial.js';
+import type { JsonObject } from '../protocol/frame.js';
+import type { DevicesRepo } from '../store/devices-repo.js';
+import type { BlacklistRepo } from '../store/blacklist-repo.js';
+import type { DefaultConfigsRepo } from '../store/default-configs-repo.js';
+import type { CommandsRepo } from '../store/commands-repo.js';
+import type { DeviceStatusSource } from '../gateway/device-status-source.js';
+import { Fleet } from '../../actors/fleet.js';
+import { CommandService } from '../../actors/command-service.js';
+import { ScaledClock, VirtualClock } from '../../simulator/clock.js';
+
+/**
+ * The process clock for a speed: wall time at 1, wall time × N at N, and for `max` a virtual
+ * clock that a driver advances as fast as the event loop allows (HTTP still gets its turns,
+ * because each slice ends with a setImmediate).
+ */
+export function processClock(speed: number | 'max', base: Clock = wallClock): { clock: Clock; stop(): void } {
+  if (speed === 1) return { clock: base, stop: () => undefined };
+  if (speed !== 'max') return { clock: new ScaledClock(base, speed), stop: () => undefined };
+  const clock = new VirtualClock(base.now());
+  let stopped = false;
+  const slice = () => {
+    if (stopped) return;
+    clock.runUntil(clock.now() + 1_000);
+    setImmediate(slice);
+  };
+  setImmediate(slice);
+  return { clock, stop: () => void (stopped = true) };
+}
+
+export interface FleetRuntimeDeps {
+  clock: Clock;
+  devices: DevicesRepo;
+  blacklist: BlacklistRepo;
+  defaultConfigs: DefaultConfigsRepo;
+  commands: CommandsRepo;
+  autoProvision: boolean;
+  logger: Logger;
+}
+
+export interface FleetRuntime {
+  fleet: Fleet;
+  commandService: CommandService;
+  status: DeviceStatusSource;
+  /** Stop every actor (events$ completes, so pipelines flush) and wait for pending record writes. */
+  close(): Promise<void>;
+}
+
+/**
+ * The fleet as the gateway sees it: device records gate admission (known devices are admitted;
+ * unknown ones are auto-provisioned or refused), stored configurations drive uuid reconciliation,
+ * and what APs report keeps their records current (firmware, model, last contact).
+ */
+export function startFleetRuntime(deps: FleetRuntimeDeps): FleetRuntime {
+  const { clock, devices, logger } = deps;
+  let writes: Promise<unknown> = Promise.resolve();
+  // Record writes happen in event order, one at a time; a failure is logged, never thrown at an AP.
+  const write = (what: string, work: () => Promise<unknown>) => {
+    writes = writes.then(work).catch((e: unknown) => logger.error({ err: e }, `device record ${what} failed`));
+  };
+
+  const provision = async (serial: string, params: JsonObject): Promise<'accept' | 'refuse'> => {
+    if (!deps.autoProvision) return 'refuse';
+    const caps = (params.capabilities ?? {}) as JsonObject;
+    const compatible = String(caps.compatible ?? '');
+    const now = nowSeconds(clock);
+    const reportedUuid = typeof params.uuid === 'number' ? params.uuid : 0;
+    const match = deps.defaultConfigs.match(compatible);
+    // A matching default configuration gets a fresh uuid, so reconciliation pushes it at once.
+    const configuration = match ? { ...(JSON.parse(match.configuration) as JsonObject), uuid: now } : { uuid: reportedUuid };
+    if (!devices.has(serial)) {
+      await devices.insert({
+        serialNumber: serial, deviceType: String(caps.platform ?? 'ap').toUpperCase() === 'SWITCH' ? 'SWITCH' : 'AP',
+        macAddress: serialToMac(serial), manufacturer: String(caps.model ?? ''), UUID: configuration.uuid as number,
+        configuration: JSON.stringify(configuration),
+        notes: [{ created: now, createdBy: 'airtwin', note: match ? `Auto-provisioned with default configuration ${match.name}.` : 'Auto-provisioned.' }],
+        createdTimestamp: now, lastConfigurationChange: now, lastConfigurationDownload: 0, firmware: String(params.firmware ?? ''),
+        devicePassword: '', owner: '', location: '', venue: '', subscriber: '', entity: '', modified: now, locale: String(caps.country ?? '').slice(0, 2),
+        compatible, lastFWUpdate: 0, lastRecordedContact: now, simulated: false, connectReason: '',
+      });
+    }
+    return 'accept';
+  };
+
+  const fleet = new Fleet({
+    clock,
+    newId: randomUUID,
+    isBlacklisted: (serial) => deps.blacklist.has(serial),
+    isKnownDevice: (serial) => devices.has(serial),
+    autoProvision: { onUnknownDevice: provision },
+    storedConfigFor: (serial) => {
+      const d = devices.get(serial);
+      return d ? { uuid: d.UUID, configuration: d.configuration } : undefined;
+    },
+  });
+
+  const subscription = fleet.events$.subscribe((e) => {
+    const d = devices.get(e.serial);
+    if (!d) return;
+    const at = Math.floor(e.at / 1000);
+    switch (e.type) {
+      case 'connected': {
+        const compatible = String(e.payload.capabilities.compatible ?? d.compatible);
+        const manufacturer = String(e.payload.capabilities.model ?? d.manufacturer);
+        if (compatible !== d.compatible || manufacturer !== d.manufacturer || e.payload.firmware !== d.firmware) {
+          write('connect', () => devices.update({ ...devices.get(e.serial)!, compatible, manufacturer, firmware: e.payload.firmware || d.firmware, modified: at }));
+        }
+        break;
+      }
+      case 'disconnected':
+        write('disconnect', () => devices.update({ ...devices.get(e.serial)!, lastRecordedContact: at }));
+        break;
+      case 'firmware-changed':
+        write('firmware', () => devices.update({ ...devices.get(e.serial)!, firmware: e.payload.newFirmware, lastFWUpdate: at, modified: at }));
+        break;
+      case 'command-updated':
+        // The AP confirmed a configuration: that is its configuration download.
+        if (e.payload.command.command === 'configure' && e.payload.command.status === 'completed' && e.payload.command.errorCode === 0) {
+          write('configure', () => devices.update({ ...devices.get(e.serial)!, lastConfigurationDownload: at }));
+        }
+        break;
+      default:
+        break;
+    }
+  });
+
+  const commandService = new CommandService({
+    fleet, store: deps.commands, clock, newId: randomUUID,
+    deviceExists: (serial) => devices.has(serial),
+    onStoreError: (error, command) => logger.error({ err: error, command: command.UUID }, 'command history write failed'),
+  });
+
+  return {
+    fleet,
+    commandService,
+    status: {
+      status: (serial) => fleet.status(serial),
+      connectionStatistics: () => fleet.connectionStatistics(),
+    },
+    async close() {
+      fleet.stopAll();
+      subscription.unsubscribe();
+      await commandService.close();
+      await writes;
+    },
+  };
+}

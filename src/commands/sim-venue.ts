@@ -1,0 +1,100 @@
+import type { Clock } from '../protocol/clock.js';
+import { nowSeconds } from '../protocol/clock.js';
+import { serialToMac } from '../protocol/serial.js';
+import type { DevicesRepo } from '../store/devices-repo.js';
+import type { Fleet } from '../../actors/fleet.js';
+import { loadScenario } from '../../simulator/scenario.js';
+import { buildVenue, type Venue } from '../../simulator/venue.js';
+import { SimLink } from '../../simulator/link.js';
+import { startClients } from '../../simulator/clients/dynamics.js';
+import type { SimAp } from '../../simulator/ap/ap-state.js';
+
+/**
+ * The configuration an AP of the venue runs out of the box, as a uCentral document: what the
+ * gateway would have pushed to it. The RRM edits its radios; the AP applies them on `configure`.
+ */
+export function venueApConfiguration(ap: SimAp): Record<string, unknown> {
+  return {
+    uuid: ap.uuid,
+    radios: ap.radios.map((r) => ({ band: r.band, channel: r.channel, 'channel-width': r.width, 'tx-power': r.txPower, country: ap.country })),
+    metrics: { statistics: { interval: Math.round(ap.intervals.state / 1000) }, health: { interval: Math.round(ap.intervals.healthcheck / 1000) } },
+  };
+}
+
+/**
+ * The process clock seen through a scope: every timer set through it is cancelled by `stop()`,
+ * and none can be set afterwards. The venue's stations have no stop of their own, so closing the
+ * venue stops its clock scope instead.
+ */
+class ScopedClock implements Clock {
+  private readonly live = new Set<unknown>();
+  private stopped = false;
+
+  constructor(private readonly base: Clock) {}
+
+  now(): number {
+    return this.base.now();
+  }
+
+  setTimeout(fn: (...args: unknown[]) => void, timeoutMs: number): unknown {
+    if (this.stopped) return undefined;
+    const id: unknown = this.base.setTimeout((...args: unknown[]) => {
+      this.live.delete(id);
+      fn(...args);
+    }, timeoutMs);
+    this.live.add(id);
+    return id;
+  }
+
+  clearTimeout(id: unknown): void {
+    this.live.delete(id);
+    this.base.clearTimeout(id);
+  }
+
+  stop(): void {
+    this.stopped = true;
+    for (const id of this.live) this.base.clearTimeout(id);
+    this.live.clear();
+  }
+}
+
+export interface SimVenue {
+  venue: Venue;
+  links: SimLink[];
+  seed: number | string;
+  close(): Promise<void>;
+}
+
+/**
+ * Brings a scenario to life inside `serve`: a device record per AP (created if missing, with the
+ * AP's own configuration so the uuid matches and nothing is pushed at connect), one SimLink per
+ * AP attached to the fleet, and the stations moving, all on the process clock.
+ */
+export async function startSimVenue(opts: { scenario: string; seed?: number; clock: Clock; fleet: Fleet; devices: DevicesRepo }): Promise<SimVenue> {
+  const { scenario } = loadScenario(opts.scenario);
+  const seed = opts.seed ?? scenario.seed;
+  const clock = new ScopedClock(opts.clock);
+  const venue = buildVenue(scenario, clock, seed);
+  const now = nowSeconds(clock);
+  for (const ap of venue.aps) {
+    if (opts.devices.has(ap.serial)) continue;
+    await opts.devices.insert({
+      serialNumber: ap.serial, deviceType: 'AP', macAddress: serialToMac(ap.serial), manufacturer: ap.capabilities.model ?? ap.model,
+      UUID: ap.uuid, configuration: JSON.stringify(venueApConfiguration(ap)), notes: [{ created: now, createdBy: 'airtwin', note: `Simulated AP of venue ${scenario.name}.` }],
+      createdTimestamp: now, lastConfigurationChange: now, lastConfigurationDownload: now, firmware: ap.firmware, devicePassword: '',
+      owner: '', location: '', venue: scenario.name, subscriber: '', entity: '', modified: now, locale: ap.country,
+      compatible: ap.capabilities.compatible ?? ap.model, lastFWUpdate: 0, lastRecordedContact: 0, simulated: true, connectReason: '',
+    });
+  }
+  const links = venue.aps.map((ap) => new SimLink(venue, ap.serial, { autoStart: false }));
+  for (const link of links) opts.fleet.attach(link);
+  for (const link of links) link.start();
+  startClients(venue);
+  return {
+    venue, links, seed,
+    close: async () => {
+      await Promise.all(links.map((l) => l.close('shutdown').catch(() => undefined)));
+      clock.stop();
+    },
+  };
+}
