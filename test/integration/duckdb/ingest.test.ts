@@ -1,0 +1,261 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { CommandService } from '../../../actors/command-service.js';
+import { Fleet, type FleetEvent } from '../../../actors/fleet.js';
+import { VirtualClock } from '../../../simulator/clock.js';
+import { startClients } from '../../../simulator/clients/dynamics.js';
+import { SimLink } from '../../../simulator/link.js';
+import { loadScenario, scenarioStart } from '../../../simulator/scenario.js';
+import { buildVenue } from '../../../simulator/venue.js';
+import { clockScheduler } from '../../../src/pipelines/clock-scheduler.js';
+import type { AppenderHandle, PipelineLogger } from '../../../src/pipelines/duckdb-sink.js';
+import { startIngest, type IngestOptions } from '../../../src/pipelines/ingest.js';
+import { Store } from '../../../src/store/duckdb.js';
+import { FakeLink, flush } from '../../helpers/fake-link.js';
+import { MemoryCommandStore } from '../../helpers/memory-command-store.js';
+
+/** Collects log calls so tests can assert that failures are reported, not silent. */
+function recordingLogger() {
+  const lines: { level: string; obj: object; msg: string }[] = [];
+  const logger: PipelineLogger = {
+    info: (obj, msg) => lines.push({ level: 'info', obj, msg }),
+    warn: (obj, msg) => lines.push({ level: 'warn', obj, msg }),
+    error: (obj, msg) => lines.push({ level: 'error', obj, msg }),
+  };
+  return { logger, lines };
+}
+
+const dirs: string[] = [];
+const stores: Store[] = [];
+afterEach(async () => {
+  for (const s of stores.splice(0)) await s.close();
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+async function openStore(dir?: string): Promise<{ store: Store; dir: string }> {
+  const d = dir ?? mkdtempSync(join(tmpdir(), 'airtwin-ingest-'));
+  if (!dir) dirs.push(d);
+  const store = await Store.open(d);
+  stores.push(store);
+  return { store, dir: d };
+}
+
+const count = async (store: Store, table: string, where = ''): Promise<number> =>
+  (await store.query<{ n: number }>(`SELECT count(*) AS n FROM ${table} ${where}`))[0]!.n;
+
+/** The lab venue on a VirtualClock: real device actors on SimLinks, the ingest on the same clock. */
+async function lab(ingestOpts: Partial<IngestOptions> = {}) {
+  const { store, dir } = await openStore();
+  const { scenario } = loadScenario('lab');
+  const clock = new VirtualClock(scenarioStart(scenario));
+  const venue = buildVenue(scenario, clock);
+  let n = 0;
+  const newId = () => `00000000-0000-4000-8000-${String(++n).padStart(12, '0')}`;
+  const fleet = new Fleet({ clock, newId });
+  const events: FleetEvent[] = [];
+  fleet.events$.subscribe((e) => events.push(e));
+  const log = recordingLogger();
+  const ingest = startIngest({ events$: fleet.events$, store, scheduler: clockScheduler(clock), logger: log.logger, ...ingestOpts });
+  const svc = new CommandService({ fleet, store: new MemoryCommandStore(), clock, newId });
+  for (const ap of venue.aps) fleet.attach(new SimLink(venue, ap.serial));
+  startClients(venue);
+  const advance = async (ms: number) => {
+    const end = clock.now() + ms;
+    while (clock.now() < end) {
+      clock.runUntil(Math.min(end, clock.now() + 1000));
+      await flush();
+    }
+  };
+  const settle = async <T>(p: Promise<T>): Promise<T> => {
+    let done = false;
+    void p.then(() => { done = true; }, () => { done = true; });
+    for (let t = 0; !done && t < 300_000; t += 1000) await advance(1000);
+    return p;
+  };
+  return { store, dir, clock, fleet, events, ingest, svc, advance, settle, log, serials: venue.aps.map((a) => a.serial) };
+}
+
+const of = <T extends FleetEvent['type']>(events: FleetEvent[], type: T) => events.filter((e): e is Extract<FleetEvent, { type: T }> => e.type === type);
+
+describe('ingest pipeline: fleet events -> DuckDB', () => {
+  it('turns what the lab APs report into rows of every table', async () => {
+    const { store, events, ingest, advance, settle, svc, serials } = await lab();
+    await advance(60_000);
+    const scan = await settle(svc.wifiscan(serials[0]!, {}));
+    await settle(svc.telemetry(serials[1]!, { interval: 2, lifetime: 10 }));
+    await advance(20_000);
+    await ingest.flush();
+
+    const states = of(events, 'state');
+    expect(states.length).toBeGreaterThanOrEqual(15);
+    expect(await count(store, 'statistics')).toBe(states.length);
+    const radios = states.reduce((s, e) => s + (e.payload.state.radios as unknown[]).length, 0);
+    expect(await count(store, 'state_radios')).toBe(radios);
+    const assocs = states.reduce((s, e) => s + (e.payload.state.interfaces as { ssids: { associations: unknown[] }[] }[])
+      .flatMap((i) => i.ssids).reduce((k, ssid) => k + ssid.associations.length, 0), 0);
+    expect(assocs).toBeGreaterThan(0);
+    expect(await count(store, 'state_associations')).toBe(assocs);
+    expect(await count(store, 'health_checks')).toBe(of(events, 'healthcheck').length);
+    expect(await count(store, 'device_logs')).toBe(of(events, 'log').length + of(events, 'crashlog').length);
+    expect(await count(store, 'device_events')).toBe(of(events, 'event').length + of(events, 'alarm').length);
+    expect(await count(store, 'capabilities')).toBe(3);
+    const scanRows = await count(store, 'wifi_scan_entries', `WHERE source = 'command' AND command_uuid = '${scan.UUID}'`);
+    expect(scanRows).toBe(of(events, 'wifiscan-result')[0]!.payload.entries.length);
+    expect(scanRows).toBeGreaterThan(0);
+    const telemetry = of(events, 'telemetry');
+    expect(telemetry.length).toBeGreaterThan(0);
+    expect(await count(store, 'telemetry')).toBe(telemetry.length);
+
+    // The stored document is the one the AP sent, and the extracted columns match it.
+    const last = states.at(-1)!;
+    const [stat] = await store.query<{ data: string; uuid: number; recorded: number }>(
+      `SELECT data, uuid, recorded FROM statistics WHERE serial = $1 ORDER BY recorded DESC, id DESC LIMIT 1`, [last.serial]);
+    expect(JSON.parse(stat!.data)).toEqual(last.payload.state);
+    expect(stat).toMatchObject({ uuid: last.payload.uuid, recorded: Math.floor(last.at / 1000) });
+    const radio0 = (last.payload.state.radios as Record<string, any>[])[0]!;
+    const [row] = await store.query(`SELECT * FROM state_radios WHERE serial = $1 AND recorded = $2 AND radio = 0`, [last.serial, stat!.recorded]);
+    expect(row).toMatchObject({
+      band: radio0.band[0], channel: radio0.channel, channel_width: radio0.channel_width, tx_power: radio0.tx_power,
+      frequency: radio0.frequency[0], noise: radio0.survey[0].noise, chan_util: radio0.chanUtil, busy_ms: radio0.survey[0].busy,
+    });
+    const [assoc] = await store.query(`SELECT rssi, station, rx_rate, bssid FROM state_associations WHERE rssi IS NOT NULL LIMIT 1`);
+    expect(assoc!.rssi).toBeLessThan(0);
+    expect(assoc!.station).toMatch(/^[0-9a-f:]{17}$/);
+    expect(assoc!.rx_rate).toBeGreaterThan(0);
+
+    const m = ingest.metrics();
+    expect(m).toMatchObject({ rowsQueued: 0, failures: 0, rowsRejected: 0, oddDocuments: 0 });
+    expect(m.rowsWritten).toBe(Object.values(m.rowsByTable).reduce((a, b) => a + b, 0));
+    expect(m.batchesWritten).toBeGreaterThan(0);
+    await ingest.close();
+  });
+
+  it('keeps capabilities first_update across reconnects (upsert)', async () => {
+    const { store, ingest, advance, settle, svc, serials } = await lab();
+    await advance(30_000);
+    await ingest.flush();
+    const [before] = await store.query<{ first_update: number; last_update: number }>('SELECT * FROM capabilities WHERE serial = $1', [serials[1]]);
+    await settle(svc.reboot(serials[1]!));
+    await advance(180_000);
+    await ingest.flush();
+    const [after] = await store.query<{ first_update: number; last_update: number }>('SELECT * FROM capabilities WHERE serial = $1', [serials[1]]);
+    expect(after!.first_update).toBe(before!.first_update);
+    expect(after!.last_update).toBeGreaterThan(before!.last_update);
+    await ingest.close();
+  });
+
+  it('loses nothing on shutdown: rows still batched at close are in DuckDB after it', async () => {
+    // Limits so large that nothing is written before the shutdown.
+    const { store, dir, events, fleet, ingest, advance } = await lab({ maxRows: 1_000_000, maxDelayMs: 3_600_000 });
+    await advance(45_000);
+    const states = of(events, 'state').length;
+    expect(states).toBeGreaterThan(5);
+    expect(await count(store, 'statistics')).toBe(0);
+    expect(ingest.metrics().rowsQueued).toBeGreaterThan(states);
+
+    // SIGTERM order: stop the fleet, close the ingest, close the store; then read the file again.
+    fleet.stopAll();
+    await ingest.close();
+    await store.close();
+    const { store: reopened } = await openStore(dir);
+    expect(await count(reopened, 'statistics')).toBe(states);
+    expect(await count(reopened, 'health_checks')).toBe(of(events, 'healthcheck').length);
+    expect(ingest.metrics().rowsQueued).toBe(0);
+  });
+});
+
+describe('ingest pipeline: odd input and failing writes', () => {
+  const A = 'aabbccddeeff';
+
+  async function fakeDevice(opts: Partial<IngestOptions> = {}) {
+    const { store } = await openStore();
+    const clock = new VirtualClock(1_700_000_000_000);
+    const fleet = new Fleet({ clock, newId: () => 'id' });
+    const log = recordingLogger();
+    const ingest = startIngest({ events$: fleet.events$, store, scheduler: clockScheduler(clock), logger: log.logger, maxDelayMs: 100, ...opts });
+    const link = new FakeLink(A, () => clock.now());
+    fleet.attach(link);
+    link.up();
+    link.connect();
+    await flush();
+    return { store, clock, fleet, link, ingest, log };
+  }
+
+  it('counts an odd state document, stores it anyway and keeps going', async () => {
+    const { store, link, ingest, log } = await fakeDevice();
+    link.notify('state', {
+      uuid: 1,
+      state: {
+        radios: 'not-a-list',
+        interfaces: [{ ssids: [{ ssid: 'x', associations: [{ rssi: -50 }, { station: '11:22:33:44:55:66', rssi: 4294967246, rx_rate: 'fast' }] }] }],
+      },
+    });
+    link.notify('state', { uuid: 1, state: { radios: [{ phy: 'p', channel: 6, channel_width: '80p80', tx_power: 20, noise: 4294967193 }] } });
+    await ingest.flush();
+    expect(await count(store, 'statistics')).toBe(2);
+    const [assoc] = await store.query(`SELECT station, rssi, rx_rate FROM state_associations`);
+    expect(assoc).toEqual({ station: '11:22:33:44:55:66', rssi: -50, rx_rate: null });
+    const [radio] = await store.query(`SELECT band, channel_width, noise FROM state_radios`);
+    expect(radio).toEqual({ band: '2G', channel_width: 160, noise: -103 });
+    expect(ingest.metrics()).toMatchObject({ oddDocuments: 1, unmappable: 0, rowsQueued: 0 });
+    expect(log.lines.some((l) => l.level === 'warn' && /odd/.test(l.msg))).toBe(true);
+    await ingest.close();
+  });
+
+  it('logs, counts and retries a failed append without losing or duplicating rows', async () => {
+    let failuresLeft = 2;
+    let opened = 0;
+    let storeRef: Store | undefined;
+    const openAppender = async (table: string): Promise<AppenderHandle> => {
+      const h = await storeRef!.appender(table);
+      if (table === 'statistics') opened++;
+      return {
+        close: () => h.close(),
+        appender: new Proxy(h.appender, {
+          get(target, prop) {
+            if (prop === 'flushSync' && table === 'statistics') {
+              return () => {
+                if (failuresLeft-- > 0) throw new Error('disk hiccup');
+                target.flushSync();
+              };
+            }
+            const v = Reflect.get(target, prop, target);
+            return typeof v === 'function' ? v.bind(target) : v;
+          },
+        }),
+      };
+    };
+    const dev = await openStore();
+    storeRef = dev.store;
+    const clock = new VirtualClock(1_700_000_000_000);
+    const fleet = new Fleet({ clock, newId: () => 'id' });
+    const log = recordingLogger();
+    const ingest = startIngest({
+      events$: fleet.events$, store: dev.store, scheduler: clockScheduler(clock), logger: log.logger, maxDelayMs: 100,
+      retry: { attempts: 5, firstDelayMs: 1000 }, openAppender: openAppender as IngestOptions['openAppender'],
+    });
+    const link = new FakeLink(A, () => clock.now());
+    fleet.attach(link);
+    link.up();
+    link.connect();
+    await flush();
+    for (let i = 0; i < 3; i++) link.notify('state', { uuid: 1, state: { unit: { uptime: i } } });
+    const flushed = ingest.flush();
+    let done = false;
+    void flushed.then(() => { done = true; });
+    // Retry waits run on the virtual clock: advance it until the write went through.
+    for (let i = 0; i < 10_000 && !done; i++) {
+      const next = clock.nextAt();
+      if (next !== undefined) clock.runUntil(next);
+      await flush(); // lets DuckDB's worker-thread callbacks land between clock steps
+    }
+    expect(done).toBe(true);
+    expect(await count(dev.store, 'statistics')).toBe(3);
+    expect(ingest.metrics()).toMatchObject({ failures: 2, retries: 2, rowsRejected: 0, rowsQueued: 0 });
+    expect(opened).toBe(3); // a fresh appender after each failed flush
+    expect(log.lines.filter((l) => l.level === 'warn' && /retrying/.test(l.msg))).toHaveLength(2);
+    await ingest.close();
+  });
+});
