@@ -1,11 +1,12 @@
 /**
  * `airtwin simulate`: run a venue straight from the simulator (no servers) as fast as possible
  * and write every frame to an NDJSON recording (architecture.md, "Recording format").
- * Same scenario + seed => a byte-identical file. `speed` other than 'max' is accepted for
- * symmetry with `serve`, but a recording run is always discrete-event: wall pacing would only
- * make it slower without changing a byte.
+ * Same scenario + seed => a byte-identical file. `speed: 'max'` (the default) runs the
+ * discrete-event clock flat out; a number N paces it at N x real time (between slices of
+ * simulated time, so the file is the same either way, only later).
  */
 import { createWriteStream } from 'node:fs';
+import { wallClock } from '../protocol/clock.js';
 import { loadScenario } from '../../simulator/scenario.js';
 import { parseDuration, startRun } from '../../simulator/run.js';
 import { NdjsonWriter } from '../links/record/ndjson-writer.js';
@@ -40,12 +41,20 @@ export async function runSimulate(opts: SimulateOptions, out: NodeJS.WritableStr
   // Advance one simulated minute at a time and let the file catch up in between, so memory
   // holds at most one slice of lines whatever the venue size or duration.
   const end = run.startMs + durationMs;
+  const pace = typeof opts.speed === 'number' && opts.speed > 0 ? opts.speed : undefined;
+  // Paced runs advance about one wall second per slice; flat-out runs a simulated minute.
+  const slice = pace ? Math.max(1, Math.min(SLICE_MS, Math.round(1000 * pace))) : SLICE_MS;
+  const wall0 = wallClock.now();
   for (let t = run.startMs; t < end;) {
-    t = Math.min(end, t + SLICE_MS);
+    t = Math.min(end, t + slice);
     run.clock.runUntil(t);
     if (waits.length > 0) {
       await Promise.all(waits);
       waits = [];
+    }
+    if (pace) {
+      const wait = wall0 + (t - run.startMs) / pace - wallClock.now();
+      if (wait > 0) await new Promise<void>((resolve) => wallClock.setTimeout(() => resolve(), wait));
     }
   }
   await writer.close();
