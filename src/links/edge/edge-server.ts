@@ -108,7 +108,8 @@ export async function createEdge(opts: EdgeOptions): Promise<Edge> {
     logger.info({ sessions: bySerial.size }, 'resync asked: announcing sessions again');
     for (const s of bySerial.values()) s.resync();
   } });
-  const tickMs = Math.min(limits.pingIntervalMs, 5_000);
+  // Often enough that idle and ping deadlines are kept within a third of their length.
+  const tickMs = Math.max(50, Math.min(limits.pingIntervalMs, limits.idleTimeoutMs / 3, 5_000));
   let lastPing = clock.now();
   const timer = setInterval(() => {
     const now = clock.now();
