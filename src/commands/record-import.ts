@@ -1,0 +1,196 @@
+/**
+ * `airtwin record --from-states DIR --out FILE`: turn a folder of captured AP documents (raw
+ * `state`, `healthcheck` and `capabilities` JSON, like shared/fixtures/real-ap) into a recording
+ * that `airtwin replay` plays (architecture.md, "Recording format").
+ *
+ * What each file is (every *.json under DIR, in path order):
+ * - a frame `{"jsonrpc":"2.0","method":"connect"|"state"|"healthcheck","params":{serial,...}}`;
+ * - a wrapped document with a serial: `{serial|serialNumber, state|capabilities, uuid?}`
+ *   (the RRM/Kafka style) or `{serial, sanity, data}` (healthcheck);
+ * - a raw document: capabilities (`compatible` + `wifi`/`platform`), state (`unit` + `radios`
+ *   or `interfaces`), healthcheck (`sanity` + `data`), or a configuration (`uuid` + `radios`/
+ *   `interfaces` + `services`/`metrics`/`globals`: gives its folder's device its config uuid).
+ * Anything else is skipped and listed with why.
+ *
+ * Which device. A serial in the document wins; else a 12-hex serial in the file or a folder
+ * name; else one device per folder for its states and healthchecks, with a serial derived from
+ * the folder path (stable), and one device per extra capabilities file. A device with no
+ * capabilities document gets minimal ones built from its first state's radios.
+ *
+ * Order and times are stable (same folder => byte-identical file): devices in serial order
+ * connect one second apart from `startMs`; each sends `connect`, then its reports in order of
+ * their `unit.localtime` (then path), one every `intervalMs`.
+ */
+import { createHash } from 'node:crypto';
+import { createWriteStream, readdirSync, readFileSync, statSync } from 'node:fs';
+import { basename, dirname, join, relative } from 'node:path';
+import { isObject, type JsonObject } from '../protocol/frame.js';
+import { isSerial, normalizeSerial } from '../protocol/serial.js';
+import { NdjsonWriter } from '../links/record/ndjson-writer.js';
+
+export interface RecordImportOptions {
+  fromStates: string;
+  out: string;
+  /** Time of the first connect (epoch ms). Default 2023-11-14T22:13:20Z, a fixed point. */
+  startMs?: number;
+  /** Time between a device's reports (default 60 s). */
+  intervalMs?: number;
+}
+
+export interface RecordImportSummary {
+  devices: number;
+  lines: number;
+  /** Files not used, relative to the folder, and why. */
+  skipped: { file: string; reason: string }[];
+}
+
+type Kind = 'capabilities' | 'state' | 'healthcheck' | 'config';
+interface Doc { file: string; kind: Kind; serial?: string; body: JsonObject; uuid?: number }
+interface Device { serial: string; capabilities?: JsonObject; uuid?: number; firmware?: string; reports: Doc[] }
+
+const DEFAULT_START_MS = 1_700_000_000_000;
+const SERIAL_IN_NAME = /(?:^|[^0-9a-f])([0-9a-f]{2}(?:[:-]?[0-9a-f]{2}){5})(?![0-9a-f])/i;
+
+function jsonFiles(dir: string): string[] {
+  const out: string[] = [];
+  const walk = (d: string) => {
+    for (const name of readdirSync(d).sort()) {
+      const p = join(d, name);
+      if (statSync(p).isDirectory()) walk(p);
+      else if (name.endsWith('.json')) out.push(p);
+    }
+  };
+  walk(dir);
+  return out;
+}
+
+const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
+const serialOf = (v: unknown): string | undefined => (isSerial(v) ? normalizeSerial(v) : undefined);
+
+function classifyRaw(d: JsonObject): Kind | undefined {
+  if (typeof d.compatible === 'string' && (isObject(d.wifi) || typeof d.platform === 'string')) return 'capabilities';
+  const hasRadio = d.radios !== undefined || d.interfaces !== undefined;
+  if (num(d.uuid) !== undefined && hasRadio && (d.services !== undefined || d.metrics !== undefined || d.globals !== undefined)) return 'config';
+  if (isObject(d.unit) && hasRadio) return 'state';
+  if (num(d.sanity) !== undefined && isObject(d.data)) return 'healthcheck';
+  return undefined;
+}
+
+/** What a parsed file holds, or why it is not used. */
+function classify(file: string, rel: string, v: unknown): Doc | string {
+  if (!isObject(v)) return 'not a JSON object';
+  if (v.jsonrpc === '2.0' && isObject(v.params)) {
+    const p = v.params;
+    const serial = serialOf(p.serial);
+    if (!serial) return 'frame without a valid params.serial';
+    if (v.method === 'connect' && isObject(p.capabilities)) return { file, kind: 'capabilities', serial, body: p.capabilities, uuid: num(p.uuid) };
+    if (v.method === 'state' && isObject(p.state)) return { file, kind: 'state', serial, body: p.state, uuid: num(p.uuid) };
+    if (v.method === 'healthcheck') return { file, kind: 'healthcheck', serial, body: p, uuid: num(p.uuid) };
+    return `frame method ${JSON.stringify(v.method)} is not connect, state or healthcheck`;
+  }
+  const wrapped = serialOf(v.serial) ?? serialOf(v.serialNumber);
+  if (wrapped && isObject(v.state)) return { file, kind: 'state', serial: wrapped, body: v.state, uuid: num(v.uuid) };
+  if (wrapped && isObject(v.capabilities)) return { file, kind: 'capabilities', serial: wrapped, body: v.capabilities };
+  const kind = classifyRaw(v);
+  if (!kind) return 'not a state, healthcheck, capabilities or configuration document';
+  const named = SERIAL_IN_NAME.exec(basename(rel, '.json'))?.[1] ?? SERIAL_IN_NAME.exec(dirname(rel))?.[1];
+  return { file, kind, serial: wrapped ?? (named ? normalizeSerial(named) : undefined), body: v, uuid: kind === 'config' ? num(v.uuid) : undefined };
+}
+
+function derivedSerial(key: string): string {
+  return createHash('sha1').update(`airtwin-import:${key}`).digest('hex').slice(0, 12);
+}
+
+/** Capabilities good enough for the actor and RRM when a capture has none: bands and channels of the state's radios. */
+function capabilitiesFromState(state: JsonObject | undefined): JsonObject {
+  const wifi: JsonObject = {};
+  const radios = Array.isArray(state?.radios) ? state.radios : [];
+  radios.forEach((r, i) => {
+    if (!isObject(r)) return;
+    const ch = num(r.channel) ?? 0;
+    const band = typeof r.band === 'string' ? r.band : ch > 0 && ch <= 14 ? '2G' : '5G';
+    const channels = band === '2G' ? [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11] : [36, 40, 44, 48, 149, 153, 157, 161, 165];
+    wifi[`radio${i}`] = { band: [band], channels: channels.includes(ch) || ch === 0 ? channels : [...channels, ch].sort((a, b) => a - b) };
+  });
+  return { compatible: 'imported', model: 'imported', platform: 'ap', wifi };
+}
+
+function devicesOf(dir: string, docs: Doc[]): Device[] {
+  const bySerial = new Map<string, Device>();
+  const device = (serial: string) => {
+    let d = bySerial.get(serial);
+    if (!d) bySerial.set(serial, (d = { serial, reports: [] }));
+    return d;
+  };
+  const folderSerial = (doc: Doc) => doc.serial ?? derivedSerial(relative(dir, dirname(doc.file)) || '.');
+  const folderHasReports = new Set(docs.filter((d) => !d.serial && (d.kind === 'state' || d.kind === 'healthcheck')).map((d) => dirname(d.file)));
+  for (const doc of docs) {
+    if (doc.kind === 'capabilities') {
+      // A folder of states takes its first capabilities file; any other one is a device of its own.
+      const folderDev = !doc.serial && folderHasReports.has(dirname(doc.file)) ? device(folderSerial(doc)) : undefined;
+      const d = folderDev && !folderDev.capabilities ? folderDev : device(doc.serial ?? derivedSerial(relative(dir, doc.file)));
+      d.capabilities ??= doc.body;
+      if (doc.uuid !== undefined) d.uuid ??= doc.uuid;
+    } else if (doc.kind === 'config') {
+      device(folderSerial(doc)).uuid ??= doc.uuid;
+    } else {
+      const d = device(folderSerial(doc));
+      d.reports.push(doc);
+      if (doc.uuid !== undefined) d.uuid ??= doc.uuid;
+    }
+  }
+  const localtime = (d: Doc) => (isObject(d.body.unit) ? num(d.body.unit.localtime) : undefined) ?? Infinity;
+  for (const d of bySerial.values()) d.reports.sort((a, b) => localtime(a) - localtime(b) || (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
+  return [...bySerial.values()].sort((a, b) => (a.serial < b.serial ? -1 : 1));
+}
+
+function frameLine(t: number, serial: string, method: string, params: JsonObject): { t: number; text: string } {
+  return { t, text: `{"t":${t},"serial":"${serial}","dir":"up","frame":${JSON.stringify({ jsonrpc: '2.0', method, params })}}` };
+}
+
+export async function runRecordImport(opts: RecordImportOptions, out?: NodeJS.WritableStream): Promise<RecordImportSummary> {
+  const start = opts.startMs ?? DEFAULT_START_MS;
+  const interval = opts.intervalMs ?? 60_000;
+  const skipped: RecordImportSummary['skipped'] = [];
+  const docs: Doc[] = [];
+  for (const file of jsonFiles(opts.fromStates)) {
+    let v: unknown;
+    try {
+      v = JSON.parse(readFileSync(file, 'utf8'));
+    } catch (e) {
+      skipped.push({ file: relative(opts.fromStates, file), reason: `not JSON (${(e as Error).message})` });
+      continue;
+    }
+    const rel = relative(opts.fromStates, file);
+    const doc = classify(file, rel, v);
+    if (typeof doc === 'string') skipped.push({ file: rel, reason: doc });
+    else docs.push(doc);
+  }
+  const devices = devicesOf(opts.fromStates, docs);
+  const lines: { t: number; dev: number; seq: number; text: string }[] = [];
+  devices.forEach((d, dev) => {
+    const uuid = d.uuid ?? 1;
+    const at = start + dev * 1000;
+    const firstState = d.reports.find((r) => r.kind === 'state')?.body;
+    const capabilities = d.capabilities ?? capabilitiesFromState(firstState);
+    let seq = 0;
+    const push = (l: { t: number; text: string }) => lines.push({ ...l, dev, seq: seq++ });
+    push({ t: at, text: `{"t":${at},"serial":"${d.serial}","event":"connect"}` });
+    push(frameLine(at, d.serial, 'connect', { serial: d.serial, uuid, firmware: d.firmware ?? 'imported', capabilities }));
+    d.reports.forEach((r, i) => {
+      const t = at + (i + 1) * interval;
+      if (r.kind === 'state') push(frameLine(t, d.serial, 'state', { serial: d.serial, uuid: r.uuid ?? uuid, state: r.body }));
+      else push(frameLine(t, d.serial, 'healthcheck', { serial: d.serial, uuid: r.uuid ?? uuid, sanity: num(r.body.sanity) ?? 100, data: isObject(r.body.data) ? r.body.data : {} }));
+    });
+  });
+  lines.sort((a, b) => a.t - b.t || a.dev - b.dev || a.seq - b.seq);
+  const writer = new NdjsonWriter(createWriteStream(opts.out));
+  for (const l of lines) {
+    const wait = writer.write(l.text);
+    if (wait) await wait;
+  }
+  await writer.close();
+  out?.write(`record: ${devices.length} devices, ${lines.length} lines from ${opts.fromStates} -> ${opts.out}\n`);
+  for (const s of skipped) out?.write(`record: skipped ${s.file}: ${s.reason}\n`);
+  return { devices: devices.length, lines: lines.length, skipped };
+}

@@ -1,0 +1,154 @@
+/**
+ * `airtwin replay FILE [--speed N|max] [--keep-time] [--data-dir DIR]`: play a recording into a
+ * data dir (fresh or existing) through a fleet of device actors and the ingest pipeline, as if
+ * the recorded APs were connected now (architecture.md, "Recording format"; issue 6).
+ *
+ * The composition: one process clock (a VirtualClock at --speed max, wall time times N
+ * otherwise), a Fleet on it, `startIngest` writing the fleet's events to DuckDB, the commands of
+ * recorded `down` frames persisted to the commands table, and `startReplay` feeding the fleet.
+ * FILE's rotated parts (FILE.1, FILE.2, ... as `--record-max-bytes` writes them) follow it.
+ * A progress bar on a terminal; a summary at the end (frames, devices, rejected lines with
+ * their numbers and why). The data dir ends as the recording left the devices: the fleet is
+ * stopped only after the pipeline has written everything and stopped listening.
+ */
+import { existsSync, statSync } from 'node:fs';
+import cliProgress from 'cli-progress';
+import { Fleet, type DeviceDetails } from '../../actors/fleet.js';
+import type { Command } from '../../actors/device/device.types.js';
+import { ScaledClock, VirtualClock } from '../../simulator/clock.js';
+import { wallClock, type Clock } from '../protocol/clock.js';
+import { Store } from '../store/duckdb.js';
+import { CommandsRepo } from '../store/commands-repo.js';
+import { startIngest, type Ingest } from '../pipelines/ingest.js';
+import { clockScheduler } from '../pipelines/clock-scheduler.js';
+import type { PipelineLogger } from '../pipelines/duckdb-sink.js';
+import type { IngestMetrics } from '../pipelines/metrics.js';
+import { partPath } from '../links/record/recording-link.js';
+import { firstTime } from '../links/replay/read-recording.js';
+import { startReplay, type ReplaySummary } from '../links/replay/replayer.js';
+
+export interface ReplayCommandOptions {
+  file: string;
+  /** A factor of real time, or 'max' (default): discrete-event, as fast as the pipeline takes it. */
+  speed?: number | 'max';
+  keepTime?: boolean;
+  dataDir: string;
+}
+
+export interface ReplayIo {
+  /** Messages and the summary. */
+  out: NodeJS.WritableStream;
+  /** Show a progress bar (stdout is a TTY). */
+  progress?: boolean;
+  /** Wall clock: "now" of the first line when not --keep-time (tests pass a fixed one). */
+  clock?: Clock;
+  logger?: PipelineLogger;
+}
+
+export interface ReplayResult {
+  summary: ReplaySummary;
+  /** Each replayed device as the recording left it, by serial (sorted): the deterministic end state. */
+  devices: Record<string, DeviceDetails>;
+  ingest: IngestMetrics;
+  /** Wall time of the replay, ms (reported, not part of the end state). */
+  wallMs: number;
+}
+
+/** FILE, then FILE.1, FILE.2, ... while they exist. */
+export function recordingParts(file: string): string[] {
+  const parts = [file];
+  for (let i = 1; existsSync(partPath(file, i)); i++) parts.push(partPath(file, i));
+  return parts;
+}
+
+const quietLogger = (out: NodeJS.WritableStream): PipelineLogger => ({
+  info: () => undefined,
+  warn: (o, msg) => out.write(`replay: ${msg} ${JSON.stringify(o)}\n`),
+  error: (o, msg) => out.write(`replay: ${msg} ${JSON.stringify(o)}\n`),
+});
+
+/** Ids for commands the actors create themselves (recovery reboots): stable per run, UUID-shaped. */
+function systemIds(): () => string {
+  let n = 0;
+  return () => `00000000-0000-4000-9000-${(++n).toString(16).padStart(12, '0')}`;
+}
+
+/** Writes each command record change; an existing UUID (a second replay of the same file) is replaced. */
+function persistCommands(fleet: Fleet, repo: CommandsRepo, log: PipelineLogger) {
+  let chain: Promise<void> = Promise.resolve();
+  const write = async (cmd: Command) => {
+    if (await repo.get(cmd.UUID)) await repo.update(cmd);
+    else await repo.insert(cmd);
+  };
+  const sub = fleet.events$.subscribe((e) => {
+    if (e.type !== 'command-updated') return;
+    const cmd = e.payload.command;
+    chain = chain.then(() => write(cmd)).catch((err: unknown) => log.error({ err: String(err), uuid: cmd.UUID }, 'storing a command failed'));
+  });
+  return { flush: () => chain, close: () => sub.unsubscribe() };
+}
+
+function printSummary(out: NodeJS.WritableStream, file: string, s: ReplaySummary, wallMs: number): void {
+  const rate = wallMs > 0 ? Math.round(s.frames / (wallMs / 1000)) : s.frames;
+  out.write(`replay: ${s.frames} frames from ${s.devices} devices, ${(s.durationMs / 1000).toFixed(1)} s recorded, `
+    + `played in ${(wallMs / 1000).toFixed(2)} s (${rate} frames/s)${s.stopped ? ', stopped early' : ''}\n`);
+  if (s.dropped > 0) out.write(`replay: ${s.dropped} frames recorded while their AP was disconnected were not delivered\n`);
+  out.write(`replay: ${s.rejectedCount} rejected lines${s.rejectedCount > 0 ? ':' : ''}\n`);
+  for (const r of s.rejected) out.write(`  ${r.file ?? file}:${r.line}: ${r.reason}\n`);
+  if (s.rejectedCount > s.rejected.length) out.write(`  ... and ${s.rejectedCount - s.rejected.length} more\n`);
+  for (const u of s.unmatched) out.write(`  ${u.file ?? file}:${u.line}: ${u.reason}\n`);
+}
+
+export async function runReplay(opts: ReplayCommandOptions, io: ReplayIo): Promise<ReplayResult> {
+  const speed = opts.speed ?? 'max';
+  if (!existsSync(opts.file)) throw new Error(`replay: ${opts.file} does not exist`);
+  const files = recordingParts(opts.file);
+  const wall = io.clock ?? wallClock;
+  const t0 = (await firstTime(files)) ?? wall.now();
+  const start = opts.keepTime ? t0 : wall.now();
+  const clock = speed === 'max' ? new VirtualClock(start) : new ScaledClock(wallClock, speed, start);
+  const logger = io.logger ?? quietLogger(io.out);
+  io.out.write(`replay: ${files.join(', ')} at speed ${speed}${opts.keepTime ? ', recorded times kept' : ''} -> ${opts.dataDir}\n`);
+
+  const store = await Store.open(opts.dataDir);
+  let ingest: Ingest | undefined;
+  try {
+    const fleet = new Fleet({ clock, newId: systemIds() });
+    // At max speed the time limit of a batch would run on virtual time, where a recorded minute
+    // passes in microseconds: batches would hold one event each. Size alone makes the batches.
+    ingest = startIngest({ events$: fleet.events$, store, scheduler: clockScheduler(clock), logger, maxDelayMs: speed === 'max' ? 3_600_000 : undefined });
+    const commands = persistCommands(fleet, new CommandsRepo(store), logger);
+    const total = files.reduce((n, f) => n + statSync(f).size, 0);
+    const bar = io.progress ? new cliProgress.SingleBar({
+      format: 'replay [{bar}] {percentage}% | {frames} frames | {devices} devices',
+      stream: io.out, hideCursor: true,
+    }, cliProgress.Presets.shades_classic) : undefined;
+    bar?.start(total, 0, { frames: 0, devices: 0 });
+    const running = ingest;
+    const began = performance.now();
+    const replay = startReplay({
+      file: files, fleet, clock, speed, keepTime: opts.keepTime,
+      onProgress: (p) => bar?.update(Math.min(total, p.read), { frames: p.frames, devices: p.devices }),
+      // At max speed, wait for the pipeline when its backlog passes ten batches' worth of rows.
+      backpressure: () => (running.metrics().rowsQueued > 20_000 ? running.flush() : undefined),
+    });
+    const summary = await replay.done;
+    bar?.update(total);
+    bar?.stop();
+    const devices: Record<string, DeviceDetails> = {};
+    for (const serial of [...replay.links.keys()].sort()) {
+      const d = fleet.details(serial);
+      if (d) devices[serial] = d;
+    }
+    await ingest.close();
+    await commands.flush();
+    commands.close();
+    const wallMs = performance.now() - began;
+    fleet.stopAll('The replay ended.');
+    printSummary(io.out, opts.file, summary, wallMs);
+    return { summary, devices, ingest: ingest.metrics(), wallMs };
+  } finally {
+    await ingest?.close();
+    await store.close();
+  }
+}
