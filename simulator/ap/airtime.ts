@@ -25,7 +25,8 @@ const DOWN_SHARE = 0.75;
 
 /** The radio's noise floor: thermal + NF for its width, plus a fixed per-AP calibration offset. */
 export function radioNoiseDbm(ap: SimAp, r: SimRadio): number {
-  const offset = (hash32(ap.index, r.index, 77) % 5) - 2; // -2..+2 dB, stable per radio
+  // -2..+2 dB, fixed per radio by the AP's identity (not its place in the venue list).
+  const offset = (hash32(parseInt(ap.serial.slice(4), 16), r.index, 77) % 5) - 2;
   return Math.round(noiseFloorDbm(r.width) + offset);
 }
 
