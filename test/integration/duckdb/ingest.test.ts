@@ -136,11 +136,11 @@ describe('ingest pipeline: fleet events -> DuckDB', () => {
     const { store, ingest, advance, settle, svc, serials } = await lab();
     await advance(30_000);
     await ingest.flush();
-    const [before] = await store.query<{ first_update: number; last_update: number }>('SELECT * FROM capabilities WHERE serial = $1', [serials[1]]);
+    const [before] = await store.query<{ first_update: number; last_update: number }>('SELECT * FROM capabilities WHERE serial = $1', [serials[1]!]);
     await settle(svc.reboot(serials[1]!));
     await advance(180_000);
     await ingest.flush();
-    const [after] = await store.query<{ first_update: number; last_update: number }>('SELECT * FROM capabilities WHERE serial = $1', [serials[1]]);
+    const [after] = await store.query<{ first_update: number; last_update: number }>('SELECT * FROM capabilities WHERE serial = $1', [serials[1]!]);
     expect(after!.first_update).toBe(before!.first_update);
     expect(after!.last_update).toBeGreaterThan(before!.last_update);
     await ingest.close();
