@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { hash32, rngStream } from '../../../simulator/rng.js';
+import { openPlan, venueOf } from '../../helpers/sim-venue.js';
 
 const draw = (seed: number, name: string, n = 5): number[] => {
   const r = rngStream(seed, name);
@@ -37,5 +38,21 @@ describe('rng streams', () => {
   it('hash32 depends only on its inputs', () => {
     expect(hash32(1, 2, 3)).toBe(hash32(1, 2, 3));
     expect(hash32(1, 2, 3)).not.toBe(hash32(1, 3, 2));
+  });
+});
+
+describe('venue randomness', () => {
+  it('adding an AP leaves every other AP and station draw unchanged', () => {
+    const a = { serial: 'a0b1c2000001', x: 10, y: 10 };
+    const b = { serial: 'a0b1c2000002', x: 60, y: 60 };
+    const small = venueOf(openPlan([a, b], { clients: 20, sigma: 5 })).venue;
+    const big = venueOf(openPlan([a, b, { serial: 'a0b1c2000003', x: 90, y: 10 }], { clients: 20, sigma: 5 })).venue;
+    for (const i of [0, 1]) {
+      expect(big.aps[i]!.uuid).toBe(small.aps[i]!.uuid);
+      expect(big.aps[i]!.bootAt).toBe(small.aps[i]!.bootAt);
+      expect(big.aps[i]!.radios.map((r) => r.bssids)).toEqual(small.aps[i]!.radios.map((r) => r.bssids));
+    }
+    expect(big.clients.map((c) => [c.mac, c.to, c.trafficKbps, c.mobile])).toEqual(small.clients.map((c) => [c.mac, c.to, c.trafficKbps, c.mobile]));
+    expect(big.losses.geometric(0, 1)).toBe(small.losses.geometric(0, 1));
   });
 });
