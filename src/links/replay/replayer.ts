@@ -25,7 +25,8 @@ import type { DeviceEvent } from '../../../actors/device/device.events.js';
 import type { Command, CommandSubmission, RestartKind } from '../../../actors/device/device.types.js';
 import type { Clock } from '../../protocol/clock.js';
 import type { DeviceLink } from '../../protocol/device-link.js';
-import type { CommandFrame } from '../../protocol/frame.js';
+import { inflateParams, isCompressed } from '../../protocol/compress.js';
+import type { CommandFrame, JsonObject } from '../../protocol/frame.js';
 import { readRecording, type RecordLine } from './read-recording.js';
 import { ReplayLink } from './replay-link.js';
 
@@ -120,15 +121,26 @@ export function replayCommandUuid(part: number, line: number, serial: string): s
   return `${l.slice(0, 8)}-${l.slice(8)}-4${(part & 0xfff).toString(16).padStart(3, '0')}-8000-${serial}`;
 }
 
+/**
+ * The params the command was submitted with: a configure sent to an AP with `compress_cmd` is on
+ * the wire compressed, and the actor compresses what it is given, so it gets the plain params.
+ */
+function plainParams(frame: CommandFrame): JsonObject {
+  if (!isCompressed(frame.params)) return frame.params;
+  const r = inflateParams(frame.params);
+  return r.ok ? r.params : frame.params;
+}
+
 function submissionOf(serial: string, frame: CommandFrame, uuid: string, nowMs: number): CommandSubmission {
   const sec = Math.floor(nowMs / 1000);
+  const params = plainParams(frame);
   const command: Command = {
-    UUID: uuid, command: frame.method, details: JSON.stringify(frame.params), serialNumber: serial, submitted: sec,
+    UUID: uuid, command: frame.method, details: JSON.stringify(params), serialNumber: serial, submitted: sec,
     executed: 0, completed: 0, when: 0, errorText: '', results: '{}', errorCode: 0, submittedBy: 'replay', status: 'pending',
     custom: 0, waitingForFile: 0, attachFile: 0, attachSize: 0, attachType: '',
   };
   return {
-    command, method: frame.method, params: frame.params, timeoutMs: TIMEOUT_MS[frame.method] ?? 60_000,
+    command, method: frame.method, params, timeoutMs: TIMEOUT_MS[frame.method] ?? 60_000,
     queueable: false, awaitResult: frame.method !== 'telemetry', restart: RESTARTS[frame.method], runAt: 0,
   };
 }
