@@ -17,7 +17,7 @@ describe('errors shared by every route', () => {
     const res = await fetch(`${s.running.gatewayUrl}/favicon.ico`);
     expect(res.status).toBe(404);
     expect(res.headers.get('content-type')).toMatch(/application\/json/);
-    expect((await res.json()).ErrorCode).toBe(404);
+    expect(((await res.json()) as { ErrorCode: number }).ErrorCode).toBe(404);
   });
 
   it('answers malformed JSON with a 400 envelope naming the body', async () => {
