@@ -10,7 +10,7 @@
  *   await link.send({ jsonrpc: '2.0', id: 7, method: 'ping', params: { serial } });
  */
 import type { DeviceLink, LinkEvent } from '../src/protocol/device-link.js';
-import type { DownFrame, UpFrame } from '../src/protocol/frame.js';
+import { isNotification, isResult, type DownFrame, type UpFrame } from '../src/protocol/frame.js';
 import type { SimAp } from './ap/ap-state.js';
 import { zeroCounters } from './ap/ap-state.js';
 import { handleCommand, type ApControl } from './ap/commands.js';
@@ -75,6 +75,29 @@ export class SimLink implements DeviceLink {
     if (!this.connected) return Promise.reject(new SimOfflineError(`simulated device ${this.serial} is not connected`));
     handleCommand(this.control(), frame);
     return Promise.resolve();
+  }
+
+  /**
+   * Fault injection for tests: the AP sends `text` as one websocket message. Valid JSON-RPC up
+   * frames are delivered as frames; anything else becomes a `malformed` event (never a throw).
+   */
+  injectRaw(text: string): void {
+    if (!this.connected) return;
+    const at = this.clock.now();
+    const bytes = Buffer.byteLength(text);
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      this.dispatch({ type: 'malformed', at, reason: 'not JSON', bytes });
+      return;
+    }
+    if (isNotification(parsed) || isResult(parsed)) {
+      this.opts.tap?.(text, at);
+      this.dispatch({ type: 'frame', at, frame: parsed, bytes });
+    } else {
+      this.dispatch({ type: 'malformed', at, reason: 'not a JSON-RPC notification or result', bytes });
+    }
   }
 
   close(reason = 'closed'): Promise<void> {

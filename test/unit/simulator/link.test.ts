@@ -179,6 +179,16 @@ describe('SimLink', () => {
     await expect(link.send(cmd(31, 'ping', {}))).rejects.toBeInstanceOf(Error);
   });
 
+  it('injectRaw reports garbage as malformed and passes valid frames through', () => {
+    const { link, evs } = online();
+    link.injectRaw('{"jsonrpc":"2.0","method":"state"');
+    link.injectRaw('{"jsonrpc":"2.0","method":"nonsense","params":{}}');
+    link.injectRaw(JSON.stringify({ jsonrpc: '2.0', method: 'log', params: { serial: link.serial, log: 'x', severity: 6 } }));
+    const tail = evs.slice(-3);
+    expect(tail.map((e) => e.type)).toEqual(['malformed', 'malformed', 'frame']);
+    expect(tail[0]).toMatchObject({ reason: 'not JSON', bytes: Buffer.byteLength('{"jsonrpc":"2.0","method":"state"') });
+  });
+
   it('refuses an unknown serial', () => {
     const { venue } = online();
     expect(() => new SimLink(venue, 'ffffffffffff')).toThrow(RangeError);
