@@ -92,7 +92,7 @@ export async function startSimulateLoad(opts: SimulateLoadOptions, out?: NodeJS.
             if (stopping) return;
             openSocket();
             if (connectJson) client!.send(connectJson);
-          }, 1000 + Math.floor(Math.random() * 2000));
+          }, 1000 + (parseInt(serial.slice(-4), 16) % 2000)); // spread by serial, not all at once
           stoppers.push(() => clearTimeout(t));
         },
       });

@@ -58,10 +58,12 @@ export class NatsLinkManager {
   }
 
   static async start(opts: NatsLinkManagerOptions): Promise<NatsLinkManager> {
-    let manager: NatsLinkManager | undefined;
-    const onStatus = (s: NatsStatus): void => { if (manager) manager.linkStatus = s; };
+    // The connection reports status before the manager exists; the holder bridges that.
+    const holder: { manager?: NatsLinkManager } = {};
+    const onStatus = (s: NatsStatus): void => { if (holder.manager) holder.manager.linkStatus = s; };
     const nc = opts.nc ?? await connectNats({ url: opts.url ?? 'nats://127.0.0.1:4222', name: opts.name ?? 'airtwin-serve', logger: opts.logger, onStatus });
-    manager = new NatsLinkManager(nc, opts, !opts.nc);
+    const manager = new NatsLinkManager(nc, opts, !opts.nc);
+    holder.manager = manager;
     if (opts.nc) void manager.watch();
     await manager.consume();
     return manager;

@@ -62,7 +62,7 @@ export function describeDeviceLinkContract(adapter: string, make: () => Promise<
       const at = events.map((e) => e.at);
       expect(at).toEqual([...at].sort((a, b) => a - b));
       if (t.apSend) {
-        const logs = frames(events).map((f) => (f.frame.result ? undefined : (f.frame as { params: { log?: string } }).params.log)).filter((l) => l?.startsWith('n'));
+        const logs = frames(events).map((f) => ('result' in f.frame ? undefined : (f.frame as { params: { log?: string } }).params.log)).filter((l) => l?.startsWith('n'));
         expect(logs).toEqual(Array.from({ length: 20 }, (_, i) => `n${i}`));
       }
     });
