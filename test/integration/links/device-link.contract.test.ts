@@ -34,6 +34,9 @@ describeDeviceLinkContract('SimLink', async (): Promise<LinkHarness> => {
     // A simulated AP leaves by rebooting (the only way it goes away on its own).
     dropAp: () => link.send({ jsonrpc: '2.0', id: 5, method: 'reboot', params: { serial } }),
     apWasDropped: () => dropped,
+    // Fault injection: the simulated AP puts this text on the link as if it had sent it.
+    apSend: (f) => link.injectRaw(JSON.stringify(f)),
+    apSendRaw: (text) => link.injectRaw(text),
     teardown: () => link.close(),
   };
 });
