@@ -9,7 +9,7 @@ import { stateChannelLists } from '../../src/protocol/wifi-channels.js';
 import { rateObject } from '../clients/mcs.js';
 import { radioFrequency, type Venue } from '../venue.js';
 import { advanceSurvey, advanceTraffic, radioNoiseDbm, stationLink } from './airtime.js';
-import { copyCounters, deltaCounters, type Counters, type SimAp } from './ap-state.js';
+import { copyCounters, deltaCounters, zeroCounters, type Counters, type SimAp } from './ap-state.js';
 import { scanEntries, type ScanSelector } from './scan.js';
 
 const note = (method: NotificationFrame['method'], params: Record<string, unknown>): NotificationFrame => ({ jsonrpc: '2.0', method, params });
@@ -80,7 +80,15 @@ export function stateDocument(v: Venue, ap: SimAp): Record<string, unknown> {
   const load1 = 0.05 + 0.01 * stations;
   return {
     interfaces: [{ clients, counters, delta_counters: delta, location: '/interfaces/0', name: 'up0v0', ssids, uptime: sec(uptimeMs) - 60 }],
-    'link-state': { upstream: { eth0: { carrier: 1, counters, duplex: 'full', speed: 1000 } } },
+    'link-state': {
+      downstream: Object.fromEntries((ap.capabilities.network?.lan ?? []).map((port) => [port, { carrier: 0, counters: zeroCounters() }])),
+      upstream: { eth0: { carrier: 1, counters, duplex: 'full', speed: 1000 } },
+    },
+    // The access switch the AP is cabled to, as LLDP shows it (one per floor in this model).
+    'lldp-peers': {
+      downstream: {},
+      upstream: { eth0: [{ capability: ['Bridge'], description: 'airtwin access switch', mac: `02:00:5e:00:00:${(10 + ap.pos.floor).toString(16).padStart(2, '0')}`, name: `sw-floor-${ap.pos.floor}`, port_descr: `Port ${ap.index + 1}`, port_id: `Port ${ap.index + 1}` }] },
+    },
     radios,
     unit: {
       load: [load1, load1 * 0.8, load1 * 0.6].map((x) => Math.round(x * 1e6) / 1e6),

@@ -91,6 +91,8 @@ describe('simulated frames (property, seed 99)', () => {
     expect(missingKeys(realSsidRest, ourSsid)).toEqual([]);
     expect(missingKeys(realAssoc[0], ourSsid.associations[0]).filter((k) => !/\/(he|vht|ht|sgi|nss)$/.test(k))).toEqual([]);
     expect(missingKeys(real['link-state'].upstream.eth0, ours['link-state'].upstream.eth0)).toEqual([]);
+    expect(missingKeys(real['link-state'].downstream.eth1, Object.values(ours['link-state'].downstream)[0])).toEqual([]);
+    expect(missingKeys(real['lldp-peers'], ours['lldp-peers'])).toEqual([]);
   });
 
   it.skipIf(!haveFixtures)('capabilities documents match the real captures of the same models (needs ../shared/fixtures/real-ap)', () => {
