@@ -80,7 +80,7 @@ export interface RejectedLine {
 }
 
 export interface ReplaySummary {
-  /** Frames played: `up` frames delivered plus `down` commands submitted. */
+  /** Frames played: `up` frames delivered plus `down` commands submitted (not the `dropped` ones). */
   frames: number;
   /** Distinct recorded serials. */
   devices: number;
@@ -209,8 +209,7 @@ export function startReplay(opts: ReplayOptions): ReplayHandle {
         link.disconnect();
         return;
       case 'up':
-        s.frames++;
-        link.deliver(rec.frame, rec.bytes);
+        if (link.deliver(rec.frame, rec.bytes)) s.frames++;
         return;
       case 'down': {
         s.frames++;

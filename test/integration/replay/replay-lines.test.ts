@@ -1,0 +1,144 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { CommandService } from '../../../actors/command-service.js';
+import { Fleet, type FleetEvent } from '../../../actors/fleet.js';
+import { ScaledClock, VirtualClock } from '../../../simulator/clock.js';
+import { wallClock } from '../../../src/protocol/clock.js';
+import { startReplay } from '../../../src/links/replay/replayer.js';
+import { flush } from '../../helpers/fake-link.js';
+import { MemoryCommandStore } from '../../helpers/memory-command-store.js';
+
+const A = 'aabbccddee01';
+const T = 1_767_600_000_000;
+const dir = mkdtempSync(join(tmpdir(), 'airtwin-lines-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const capabilities = { compatible: 'edgecore_eap101', platform: 'ap', wifi: {} };
+const up = (t: number, frame: object, serial = A) => JSON.stringify({ t, serial, dir: 'up', frame });
+const ev = (t: number, event: string, serial = A) => JSON.stringify({ t, serial, event });
+const connectFrame = { jsonrpc: '2.0', method: 'connect', params: { serial: A, uuid: 5, firmware: 'fw-1', capabilities } };
+const state = (n: number) => ({ jsonrpc: '2.0', method: 'state', params: { serial: A, uuid: 5, state: { unit: { uptime: n }, radios: [] } } });
+
+function write(name: string, lines: string[]): string {
+  const file = join(dir, name);
+  writeFileSync(file, `${lines.join('\n')}\n`);
+  return file;
+}
+
+function setup() {
+  const clock = new VirtualClock(T);
+  let n = 0;
+  const newId = () => `00000000-0000-4000-8000-${String(++n).padStart(12, '0')}`;
+  const fleet = new Fleet({ clock, newId });
+  const events: FleetEvent[] = [];
+  fleet.events$.subscribe((e) => events.push(e));
+  return { clock, fleet, events, newId };
+}
+
+describe('startReplay: malformed lines', () => {
+  it('skips and reports each bad line with its number and why, and plays the rest', async () => {
+    const file = write('bad.ndjson', [
+      ev(T, 'connect'), //                                                     1
+      up(T, connectFrame), //                                                  2
+      'this is not json', //                                                   3
+      up(T + 1000, state(1), 'zz:not:a:serial'), //                            4
+      JSON.stringify({ serial: A, dir: 'up', frame: state(1) }), //            5 no t
+      JSON.stringify({ t: T + 1000, serial: A, dir: 'up' }), //                6 no frame
+      up(T + 2000, state(2)), //                                               7
+      up(T + 1500, state(3)), //                                               8 backwards
+      JSON.stringify({ t: T + 3000, serial: A, dir: 'down', frame: { hello: 1 } }), // 9
+      '', //                                                                   10 blank: not data
+      '[1,2,3]', //                                                            11
+      JSON.stringify({ t: T + 3000, serial: A, event: 'reboot' }), //          12
+      up(T + 4000, state(4)), //                                               13
+    ]);
+    const { clock, fleet, events } = setup();
+    const summary = await startReplay({ file, fleet, clock, speed: 'max' }).done;
+    expect(summary.rejected.map((r) => r.line)).toEqual([3, 4, 5, 6, 8, 9, 11, 12]);
+    const why = Object.fromEntries(summary.rejected.map((r) => [r.line, r.reason]));
+    expect(why[3]).toMatch(/not JSON/);
+    expect(why[4]).toMatch(/serial .* is not 12 hex digits/);
+    expect(why[5]).toMatch(/missing field t/);
+    expect(why[6]).toMatch(/missing field frame/);
+    expect(why[8]).toMatch(/t goes backwards/);
+    expect(why[9]).toMatch(/down frame is not a command/);
+    expect(why[11]).toMatch(/not a JSON object/);
+    expect(why[12]).toMatch(/event must be connect or disconnect/);
+    expect(summary.rejectedCount).toBe(8);
+    expect(summary.frames).toBe(3);
+    expect(summary.durationMs).toBe(4000);
+    expect(events.filter((e) => e.type === 'state').map((e) => (e.payload as unknown as { state: { unit: { uptime: number } } }).state.unit.uptime)).toEqual([2, 4]);
+    expect(events.filter((e) => e.type === 'protocol-error')).toEqual([]);
+  });
+});
+
+describe('startReplay: connection state and commands', () => {
+  const recording = write('cmds.ndjson', [
+    ev(T, 'connect'),
+    up(T, connectFrame),
+    JSON.stringify({ t: T + 10_000, serial: A, dir: 'down', frame: { jsonrpc: '2.0', id: 57, method: 'ping', params: { serial: A } } }),
+    up(T + 10_040, { jsonrpc: '2.0', id: 57, result: { serial: A, uuid: 5, status: { error: 0, text: 'pong' } } }),
+    up(T + 20_000, state(1)),
+    ev(T + 30_000, 'disconnect'),
+    up(T + 31_000, state(2)),
+    JSON.stringify({ t: T + 32_000, serial: A, dir: 'down', frame: { jsonrpc: '2.0', id: 58, method: 'reboot', params: { serial: A } } }),
+  ]);
+
+  it('completes the recorded command with its recorded result, matched by id, and keeps the recorded connection state', async () => {
+    const { clock, fleet, events } = setup();
+    const r = startReplay({ file: recording, fleet, clock, speed: 'max' });
+    const summary = await r.done;
+    const ping = events.flatMap((e) => (e.type === 'command-updated' && e.payload.command.command === 'ping' ? [e.payload.command] : []));
+    expect(ping.at(-1)).toMatchObject({ status: 'completed', submittedBy: 'replay', executed: (T + 10_000) / 1000, completed: Math.floor((T + 10_040) / 1000) });
+    expect(JSON.parse(ping.at(-1)!.results)).toMatchObject({ status: { text: 'pong' } });
+    // After the recorded disconnect: the state frame is not delivered, the reboot could not run.
+    expect(summary.dropped).toBe(1);
+    expect(summary.unmatched).toHaveLength(1);
+    expect(summary.unmatched[0]).toMatchObject({ line: 8 });
+    expect(summary.unmatched[0]!.reason).toMatch(/reboot .*DEVICE_OFFLINE/);
+    expect(fleet.status(A)?.connected).toBe(false);
+    expect(r.links.get(A)?.connected).toBe(false);
+    expect(events.filter((e) => e.type === 'protocol-error')).toEqual([]);
+  });
+
+  it('refuses a new command on a replayed device at once with DEVICE_OFFLINE', async () => {
+    const { clock, fleet, newId } = setup();
+    const file = write('online.ndjson', [ev(T, 'connect'), up(T, connectFrame), up(T + 5000, state(1))]);
+    const r = startReplay({ file, fleet, clock, speed: 'max' });
+    await r.done;
+    await flush();
+    const link = r.links.get(A)!;
+    await expect(link.send({ jsonrpc: '2.0', id: 9, method: 'leds', params: { serial: A } })).rejects.toMatchObject({ code: 'DEVICE_OFFLINE' });
+    const svc = new CommandService({ fleet, store: new MemoryCommandStore(), clock, newId });
+    const cmd = await svc.reboot(A, {});
+    expect(cmd.status).toBe('failed');
+    expect(cmd.errorText).toMatch(/replayed from a recording/);
+    expect(fleet.status(A)?.connected).toBe(true);
+    svc.close();
+  });
+
+  it('plays at a speed factor on a scaled clock, with the same outcome', async () => {
+    const clock = new ScaledClock(wallClock, 10_000, T);
+    const fleet = new Fleet({ clock, newId: () => '00000000-0000-4000-8000-000000000001' });
+    const states: number[] = [];
+    fleet.events$.subscribe((e) => { if (e.type === 'state') states.push(e.at); });
+    const summary = await startReplay({ file: recording, fleet, clock, speed: 10_000, keepTime: true }).done;
+    expect(summary.frames).toBe(5);
+    expect(states).toHaveLength(1);
+    expect(states[0]).toBeGreaterThanOrEqual(T + 20_000);
+    expect(summary.unmatched).toHaveLength(1);
+  });
+
+  it('stops early on stop(), saying so', async () => {
+    const clock = new ScaledClock(wallClock, 1, T);
+    const fleet = new Fleet({ clock, newId: () => '00000000-0000-4000-8000-000000000001' });
+    const r = startReplay({ file: recording, fleet, clock, speed: 1, keepTime: true });
+    await new Promise((resolve) => setImmediate(resolve));
+    r.stop();
+    const summary = await r.done;
+    expect(summary.stopped).toBe(true);
+    expect(summary.frames).toBeLessThan(5);
+  });
+});
