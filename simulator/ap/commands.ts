@@ -82,8 +82,10 @@ function configure(ctl: ApControl, id: number, params: JsonObject): UpFrame {
     const want = rc.channel;
     const r = mine.find((x) => typeof want === 'number' && x.hwChannels.includes(want)) ?? mine[0]!;
     let width = (rc['channel-width'] ?? r.width) as ChannelWidth;
-    // 2.4 GHz runs at 20 MHz here, as RRM assumes (rrm-behaviour.md §4.2 H1: 2G is always 20).
-    if (!WIDTHS.includes(width) || width > r.maxWidth || (r.band === '2G' && width > 20)) {
+    // `channel-width` is a hint (schema default 80 on every band): 2.4 GHz quietly runs at
+    // 20 MHz, as RRM assumes (rrm-behaviour.md §4.2 H1); elsewhere an unsupported width is a substitution.
+    if (r.band === '2G' && WIDTHS.includes(width)) width = 20;
+    if (!WIDTHS.includes(width) || width > r.maxWidth) {
       const sub = Math.min(r.maxWidth, r.band === '2G' ? 20 : 80) as ChannelWidth;
       rejected.push({ parameter: `radios[${k}].channel-width`, reason: `width ${String(rc['channel-width'])} not supported`, substitution: String(sub) });
       width = sub;
