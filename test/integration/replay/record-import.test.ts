@@ -1,0 +1,80 @@
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runRecordImport, type RecordImportSummary } from '../../../src/commands/record-import.js';
+import { runReplay, type ReplayResult } from '../../../src/commands/replay.js';
+import { Store } from '../../../src/store/duckdb.js';
+
+/** Real AP captures (shared, read-only, never copied into the repo). */
+const FIXTURES = join(process.cwd(), '..', 'shared', 'fixtures', 'real-ap');
+const present = existsSync(FIXTURES);
+const sink = () => new PassThrough().resume();
+const NAMED = 'a0b1c2d3e4f5';
+
+describe.skipIf(!present)(`airtwin record --from-states on the real AP captures${present ? '' : ` (skipped: ${FIXTURES} is absent)`}`, () => {
+  const dir = mkdtempSync(join(tmpdir(), 'airtwin-import-'));
+  const src = join(dir, 'captures');
+  const out = join(dir, 'imported.ndjson');
+  let summary: RecordImportSummary;
+  let replayed: ReplayResult;
+
+  beforeAll(async () => {
+    const put = (from: string, to: string) => {
+      mkdirSync(join(src, to, '..'), { recursive: true });
+      copyFileSync(join(FIXTURES, from), join(src, to));
+    };
+    // One AP folder with its capabilities, two old-firmware states and its configuration...
+    put('capabilities/edgecore_eap101.json', 'lab-ap/capabilities.json');
+    put('states/eap101-bridge-stats.json', 'lab-ap/state-a.json');
+    put('states/eap101-bridge-wifi-clients.json', 'lab-ap/state-b.json');
+    put('states/eap101-bridge-wifi-clients-config.json', 'lab-ap/config.json');
+    // ...one named by its serial with a current-firmware state and no capabilities...
+    put('states/state-2-9.json', `${NAMED}/state.json`);
+    // ...two capabilities alone (one device each), and a file that is none of these.
+    put('capabilities/edgecore_eap102.json', 'models/eap102.json');
+    put('capabilities/linksys_ea8300.json', 'models/ea8300.json');
+    writeFileSync(join(src, 'notes.json'), '{"hello":"world"}');
+    summary = await runRecordImport({ fromStates: src, out }, sink());
+    replayed = await runReplay({ file: out, dataDir: join(dir, 'data'), speed: 'max', keepTime: true }, { out: sink() });
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('makes one device per AP folder or capabilities file and says which files it skipped', () => {
+    expect(summary.devices).toBe(4);
+    expect(summary.skipped).toEqual([{ file: 'notes.json', reason: expect.stringMatching(/not a state, healthcheck, capabilities or configuration/) }]);
+  });
+
+  it('writes the same file from the same folder (stable order and times)', async () => {
+    const again = join(dir, 'again.ndjson');
+    await runRecordImport({ fromStates: src, out: again }, sink());
+    expect(readFileSync(again, 'utf8')).toBe(readFileSync(out, 'utf8'));
+  });
+
+  it('produces a recording that replays without a rejected line or protocol error', async () => {
+    expect(replayed.summary.rejected).toEqual([]);
+    expect(replayed.summary.devices).toBe(4);
+    expect(replayed.summary.frames).toBe(4 + 3); // four connects, three states
+    for (const d of Object.values(replayed.devices)) expect(d.state).toBe('online.idle');
+  });
+
+  it('connects with the capabilities and config uuid of the folder, and stores every state', async () => {
+    const named = replayed.devices[NAMED]!;
+    expect(named.lastState).toEqual(JSON.parse(readFileSync(join(FIXTURES, 'states/state-2-9.json'), 'utf8')));
+    expect(named.capabilities).toMatchObject({ compatible: 'imported', platform: 'ap' });
+    const labAp = Object.values(replayed.devices).find((d) => d.capabilities?.compatible === 'edgecore_eap101')!;
+    expect(labAp.status.UUID).toBe(1656004318);
+    // Ordered by the capture's own unit.localtime: bridge-stats (1659464802) before wifi-clients (1659465004).
+    expect((labAp.lastState!.unit as { localtime: number }).localtime).toBe(1659465004);
+    const store = await Store.open(join(dir, 'data'));
+    try {
+      const stats = await store.query<{ serial: string; n: number }>('SELECT serial, count(*) AS n FROM statistics GROUP BY serial ORDER BY serial');
+      expect(Object.fromEntries(stats.map((r) => [r.serial, r.n]))).toEqual({ [NAMED]: 1, [labAp.status.serialNumber]: 2 });
+      const [caps] = await store.query<{ n: number }>('SELECT count(*) AS n FROM capabilities');
+      expect(caps!.n).toBe(4);
+    } finally {
+      await store.close();
+    }
+  });
+});
