@@ -207,9 +207,9 @@ describe('ingest pipeline: odd input and failing writes', () => {
   it('logs, counts and retries a failed append without losing or duplicating rows', async () => {
     let failuresLeft = 2;
     let opened = 0;
-    let storeRef: Store | undefined;
+    const dev = await openStore();
     const openAppender = async (table: string): Promise<AppenderHandle> => {
-      const h = await storeRef!.appender(table);
+      const h = await dev.store.appender(table);
       if (table === 'statistics') opened++;
       return {
         close: () => h.close(),
@@ -227,8 +227,6 @@ describe('ingest pipeline: odd input and failing writes', () => {
         }),
       };
     };
-    const dev = await openStore();
-    storeRef = dev.store;
     const clock = new VirtualClock(1_700_000_000_000);
     const fleet = new Fleet({ clock, newId: () => 'id' });
     const log = recordingLogger();
