@@ -5,6 +5,8 @@ import compress from '@fastify/compress';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { Logger } from 'pino';
+import { Ajv } from 'ajv';
+import addFormats from 'ajv-formats';
 import { AirtwinError, airtwinError, forbidden, isAirtwinError } from '../errors.js';
 import { ADMIN_ROLES, type Authenticator, type Principal } from './auth.js';
 import { ErrorEnvelope, OperationResult } from './schemas.js';
@@ -73,9 +75,21 @@ export async function buildServiceApp(opts: ServiceAppOptions): Promise<FastifyI
     requestIdHeader: 'x-request-id',
     genReqId: () => randomUUID(),
     forceCloseConnections: 'idle',
-    ajv: { customOptions: { coerceTypes: true, removeAdditional: false, allErrors: false } },
     ...(opts.https ? { https: opts.https } : {}),
   });
+  // Query strings and path params arrive as text, so they are coerced ("5" -> 5); a JSON body
+  // already has types, and a wrong one is the client's error (400), never silently converted.
+  const strict = new Ajv({ coerceTypes: false, useDefaults: true, removeAdditional: false, allErrors: false, strict: false });
+  addFormats.default(strict);
+  const shared = [ErrorEnvelope, OperationResult];
+  for (const schema of shared) strict.addSchema(schema);
+  app.setValidatorCompiler(({ schema, httpPart }) => {
+    if (httpPart === 'body') return strict.compile(schema);
+    return lenient.compile(schema);
+  });
+  const lenient = new Ajv({ coerceTypes: 'array', useDefaults: true, removeAdditional: false, allErrors: false, strict: false });
+  addFormats.default(lenient);
+  for (const schema of shared) lenient.addSchema(schema);
   app.addSchema(ErrorEnvelope);
   app.addSchema(OperationResult);
   app.decorateRequest('principal', undefined as unknown as Principal);

@@ -44,6 +44,8 @@ describe('POST /api/v1/device/:serial', () => {
     ['a configuration that is an array', '/device/aabbccddee0c', { configuration: '[1]' }],
     ['an unknown deviceType', '/device/aabbccddee0d', { deviceType: 'ROUTER' }],
     ['a UUID of the wrong type', '/device/aabbccddee0e', { UUID: 'abc' }],
+    ['a number where a string belongs (bodies are never coerced)', '/device/aabbccddee0f', { manufacturer: 5 }],
+    ['a numeric string where a number belongs', '/device/aabbccddee0f', { UUID: '12' }],
   ])('answers 400 for %s', async (_name, path, body) => {
     expectEnvelope(await s.gw('POST', path, { body }), 400);
   });
