@@ -1,5 +1,172 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { Type, type Static, type TSchema } from 'typebox';
+import { airtwinError, notFound } from '../../errors.js';
+import { normalizeSerial } from '../../protocol/serial.js';
+import { Command } from '../../store/records.js';
+import { errorResponses, SerialParam } from '../../server/schemas.js';
+import type { Body } from '../../../actors/command-params.js';
+import type { Caller, CommandService } from '../../../actors/command-service.js';
 import type { GatewayDeps } from '../deps.js';
+import {
+  ConfigureBody, EventqueueBody, FactoryBody, GenericCommandBody, LedsBody, PingBody, PingResult, RebootBody, RequestBody,
+  ScriptBody, TelemetryBody, TelemetryQuery, TelemetryResponse, TraceBody, UpgradeBody, WifiscanBody,
+} from './device-commands-schemas.js';
 
-/** Not written yet: see the open issue that owns these endpoints. */
-export async function deviceCommandsRoutes(_api: FastifyInstance, _deps: GatewayDeps): Promise<void> {}
+/**
+ * spec "Commands to a device": POST /device/{serialNumber}/<command>. Every command goes
+ * through the CommandService (validation, the device actor, the command history); these routes
+ * only check the path and body serial, the device's existence, and shape the answer.
+ * The command policy (docs/actors.md): configure/upgrade/factory queue while the AP is offline
+ * or busy; every other command is refused with 409 DEVICE_OFFLINE / DEVICE_BUSY.
+ */
+
+const tags = ['device commands'];
+
+/** Answers of the command POSTs; 504 is a ping the AP did not answer. */
+const responses = { ...errorResponses, 504: Type.Ref('ErrorEnvelope') };
+
+const RECORD_ANSWER = 'Answers 200 with the Command record (the spec says "no content"; the record, with its UUID, status and '
+  + 'results, is a compatible superset). The call waits for the AP (bounded by the command timeout); a queued or scheduled '
+  + 'command answers at once with its pending record. A command the AP refused, or that timed out, is still a 200: read '
+  + '`status` (completed, failed, timedout...), `errorCode` and `errorText`; `details` and `results` are JSON text. '
+  + 'Poll GET /command/{uuid} for later changes.';
+
+type ServiceMethod = 'command' | 'configure' | 'upgrade' | 'reboot' | 'factory' | 'leds' | 'trace' | 'wifiscan' | 'request' | 'eventqueue' | 'script';
+
+interface RecordRoute {
+  path: string;
+  method: ServiceMethod;
+  body: TSchema;
+  summary: string;
+  /** What this command does beyond RECORD_ANSWER. */
+  notes: string;
+}
+
+const QUEUES = 'Queued (pending) while the device is offline or busy; runs when it is online and idle.';
+const REFUSES = '409 DEVICE_OFFLINE when the device is not connected, 409 DEVICE_BUSY while it runs another command.';
+
+const RECORD_ROUTES: RecordRoute[] = [
+  { path: 'command', method: 'command', body: GenericCommandBody, summary: 'Send any AP method with a raw payload',
+    notes: `configure, upgrade and factory queue like their own endpoints; other methods: ${REFUSES}` },
+  { path: 'configure', method: 'configure', body: ConfigureBody, summary: 'Push a configuration',
+    notes: `${QUEUES} errorCode 1 (applied with substitutions, listed in results.status.rejected) is completed.` },
+  { path: 'upgrade', method: 'upgrade', body: UpgradeBody, summary: 'Upgrade the firmware',
+    notes: `${QUEUES} Completed when the AP accepts; it then reboots into the new image (status goes offline, then online).` },
+  { path: 'reboot', method: 'reboot', body: RebootBody, summary: 'Reboot the device',
+    notes: `${REFUSES} Completed when the AP accepts; it then disconnects and connects again.` },
+  { path: 'factory', method: 'factory', body: FactoryBody, summary: 'Factory-reset the device', notes: QUEUES },
+  { path: 'leds', method: 'leds', body: LedsBody, summary: 'Set the LEDs (on, off, blink for duration seconds)', notes: REFUSES },
+  { path: 'trace', method: 'trace', body: TraceBody, summary: 'Capture packets on a network or interface', notes: REFUSES },
+  { path: 'wifiscan', method: 'wifiscan', body: WifiscanBody, summary: 'Scan the air',
+    notes: `${REFUSES} results.status.scan holds the entries the AP heard.` },
+  { path: 'request', method: 'request', body: RequestBody, summary: 'Ask for a state or healthcheck message now',
+    notes: `${REFUSES} Completes on the AP's acknowledgement; the message carrying the command UUID then replaces results.` },
+  { path: 'eventqueue', method: 'eventqueue', body: EventqueueBody, summary: "Fetch events from the AP's queue",
+    notes: `${REFUSES} Sent to the AP as the 'event' method; results.status.events holds them.` },
+  { path: 'script', method: 'script', body: ScriptBody, summary: 'Run a script (shell, ucode, uci, bundle)',
+    notes: `${REFUSES} Both script and scriptId: 400.` },
+];
+
+/** The path serial, normalised (400 INVALID_SERIAL), checked against the body's (400 SERIAL_MISMATCH) and the store (404). */
+function target(req: FastifyRequest, deps: GatewayDeps): { serial: string; body: Body } {
+  const serial = normalizeSerial((req.params as Static<typeof SerialParam>).serialNumber);
+  const body = (req.body ?? {}) as Body;
+  if (body.serialNumber !== undefined && normalizeSerial(String(body.serialNumber), 'serialNumber') !== serial) {
+    throw airtwinError('SERIAL_MISMATCH', 'serialNumber', `body.serialNumber ${String(body.serialNumber)} differs from the path serial ${serial}.`);
+  }
+  if (!deps.devices.has(serial)) throw notFound('serialNumber', `Device ${serial} does not exist.`);
+  return { serial, body };
+}
+
+const caller = (req: FastifyRequest): Caller => ({ submittedBy: req.principal.subject });
+
+/** What these routes use of the telemetry registry (src/gateway/telemetry.ts `TelemetryRegistry`). */
+interface TelemetryStreams {
+  check(req: { messagebus?: boolean }): void;
+  start(req: { serial: string; uuid: string; interval: number; lifetime?: number; messagebus?: boolean }): unknown;
+  stop(serial: string, uuid?: string): number;
+  status(serial: string): Static<typeof TelemetryResponse>['status'];
+}
+
+/**
+ * The telemetry registry, when the composition root provides one. Read structurally so these
+ * routes work before and after it is wired into GatewayDeps.
+ */
+function registryOf(deps: GatewayDeps): TelemetryStreams | undefined {
+  return (deps as GatewayDeps & { telemetry?: TelemetryStreams }).telemetry;
+}
+
+/** ws(s)://host:port/api/v1/ws_telemetry?uuid=&serialNumber= on the host the client reached. */
+function telemetryUri(req: FastifyRequest, serial: string, uuid: string): string {
+  const scheme = req.protocol === 'https' ? 'wss' : 'ws';
+  return `${scheme}://${req.host}/api/v1/ws_telemetry?uuid=${encodeURIComponent(uuid)}&serialNumber=${encodeURIComponent(serial)}`;
+}
+
+export async function deviceCommandsRoutes(api: FastifyInstance, deps: GatewayDeps): Promise<void> {
+  const service: CommandService = deps.commandService;
+  // A POST without a body (reboot, ping, factory...) validates as {}: every body field is optional there.
+  const emptyBody = async (req: FastifyRequest) => {
+    req.body ??= {};
+  };
+
+  for (const r of RECORD_ROUTES) {
+    api.post(`/device/:serialNumber/${r.path}`, {
+      preValidation: emptyBody,
+      schema: {
+        tags, summary: r.summary, description: `${r.notes}\n\n${RECORD_ANSWER}`,
+        params: SerialParam, body: r.body, response: { 200: Command, ...responses },
+      },
+    }, async (req) => {
+      const { serial, body } = target(req, deps);
+      return service[r.method](serial, body, caller(req));
+    });
+  }
+
+  api.post('/device/:serialNumber/ping', {
+    preValidation: emptyBody,
+    schema: {
+      tags, summary: 'Ping the device and measure the round trip',
+      description: `Answers the spec's PingResult (latency in ms, a number); the ping itself is in the command history. ${REFUSES} `
+        + '504 COMMAND_TIMEOUT when the AP does not answer.',
+      params: SerialParam, body: PingBody, response: { 200: PingResult, ...responses },
+    },
+  }, async (req) => {
+    const { serial } = target(req, deps);
+    return (await service.ping(serial, caller(req))).result;
+  });
+
+  api.post('/device/:serialNumber/telemetry', {
+    schema: {
+      tags, summary: 'Start, stop or query a telemetry stream',
+      description: 'interval 1..120 starts a stream and answers the Command record plus `action`, `uuid` (the stream id) and, for a '
+        + 'websocket stream, `uri` (ws://host:port/api/v1/ws_telemetry?uuid=&serialNumber=); interval 0 stops the device\'s streams '
+        + '(only `uuid` when given). messagebus=true publishes to NATS subject telemetry.<serial> instead (400 NOT_CONFIGURED without '
+        + `NATS). statusOnly=true changes nothing and answers only action and status. ${REFUSES}`,
+      params: SerialParam, querystring: TelemetryQuery, body: TelemetryBody, response: { 200: TelemetryResponse, ...responses },
+    },
+  }, async (req) => {
+    const { serial, body } = target(req, deps);
+    const registry = registryOf(deps);
+    if ((req.query as Static<typeof TelemetryQuery>).statusOnly) {
+      return { action: 'Telemetry status only.', serialNumber: serial, ...(registry ? { status: registry.status(serial) } : {}) };
+    }
+    const b = body as Static<typeof TelemetryBody>;
+    const messagebus = b.messagebus === true;
+    // Refuse a bus stream without NATS before anything reaches the AP.
+    if (registry) registry.check({ messagebus });
+    else if (messagebus) throw airtwinError('NOT_CONFIGURED', 'messagebus', 'messagebus telemetry needs a message bus (NATS), which is not configured.');
+    const command = await service.telemetry(serial, body, caller(req));
+    const kind = messagebus ? 'Message bus' : 'WebSocket';
+    if (b.interval === 0) {
+      registry?.stop(serial, b.uuid);
+      return { ...command, action: `${kind} telemetry stopped.`, ...(registry ? { status: registry.status(serial) } : {}) };
+    }
+    if (command.status !== 'completed') return { ...command, action: `${kind} telemetry not started (${command.status}).` };
+    if (!registry) return { ...command, action: `${kind} telemetry started.`, uuid: command.UUID };
+    registry.start({ serial, uuid: command.UUID, interval: b.interval, lifetime: b.lifetime, messagebus });
+    return {
+      ...command, action: `${kind} telemetry started.`, uuid: command.UUID,
+      ...(messagebus ? {} : { uri: telemetryUri(req, serial, command.UUID) }), status: registry.status(serial),
+    };
+  });
+}
