@@ -36,6 +36,8 @@ export interface VenueOptions {
   side?: number;
   unmanaged?: number;
   bands?: Band[];
+  /** Channels radios start on, per band (default: a mix including DFS 52/100 and 2.4 GHz 3). */
+  startChannels?: Partial<Record<Band, number[]>>;
   /** Every managed radio of a band starts on this channel (closed-loop tests). */
   sameChannel?: Partial<Record<Band, number>>;
   /** Every managed radio starts at this power (symmetric hearing). */
@@ -81,7 +83,8 @@ export function genVenue(seed: number | string, opts: VenueOptions): SynthVenue 
     const radios = bands.map((band, r): SynthRadio => {
       const start = START[band];
       const width = start.widths[int(start.widths.length)]!;
-      let channel = opts.sameChannel?.[band] ?? start.channels[int(start.channels.length)]!;
+      const chans = opts.startChannels?.[band] ?? start.channels;
+      let channel = opts.sameChannel?.[band] ?? chans[int(chans.length)]!;
       channel = blockOf(band, channel, width)?.channels[0] ?? channel;
       return { band, channel, width, tx: opts.sameTx ?? 10 + int(21), bssid: bssidOf(2, i, r) };
     });

@@ -124,6 +124,17 @@ describe('channel optimizers: properties', () => {
     }), propParams(30));
   });
 
+  it('closed loop: co-channel interference never rises when no constraint forces a move', () => {
+    fc.assert(fc.property(venueArb, fc.integer({ min: 20, max: 120 }), (p, side) => {
+      const v = genVenue(p.seed, {
+        aps: p.aps, unmanaged: p.unmanaged, bands: p.bands, side, startChannels: { '2G': [1, 3, 6, 11], '5G': [36, 44, 149, 157], '6G': [5, 21, 37] },
+      });
+      const mode = p.mode === 'random' ? 'unmanaged_aware' : p.mode;
+      const plan = run(mode, v, defaultConfigs(v), v.aps.map((a) => a.serial));
+      expect(coChannelInterferenceMw(applyToVenue(v, 'channel', plan))).toBeLessThanOrEqual(coChannelInterferenceMw(v) * (1 + 1e-9));
+    }), propParams(40));
+  });
+
   it('closed loop: starting with every AP on one channel, co-channel interference drops', () => {
     fc.assert(fc.property(fc.integer({ min: 0, max: 1_000_000 }), fc.integer({ min: 4, max: 12 }), (seed, n) => {
       const v = genVenue(seed, { aps: n, unmanaged: 0, bands: ['2G', '5G'], sameChannel: { '2G': 6, '5G': 36 }, side: 40 });

@@ -29,10 +29,12 @@ export function candidateBlocks(band: Band, width: ChannelWidth, candidates: rea
 export function candidateWeights(
   band: Band, width: ChannelWidth, candidates: readonly number[], occupants: readonly Occupant[],
   blocks: readonly (readonly number[])[] = candidateBlocks(band, width, candidates),
+  /** Count exact 20 MHz overlap only (no 2.4 GHz ±4 window): the interference metric. */
+  exact = false,
 ): number[] {
   const index = new Map<number, number[]>();
   candidates.forEach((c, i) => {
-    const hit = band === '2G' ? range(c - OVERLAP_2G, c + OVERLAP_2G) : blocks[i]!;
+    const hit = band === '2G' && !exact ? range(c - OVERLAP_2G, c + OVERLAP_2G) : blocks[i]!;
     for (const ch of hit) {
       const list = index.get(ch);
       if (list) list.push(i); else index.set(ch, [i]);
@@ -58,11 +60,17 @@ const range = (from: number, to: number): number[] => Array.from({ length: to - 
  * H8 with hysteresis: a single candidate wins (that is how constraints win); an AP keeps its
  * current channel when it is free or no candidate is strictly less occupied (no churn);
  * otherwise a random free channel (2.4 GHz prefers 1/6/11, 6 GHz prefers PSC channels), else
- * the least occupied, lowest channel first.
+ * the least occupied, lowest channel first. `allowed` (interference-guard.ts) masks out moves
+ * that would raise the zone's co-channel interference; the current channel is never masked.
  */
 export function chooseChannel(
   band: Band, candidates: readonly number[], weights: readonly number[], current: number | undefined, rng: Rng,
+  allowed?: readonly boolean[],
 ): number {
+  if (allowed && allowed.some((a) => !a)) {
+    const keep = candidates.map((_, i) => i).filter((i) => allowed[i]);
+    return chooseChannel(band, keep.map((i) => candidates[i]!), keep.map((i) => weights[i]!), current, rng);
+  }
   if (candidates.length === 1) return candidates[0]!;
   const ci = current === undefined ? -1 : candidates.indexOf(current);
   const min = Math.min(...weights);

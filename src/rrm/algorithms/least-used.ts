@@ -3,17 +3,27 @@
  * latest scan shows free, else to the least occupied one. Pure per-AP decisions: assignments of
  * other APs in this run are not considered (that is `unmanaged_aware`).
  * Fixes: candidates from capabilities/DFS/width/allowed (§8 #2, #3), neighbours de-duplicated
- * (§8 #4), deterministic order and seeded picks (§8 #5), hysteresis (no churn).
+ * (§8 #4), deterministic order and seeded picks (§8 #5), hysteresis (no churn), and no move
+ * that raises the zone's co-channel interference given the channels chosen so far
+ * (interference-guard.ts).
  */
 import { BANDS } from '../../protocol/wifi-channels.js';
 import { zoneView } from '../model/view.js';
 import { blockStart, channelCandidates, setPlan, sortedPlan, type AlgorithmInput, type Plan } from './common.js';
-import { candidateWeights, chooseChannel } from './channel-choice.js';
+import { candidateBlocks, candidateWeights, chooseChannel } from './channel-choice.js';
+import { harmlessMoves, managedLinks, slotCover, type Slot } from './interference-guard.js';
 
 export function leastUsed(input: AlgorithmInput<Record<string, never>>): Plan {
-  const { aps } = zoneView(input.model, input.zone.serials);
+  const { aps, managed } = zoneView(input.model, input.zone.serials);
   const plan: Plan = {};
   for (const band of BANDS) {
+    const links = managedLinks(aps, managed, band);
+    const cover = slotCover(band);
+    const slots = new Map<string, Slot>();
+    for (const ap of aps) {
+      const r = ap.radios.find((x) => x.band === band);
+      if (r) slots.set(ap.serial, { channel: blockStart(band, r.channel, r.width), width: r.width });
+    }
     const visit = aps
       // no scan, no decision (§4.10), except that a user channel is always reported
       .filter((ap) => ap.radios.some((r) => r.band === band)
@@ -23,7 +33,11 @@ export function leastUsed(input: AlgorithmInput<Record<string, never>>): Plan {
     for (const { ap } of visit) {
       const cfg = input.configs.get(ap.serial);
       const user = cfg?.userChannels?.[band];
-      if (user !== undefined) { setPlan(plan, ap.serial, band, user); continue; }
+      if (user !== undefined) {
+        setPlan(plan, ap.serial, band, user);
+        slots.get(ap.serial)!.channel = user;
+        continue;
+      }
       const radio = ap.radios.find((r) => r.band === band)!;
       const candidates = channelCandidates(ap, band, radio.width, cfg);
       if (candidates.length === 0) continue;
@@ -31,9 +45,13 @@ export function leastUsed(input: AlgorithmInput<Record<string, never>>): Plan {
       const occupants = ap.neighbours
         .filter((x) => x.band === band && !own.has(x.bssid))
         .map((x) => ({ covered: x.covered, weight: 1 }));
-      const weights = candidateWeights(band, radio.width, candidates, occupants);
+      const blocks = candidateBlocks(band, radio.width, candidates);
+      const weights = candidateWeights(band, radio.width, candidates, occupants, blocks);
       const current = blockStart(band, radio.channel, radio.width);
-      setPlan(plan, ap.serial, band, chooseChannel(band, candidates, weights, current, input.rng));
+      const harmless = harmlessMoves(band, radio.width, links.get(ap.serial), candidates, blocks, current, slots, cover);
+      const next = chooseChannel(band, candidates, weights, current, input.rng, harmless);
+      slots.get(ap.serial)!.channel = next;
+      setPlan(plan, ap.serial, band, next);
     }
   }
   return sortedPlan(plan);

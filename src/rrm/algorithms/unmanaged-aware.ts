@@ -6,18 +6,18 @@
  *   current channel before that (upstream ignored it until assigned, §8 #6), once per AP;
  * - passes repeat (best response, at most MAX_PASSES) until no AP moves, so optimising an
  *   optimised zone changes nothing; a move needs a strictly better channel (hysteresis);
- * - candidates, de-duplication, order and seeded picks as in `least_used`.
+ * - candidates, de-duplication, order, seeded picks and the interference guard as in
+ *   `least_used`.
  */
-import { BANDS, blockOf, type Band, type ChannelWidth } from '../../protocol/wifi-channels.js';
+import { BANDS, type Band, type ChannelWidth } from '../../protocol/wifi-channels.js';
 import { zoneView, type ApView } from '../model/view.js';
 import { blockStart, channelCandidates, setPlan, sortedPlan, type AlgorithmInput, type Plan } from './common.js';
 import { candidateBlocks, candidateWeights, chooseChannel, type Occupant } from './channel-choice.js';
+import { harmlessMoves, managedLinks, slotCover, type Links, type Slot } from './interference-guard.js';
 
 const UNMANAGED_WEIGHT = 2;
 const MANAGED_WEIGHT = 1;
 const MAX_PASSES = 8;
-
-interface Slot { channel: number; width: ChannelWidth }
 
 /** What does not change between passes, computed once per AP and band. */
 interface Prepared {
@@ -46,12 +46,13 @@ export function unmanagedAware(input: AlgorithmInput<Record<string, never>>): Pl
       .sort((a, b) => b.n - a.n || (a.ap.serial < b.ap.serial ? -1 : 1))
       .map((v) => prepare(v.ap, band, slots.get(v.ap.serial)!.width, managed, input))
       .filter((p): p is Prepared => p !== undefined);
-    const covered = coverCache(band);
+    const covered = slotCover(band);
+    const links = managedLinks(aps, managed, band);
     for (let pass = 0; pass < MAX_PASSES; pass++) {
       let moved = false;
       for (const p of visit) {
         const slot = slots.get(p.ap.serial)!;
-        const next = p.user ?? decide(p, band, slot, slots, covered, input);
+        const next = p.user ?? decide(p, band, slot, slots, covered, links, input);
         if (next !== slot.channel) { moved = true; slot.channel = next; }
       }
       if (!moved) break;
@@ -59,16 +60,6 @@ export function unmanagedAware(input: AlgorithmInput<Record<string, never>>): Pl
     for (const p of visit) setPlan(plan, p.ap.serial, band, slots.get(p.ap.serial)!.channel);
   }
   return sortedPlan(plan);
-}
-
-function coverCache(band: Band): (slot: Slot) => readonly number[] {
-  const memo = new Map<number, readonly number[]>();
-  return (slot) => {
-    const key = slot.channel * 1000 + slot.width;
-    let c = memo.get(key);
-    if (!c) { c = blockOf(band, slot.channel, slot.width)?.channels ?? [slot.channel]; memo.set(key, c); }
-    return c;
-  };
 }
 
 function prepare(
@@ -95,7 +86,7 @@ function prepare(
 /** A managed neighbour counts at its slot in this run (its current channel until it moves). */
 function decide(
   p: Prepared, band: Band, own: Slot, slots: Map<string, Slot>, covered: (s: Slot) => readonly number[],
-  input: AlgorithmInput<Record<string, never>>,
+  links: Links, input: AlgorithmInput<Record<string, never>>,
 ): number {
   const occupants = p.unmanaged.slice();
   for (const m of p.managed) {
@@ -103,5 +94,6 @@ function decide(
     occupants.push({ covered: slot ? covered(slot) : m.heard, weight: MANAGED_WEIGHT });
   }
   const weights = candidateWeights(band, own.width, p.candidates, occupants, p.blocks);
-  return chooseChannel(band, p.candidates, weights, own.channel, input.rng);
+  const harmless = harmlessMoves(band, own.width, links.get(p.ap.serial), p.candidates, p.blocks, own.channel, slots, covered);
+  return chooseChannel(band, p.candidates, weights, own.channel, input.rng, harmless);
 }
