@@ -56,6 +56,9 @@ export class ReplayLink implements DeviceLink {
   }
 
   send(frame: DownFrame): Promise<void> {
+    if (this.state !== 'up') {
+      return Promise.reject(airtwinError('DEVICE_OFFLINE', frame.method, `Replayed device ${this.serial} is not connected at this point of the recording.`));
+    }
     const head = this.expected[0];
     if (head && head.method === frame.method) {
       this.expected.shift();
