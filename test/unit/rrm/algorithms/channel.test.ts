@@ -5,6 +5,7 @@ import { channelCandidates } from '../../../../src/rrm/algorithms/common.js';
 import { defaultEffectiveConfig } from '../../../../src/rrm/config/layered.js';
 import type { ApView } from '../../../../src/rrm/model/view.js';
 import { runAlgorithm } from '../../../../src/rrm/algorithms/registry.js';
+import { buildModel } from '../../../../src/rrm/model/build.js';
 import { defaultConfigs, genVenue, venueModel } from '../../../helpers/rrm-models.js';
 
 const rng = seedrandom('t');
@@ -109,5 +110,35 @@ describe('channel optimizers without scans', () => {
       zone: { name: 'z', serials: [v.aps[0]!.serial] }, configs: defaultConfigs(v), seed: '1',
     }).plan;
     expect(plan).toEqual({});
+  });
+});
+
+describe('interference guard', () => {
+  // A (on 36, allowed 36/149) hears three weak unmanaged APs on 36 and managed B loudly on 149.
+  // Counting neighbours says 149; that would put A next to B, so A stays.
+  const radio = (channel: number, bssid: string) => ({
+    radios: [{ phy: 'p', band: ['5G'], channel, channel_width: 20, tx_power: 20 }],
+    interfaces: [{ name: 'i', ssids: [{ bssid, band: '5G', radio: { $ref: '#/radios/0' } }] }],
+  });
+  const entry = (bssid: string, channel: number, signal: number) => ({ bssid, channel, frequency: 5000 + 5 * channel, signal });
+  const model = buildModel([
+    {
+      serial: 'a', states: [{ recorded: 1, state: radio(36, '02:00:00:00:00:0a') }],
+      scans: [{ recorded: 1, entries: [entry('06:00:00:00:00:01', 36, -85), entry('06:00:00:00:00:02', 36, -86), entry('06:00:00:00:00:03', 36, -87), entry('02:00:00:00:00:0b', 149, -50)] }],
+    },
+    { serial: 'b', states: [{ recorded: 1, state: radio(149, '02:00:00:00:00:0b') }], scans: [{ recorded: 1, entries: [entry('02:00:00:00:00:0a', 36, -50)] }] },
+  ]);
+  const configs = new Map([['a', { ...defaultEffectiveConfig(), allowedChannels: { '5G': [36, 149] } }], ['b', defaultEffectiveConfig()]]);
+
+  it.each(['least_used', 'unmanaged_aware'])('%s keeps an AP off a louder managed neighbour', (mode) => {
+    const plan = runAlgorithm({ algorithm: 'OptimizeChannel', args: `mode=${mode}`, allowDefaultMode: false, model, zone: { name: 'z', serials: ['a', 'b'] }, configs, seed: '1' }).plan;
+    expect(plan.a).toEqual({ '5G': 36 });
+  });
+
+  it('without the loud managed neighbour, least_used does move', () => {
+    // neither hears the other: no managed interference to protect
+    const quiet = { ...model, latestWifiScans: { a: [model.latestWifiScans.a![0]!.slice(0, 3)] } };
+    const plan = runAlgorithm({ algorithm: 'OptimizeChannel', args: 'mode=least_used', allowDefaultMode: false, model: quiet, zone: { name: 'z', serials: ['a', 'b'] }, configs, seed: '1' }).plan;
+    expect(plan.a).toEqual({ '5G': 149 });
   });
 });
