@@ -18,7 +18,7 @@ import { buildVenue } from '../simulator/venue.js';
 import { clockScheduler } from '../src/pipelines/clock-scheduler.js';
 import type { PipelineLogger } from '../src/pipelines/duckdb-sink.js';
 import { eventRows, startIngest } from '../src/pipelines/ingest.js';
-import { TABLES, type Row } from '../src/pipelines/tables.js';
+import { TABLES, type Row, type TableName } from '../src/pipelines/tables.js';
 import type { DeviceLink, LinkEvent } from '../src/protocol/device-link.js';
 import type { NotificationFrame } from '../src/protocol/frame.js';
 import { Store } from '../src/store/duckdb.js';
@@ -109,7 +109,7 @@ async function baseline(list: typeof frames): Promise<number> {
     rows.push(...eventRows({ type: 'state', serial: ap.serial, at: simClock.now(), payload: { uuid: p.uuid, state: p.state } })!.rows);
   }
   return withStore(async (store) => {
-    const tables = ['statistics', 'state_radios', 'state_associations'] as const;
+    const tables: TableName[] = ['statistics', 'state_radios', 'state_associations'];
     const handles = new Map(await Promise.all(tables.map(async (t) => [t, await store.appender(t)] as const)));
     const kinds = new Map(tables.map((t) => [t, TABLES[t].columns.map((c) => c[1]).filter((k) => k !== 'id')]));
     let id = 1;
