@@ -32,6 +32,12 @@ function fromRow(row: Record<string, unknown>): StoredDevice {
  */
 export class DevicesRepo {
   private readonly cache = new Map<string, StoredDevice>();
+  /**
+   * The records sorted by serial, rebuilt lazily after an insert or delete. GET /devices sorts
+   * every request (by serial unless orderBy says otherwise); presorted input sorts in linear time,
+   * while re-sorting 10,000 devices enrolled in random order took ~8 ms per request (bench/gateway-api).
+   */
+  private sorted: StoredDevice[] | undefined;
 
   private constructor(private readonly store: Store) {}
 
@@ -52,9 +58,10 @@ export class DevicesRepo {
     return this.cache.has(serial);
   }
 
-  /** Every device, in no particular order (callers sort). */
+  /** Every device, sorted by serial, as a fresh array (callers may filter and re-sort it). */
   all(): StoredDevice[] {
-    return [...this.cache.values()];
+    this.sorted ??= [...this.cache.values()].sort((a, b) => (a.serialNumber < b.serialNumber ? -1 : a.serialNumber > b.serialNumber ? 1 : 0));
+    return [...this.sorted];
   }
 
   get size(): number {
@@ -66,6 +73,7 @@ export class DevicesRepo {
     const placeholders = COLUMNS.map((_, i) => `$${i + 1}`).join(', ');
     await this.store.run(`INSERT INTO devices (${COLUMNS.map(([, c]) => c).join(', ')}) VALUES (${placeholders})`, toParams(d));
     this.cache.set(d.serialNumber, d);
+    this.sorted = undefined;
     return d;
   }
 
@@ -75,6 +83,7 @@ export class DevicesRepo {
     const sets = COLUMNS.slice(1).map(([, c], i) => `${c} = $${i + 2}`).join(', ');
     await this.store.run(`UPDATE devices SET ${sets} WHERE serial = $1`, toParams(next));
     this.cache.set(next.serialNumber, next);
+    this.replaceSorted(next);
     return next;
   }
 
@@ -87,5 +96,25 @@ export class DevicesRepo {
       }
     });
     this.cache.delete(serial);
+    this.sorted = undefined;
+  }
+
+  /** An update keeps the serial, so the sorted copy stays sorted: swap the record in place. */
+  private replaceSorted(d: StoredDevice): void {
+    const list = this.sorted;
+    if (!list) return;
+    let lo = 0;
+    let hi = list.length - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      const s = list[mid]!.serialNumber;
+      if (s === d.serialNumber) {
+        list[mid] = d;
+        return;
+      }
+      if (s < d.serialNumber) lo = mid + 1;
+      else hi = mid - 1;
+    }
+    this.sorted = undefined;
   }
 }

@@ -57,7 +57,8 @@ export async function deviceRoutes(api: FastifyInstance, deps: GatewayDeps): Pro
     }
     devices = devices.filter(matches);
     if (q.countOnly) return { count: devices.length };
-    devices = page(devices.sort(compare), q.offset, q.limit);
+    // all() is sorted by serial already, which is the default order: only orderBy needs a sort.
+    devices = page(q.orderBy ? devices.sort(compare) : devices, q.offset, q.limit);
     if (q.serialOnly) return { serialNumbers: devices.map((d) => d.serialNumber) };
     if (q.deviceWithStatus) return { devicesWithStatus: devices.map((d) => ({ ...withBlacklist(d), ...statusOf(d), firmware: d.firmware || statusOf(d).firmware })) };
     return { devices: devices.map(withBlacklist) };
