@@ -204,57 +204,87 @@ describe('ingest pipeline: odd input and failing writes', () => {
     await ingest.close();
   });
 
-  it('logs, counts and retries a failed append without losing or duplicating rows', async () => {
-    let failuresLeft = 2;
-    let opened = 0;
+  /**
+   * A fake AP on a VirtualClock whose appenders pass through `faults` (which may throw for a
+   * table's flush or for a value), to drive the sink's retry paths against real DuckDB.
+   */
+  async function faulty(faults: { flush?: (table: string) => void; value?: (table: string, v: string) => void }, retry = { attempts: 5, firstDelayMs: 1000 }) {
     const dev = await openStore();
+    const opened: string[] = [];
     const openAppender = async (table: string): Promise<AppenderHandle> => {
       const h = await dev.store.appender(table);
-      if (table === 'statistics') opened++;
-      return {
-        close: () => h.close(),
-        appender: new Proxy(h.appender, {
-          get(target, prop) {
-            if (prop === 'flushSync' && table === 'statistics') {
-              return () => {
-                if (failuresLeft-- > 0) throw new Error('disk hiccup');
-                target.flushSync();
-              };
-            }
-            const v = Reflect.get(target, prop, target);
-            return typeof v === 'function' ? v.bind(target) : v;
-          },
-        }),
-      };
+      opened.push(table);
+      const wrap = new Proxy(h.appender, {
+        get(target, prop) {
+          if (prop === 'flushSync') return () => { faults.flush?.(table); target.flushSync(); };
+          if (prop === 'appendVarchar') return (v: string) => { faults.value?.(table, v); target.appendVarchar(v); };
+          const v = Reflect.get(target, prop, target);
+          return typeof v === 'function' ? v.bind(target) : v;
+        },
+      });
+      return { close: () => h.close(), appender: wrap };
     };
     const clock = new VirtualClock(1_700_000_000_000);
     const fleet = new Fleet({ clock, newId: () => 'id' });
     const log = recordingLogger();
     const ingest = startIngest({
       events$: fleet.events$, store: dev.store, scheduler: clockScheduler(clock), logger: log.logger, maxDelayMs: 100,
-      retry: { attempts: 5, firstDelayMs: 1000 }, openAppender: openAppender as IngestOptions['openAppender'],
+      retry, openAppender: openAppender as IngestOptions['openAppender'],
     });
     const link = new FakeLink(A, () => clock.now());
     fleet.attach(link);
     link.up();
     link.connect();
     await flush();
+    /** flush(), stepping the virtual clock through the retry waits. */
+    const flushAll = async () => {
+      let done = false;
+      void ingest.flush().then(() => { done = true; });
+      for (let i = 0; i < 5_000 && !done; i++) {
+        const next = clock.nextAt();
+        if (next !== undefined) clock.runUntil(next);
+        // DuckDB works on libuv's thread pool: give its callbacks a turn (a poll, not a timed wait).
+        await new Promise((r) => setTimeout(r, 1));
+      }
+      expect(done).toBe(true);
+    };
+    return { store: dev.store, link, ingest, log, opened, flushAll };
+  }
+
+  it('logs, counts and retries a failed append without losing or duplicating rows', async () => {
+    let failuresLeft = 2;
+    const { store, link, ingest, log, opened, flushAll } = await faulty({
+      flush: (table) => {
+        if (table === 'statistics' && failuresLeft-- > 0) throw new Error('disk hiccup');
+      },
+    });
     for (let i = 0; i < 3; i++) link.notify('state', { uuid: 1, state: { unit: { uptime: i } } });
-    const flushed = ingest.flush();
-    let done = false;
-    void flushed.then(() => { done = true; });
-    // Retry waits run on the virtual clock: advance it until the write went through.
-    for (let i = 0; i < 5_000 && !done; i++) {
-      const next = clock.nextAt();
-      if (next !== undefined) clock.runUntil(next);
-      // DuckDB works on libuv's thread pool: give its callbacks a turn (a poll, not a timed wait).
-      await new Promise((r) => setTimeout(r, 1));
-    }
-    expect(done).toBe(true);
-    expect(await count(dev.store, 'statistics')).toBe(3);
+    await flushAll();
+    expect(await count(store, 'statistics')).toBe(3);
     expect(ingest.metrics()).toMatchObject({ failures: 2, retries: 2, rowsRejected: 0, rowsQueued: 0 });
-    expect(opened).toBe(3); // a fresh appender after each failed flush
+    expect(opened.filter((t) => t === 'statistics')).toHaveLength(3); // a fresh appender after each failed flush
     expect(log.lines.filter((l) => l.level === 'warn' && /retrying/.test(l.msg))).toHaveLength(2);
+    await ingest.close();
+  });
+
+  it('after the retries, writes the rows one by one and rejects only the unstorable one, loudly', async () => {
+    const { store, link, ingest, log, flushAll } = await faulty({
+      value: (table, v) => {
+        if (table === 'device_logs' && v === 'poison') throw new Error('value refused');
+      },
+    }, { attempts: 2, firstDelayMs: 10 });
+    link.notify('log', { log: 'before', severity: 6 });
+    link.notify('log', { log: 'poison', severity: 3 });
+    link.notify('log', { log: 'after', severity: 6 });
+    link.notify('healthcheck', { uuid: 1, sanity: 100, data: {} });
+    await flushAll();
+    const logs = await store.query<{ log: string }>('SELECT log FROM device_logs ORDER BY id');
+    expect(logs.map((r) => r.log)).toEqual(['before', 'after']);
+    expect(await count(store, 'health_checks')).toBe(1);
+    expect(ingest.metrics()).toMatchObject({ rowsRejected: 1, rowsQueued: 0 });
+    expect(log.lines.filter((l) => l.level === 'error')).toEqual([
+      expect.objectContaining({ obj: expect.objectContaining({ table: 'device_logs', serial: A }) }),
+    ]);
     await ingest.close();
   });
 });
