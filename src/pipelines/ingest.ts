@@ -120,6 +120,7 @@ export function startIngest(opts: IngestOptions): Ingest {
     logger.error({ err }, 'ingest: opening the DuckDB appenders failed; writes will retry');
   });
 
+  const oddSeen = new Set<string>();
   const rows$ = opts.events$.pipe(
     map((e) => {
       counters.eventsReceived++;
@@ -127,7 +128,12 @@ export function startIngest(opts: IngestOptions): Ingest {
         const set = eventRows(e);
         if (set?.odd) {
           counters.oddDocuments++;
-          logger.warn({ serial: e.serial, type: e.type, odd: set.odd }, 'ingest: odd parts of a document were skipped');
+          // A firmware quirk repeats with every report: warn once per serial and kind, count always.
+          const key = `${e.serial} ${set.odd}`;
+          if (!oddSeen.has(key) && oddSeen.size < 10_000) {
+            oddSeen.add(key);
+            logger.warn({ serial: e.serial, type: e.type, odd: set.odd }, 'ingest: odd parts of a document were skipped');
+          }
         }
         return set;
       } catch (err) {
