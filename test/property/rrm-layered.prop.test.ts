@@ -21,13 +21,17 @@ const ZONES = ['z1', 'z2', 'z3'];
 interface Ref { topology: Topology; network: DeviceConfig; zones: Record<string, DeviceConfig>; aps: Record<string, DeviceConfig> }
 interface Real { layers: LayeredConfig; topology: Topology }
 
-const configArb: fc.Arbitrary<DeviceConfig> = fc.record({
-  enableRRM: fc.boolean(),
-  enableConfig: fc.boolean(),
-  boundary: fc.integer({ min: 1, max: 500 }),
-  userChannels: fc.record({ '2G': fc.integer({ min: 1, max: 11 }) }),
-  allowedTxPowers: fc.record({ '5G': fc.uniqueArray(fc.integer({ min: 0, max: 30 }), { minLength: 1, maxLength: 4 }) }),
-}, { requiredKeys: [] });
+/** Small layers (0–2 fields) so merges and replaces differ often. */
+const configArb: fc.Arbitrary<DeviceConfig> = fc.tuple(
+  fc.subarray(['enableRRM', 'enableConfig', 'boundary', 'userChannels', 'allowedTxPowers'] as const, { maxLength: 2 }),
+  fc.record({
+    enableRRM: fc.boolean(),
+    enableConfig: fc.boolean(),
+    boundary: fc.integer({ min: 1, max: 500 }),
+    userChannels: fc.record({ '2G': fc.integer({ min: 1, max: 11 }) }),
+    allowedTxPowers: fc.record({ '5G': fc.uniqueArray(fc.integer({ min: 0, max: 30 }), { minLength: 1, maxLength: 4 }) }),
+  }),
+).map(([keys, all]) => Object.fromEntries(keys.map((k) => [k, all[k]])) as DeviceConfig);
 
 const empty = (c: DeviceConfig | null) => c === null || Object.keys(c).length === 0;
 const zoneOf = (t: Topology, s: string) => Object.keys(t).find((z) => t[z]!.includes(s));
@@ -113,7 +117,7 @@ const commands = [
 
 describe('layered config: model-based', () => {
   it('agrees with a reference model after every command', () => {
-    fc.assert(fc.property(fc.commands(commands, { maxCommands: 25 }), (cmds) => {
+    fc.assert(fc.property(fc.commands(commands, { maxCommands: 40, size: 'medium' }), (cmds) => {
       const t = validateTopology({ z1: SERIALS.slice(0, 2), z2: SERIALS.slice(2, 3) });
       const model: Ref = { topology: t, network: {}, zones: {}, aps: {} };
       const real: Real = { layers: emptyLayeredConfig(), topology: t };
@@ -131,6 +135,6 @@ describe('layered config: model-based', () => {
         };
         return c;
       }));
-    }), propParams(60));
+    }), propParams(100));
   });
 });
