@@ -41,11 +41,12 @@ function acceptQueryToken(server: Server): void {
   if (withQueryToken.has(server)) return;
   withQueryToken.add(server);
   server.prependListener('upgrade', (req: IncomingMessage) => {
-    if (!req.url?.startsWith(WS_TELEMETRY_PATH) || req.headers.authorization) return;
+    if (!req.url?.startsWith(WS_TELEMETRY_PATH)) return;
     const url = new URL(req.url, 'http://x');
     const token = url.searchParams.get('token');
-    if (!token) return;
-    req.headers.authorization = `Bearer ${token}`;
+    if (token === null) return;
+    // A header, when sent, wins; the query token is dropped from the URL either way.
+    if (!req.headers.authorization && token) req.headers.authorization = `Bearer ${token}`;
     url.searchParams.delete('token');
     req.url = `${url.pathname}${url.search}`;
   });

@@ -136,6 +136,7 @@ describe('GET /api/v1/ws_telemetry', () => {
     expect(refused.body).toMatchObject({ ErrorCode: 401 });
     expect((await connect(uri, { authorization: 'Bearer wrong-token-000' }).opened).status).toBe(401);
 
+    expect((await connect(`${uri}&token=not-the-token`, {}).opened).status).toBe(401);
     const browser = connect(`${uri}&token=${TOKEN}`, {});
     expect((await browser.opened).status).toBe(101);
     sample(7);
