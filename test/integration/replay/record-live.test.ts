@@ -14,7 +14,7 @@ import { buildVenue } from '../../../simulator/venue.js';
 import { runReplay, type ReplayResult } from '../../../src/commands/replay.js';
 import { createRecorder, partPath, type Recorder } from '../../../src/links/record/recording-link.js';
 import { Store } from '../../../src/store/duckdb.js';
-import { flush } from '../../helpers/fake-link.js';
+import { FakeLink, flush } from '../../helpers/fake-link.js';
 import { MemoryCommandStore } from '../../helpers/memory-command-store.js';
 
 const sink = () => new PassThrough().resume();
@@ -166,5 +166,29 @@ describe('recorder rotation by size', () => {
     await second.rec.close();
     expect(before).toBeGreaterThan(1);
     expect(existsSync(partPath(file, 1))).toBe(false);
+  });
+});
+
+describe('recorder memory bound', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'airtwin-bound-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('drops and counts lines past maxBufferedBytes instead of growing, and still leaves whole lines', async () => {
+    const file = join(dir, 'bound.ndjson');
+    const clock = new VirtualClock(1_767_600_000_000);
+    const rec = createRecorder({ path: file, clock, maxBufferedBytes: 300_000 });
+    const link = new FakeLink('aabbccddee02', () => clock.now());
+    rec.wrap(link).subscribe(() => undefined);
+    const big = 'x'.repeat(1000);
+    // A producer that never yields: the disk cannot catch up within the loop.
+    for (let i = 0; i < 5000; i++) link.frame({ jsonrpc: '2.0', method: 'log', params: { serial: link.serial, log: big, severity: 6, n: i } });
+    await rec.close();
+    const st = rec.stats();
+    expect(st.droppedLines).toBeGreaterThan(0);
+    expect(st.lines + st.droppedLines).toBe(5000);
+    const written = lines(file);
+    expect(written).toHaveLength(st.lines);
+    const ns = written.map((l) => (JSON.parse(l) as { frame: { params: { n: number } } }).frame.params.n);
+    expect(ns).toEqual([...ns].sort((a, b) => a - b));
   });
 });
