@@ -139,11 +139,30 @@ export class ScaledClock implements Clock {
     return Math.floor(this.startMs + (this.base.now() - this.baseStart) * this.speed);
   }
 
+  /**
+   * Base timers may fire a little early (Node's do, by up to a millisecond) and the scale
+   * multiplies that: at speed 20 a timer could run 20 ms of scaled time before it is due, so a
+   * command scheduled for `when` ran in the second before. A timer that fires early is re-armed
+   * for the rest, so it never runs before `now() + timeoutMs`.
+   */
   setTimeout(fn: (...args: unknown[]) => void, timeoutMs: number): unknown {
-    return this.base.setTimeout(fn, Math.max(0, timeoutMs) / this.speed);
+    const due = this.now() + Math.max(0, timeoutMs);
+    const handle: ScaledTimer = { id: undefined };
+    const arm = (ms: number) => {
+      handle.id = this.base.setTimeout((...args: unknown[]) => {
+        const left = due - this.now();
+        if (left > 0) arm(left);
+        else fn(...args);
+      }, ms / this.speed);
+    };
+    arm(Math.max(0, timeoutMs));
+    return handle;
   }
 
   clearTimeout(id: unknown): void {
-    this.base.clearTimeout(id);
+    if (typeof id === 'object' && id !== null && 'id' in id) this.base.clearTimeout((id as ScaledTimer).id);
   }
 }
+
+/** A ScaledClock timer: the base timer currently armed for it (it changes when re-armed). */
+interface ScaledTimer { id: unknown }

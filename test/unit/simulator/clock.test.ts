@@ -66,4 +66,24 @@ describe('ScaledClock', () => {
     expect(delays).toEqual([6000]);
     expect(() => new ScaledClock(base, 0)).toThrow(RangeError);
   });
+
+  it('re-arms a base timer that fires early, so nothing runs before it is due; clearTimeout cancels the re-armed one', () => {
+    let t = 0;
+    const timers = new Map<number, () => void>();
+    let next = 0;
+    const base: Clock = { now: () => t, setTimeout: (fn, _ms) => { timers.set(++next, fn); return next; }, clearTimeout: (id) => void timers.delete(id as number) };
+    const c = new ScaledClock(base, 20, 0);
+    const ran: number[] = [];
+    const id = c.setTimeout(() => ran.push(c.now()), 1000);
+    t = 49; // the base fires 1 ms early: 980 ms of scaled time
+    timers.get(1)!();
+    expect(ran).toEqual([]);
+    expect(timers.has(2)).toBe(true);
+    c.clearTimeout(id);
+    expect(timers.has(2)).toBe(false);
+    c.setTimeout(() => ran.push(c.now()), 1000);
+    t = 100;
+    timers.get(3)!();
+    expect(ran).toEqual([2000]);
+  });
 });
