@@ -1,0 +1,324 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Command } from '../../../src/store/records.js';
+import { expectEnvelope, startTestServer, type Answer, type TestServer } from '../../helpers/server.js';
+
+/**
+ * Every device command POST end to end: HTTP -> command service -> device actor -> SimLink ->
+ * simulated AP of the `lab` venue, and back into the command history (DuckDB). The venue runs
+ * 20x faster than wall time, so AP delays (a 6 s scan, a 45-90 s boot) take a few hundred ms to
+ * a few seconds here; every wait is a bounded poll.
+ */
+
+const A1 = 'a0b1c2000001';
+const A2 = 'a0b1c2000002';
+const A3 = 'a0b1c2000003';
+/** A device record with no AP behind it: always offline. */
+const GHOST = 'aabbccdd0201';
+const FINAL = ['completed', 'failed', 'timedout', 'expired'];
+
+let s: TestServer;
+
+/** Polls `read` until `ok` holds; fails with the last value after `timeoutMs` of wall time. */
+async function until<T>(what: string, read: () => Promise<T>, ok: (v: T) => boolean, timeoutMs = 20_000): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  let last: T = await read();
+  while (!ok(last)) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}; last: ${JSON.stringify(last).slice(0, 400)}`);
+    await new Promise((r) => setTimeout(r, 25));
+    last = await read();
+  }
+  return last;
+}
+
+const status = async (serial: string) => (await s.gw('GET', `/device/${serial}/status`)).body as { connected: boolean; firmware: string; UUID: number; started: number };
+const online = (serial: string) => until(`${serial} online`, () => status(serial), (st) => st.connected === true);
+const offline = (serial: string) => until(`${serial} offline`, () => status(serial), (st) => st.connected === false);
+const record = async (uuid: string) => (await s.gw<Command>('GET', `/command/${uuid}`)).body;
+const final = (uuid: string) => until(`command ${uuid} final`, () => record(uuid), (c) => FINAL.includes(c.status));
+const results = (c: Command) => JSON.parse(c.results) as { status?: Record<string, unknown> } & Record<string, unknown>;
+const post = (serial: string, command: string, body?: unknown) => s.gw('POST', `/device/${serial}/${command}`, body === undefined ? {} : { body });
+
+/** A 200 with a Command record of this command and device, as stored. */
+async function expectRecord(a: Answer, command: string, serial: string): Promise<Command> {
+  expect(a.status, a.text).toBe(200);
+  const c = a.body as Command;
+  expect(c).toMatchObject({ command, serialNumber: serial, submittedBy: expect.any(String) });
+  expect(typeof c.details).toBe('string');
+  expect(typeof c.results).toBe('string');
+  // A request's results may already be replaced by the report it asked for.
+  const { results: _r, ...stored } = await record(c.UUID);
+  const { results: _a, ...answered } = c;
+  expect(stored).toEqual(answered);
+  return c;
+}
+
+beforeAll(async () => {
+  s = await startTestServer({ sim: true, scenario: 'lab', speed: 20 });
+  await Promise.all([A1, A2, A3].map(online));
+  expect((await s.gw('POST', `/device/${GHOST}`, { body: {} })).status).toBe(200);
+}, 30_000);
+afterAll(async () => s?.close());
+
+describe('ping', () => {
+  it('answers the PingResult with a measured latency, with or without a body', async () => {
+    for (const a of [await post(A1, 'ping', { serialNumber: A1 }), await s.gw('POST', `/device/${A1}/ping`)]) {
+      expect(a.status, a.text).toBe(200);
+      expect(a.body).toEqual({
+        serialNumber: A1, currentUTCTime: expect.any(Number), deviceUTCTime: expect.any(Number),
+        latency: expect.any(Number), configurationUUID: (await status(A1)).UUID,
+      });
+      expect(a.body.latency).toBeGreaterThanOrEqual(0);
+      // The simulated AP answers within 20-200 ms of venue time; HTTP adds a little.
+      expect(a.body.latency).toBeLessThan(10_000);
+      expect(Math.abs(a.body.deviceUTCTime - a.body.currentUTCTime)).toBeLessThan(10_000);
+    }
+    const history = (await s.gw('GET', `/commands?serialNumber=${A1}&newest=true&limit=2`)).body.commands as Command[];
+    expect(history.map((c) => [c.command, c.status])).toEqual([['ping', 'completed'], ['ping', 'completed']]);
+    expect(history[0]!.executed).toBeGreaterThan(0);
+  });
+});
+
+describe('configure', () => {
+  it('changes the simulated radio; the next state the AP reports shows it', async () => {
+    const configuration = { radios: [{ band: '5G', channel: 44, 'channel-width': 40, 'tx-power': 14 }] };
+    const c = await expectRecord(await post(A1, 'configure', { serialNumber: A1, UUID: 1, configuration: JSON.stringify(configuration) }), 'configure', A1);
+    expect(c.status).toBe('completed');
+    expect(c.executed).toBeGreaterThanOrEqual(c.submitted);
+    expect(c.completed).toBeGreaterThanOrEqual(c.executed);
+    expect(results(c).status).toMatchObject({ error: 0 });
+    const sent = JSON.parse(c.details) as { uuid: number; config: Record<string, unknown> };
+    expect(sent.config).toMatchObject({ ...configuration, uuid: sent.uuid });
+    const radio = s.running.sim!.venue.aps.find((ap) => ap.serial === A1)!.radios.find((r) => r.band === '5G')!;
+    expect([radio.channel, radio.width, radio.txPower]).toEqual([44, 40, 14]);
+
+    // request: the AP acknowledges, then its state (carrying the command UUID) replaces results.
+    const req = await expectRecord(await post(A1, 'request', { message: 'state' }), 'request', A1);
+    expect(req.status).toBe('completed');
+    const replaced = await until('state in the request results', () => record(req.UUID), (r) => results(r).request_uuid === req.UUID);
+    const state = results(replaced).state as { radios: { channel: number; channel_width: number; tx_power: number }[] };
+    expect(state.radios.map((r) => [r.channel, r.channel_width, r.tx_power])).toContainEqual([44, 40, 14]);
+    // The status takes the uuid the AP reports in its states.
+    await until('the new uuid in the status', () => status(A1), (st) => st.UUID === sent.uuid);
+  });
+
+  it('reports substitutions (errorCode 1) as completed with the rejected parameters', async () => {
+    const c = await expectRecord(await post(A3, 'configure', { configuration: { radios: [{ band: '2G', 'tx-power': 31 }] } }), 'configure', A3);
+    expect([c.status, c.errorCode]).toEqual(['completed', 1]);
+    expect(results(c).status!.rejected).toEqual([expect.objectContaining({ parameter: 'radios[0].tx-power', substitution: '15' })]);
+  });
+});
+
+describe('wifiscan', () => {
+  it('returns the scan entries in results, filtered by the selector', async () => {
+    const c = await expectRecord(await post(A1, 'wifiscan', { serialNumber: A1, verbose: true, selector: { bands: ['2'] } }), 'wifiscan', A1);
+    expect(c.status).toBe('completed');
+    const scan = results(c).status!.scan as { bssid: string; ssid: string; channel: number; signal: number; tsf?: number }[];
+    expect(scan.length).toBeGreaterThan(0);
+    for (const e of scan) expect(e.channel).toBeLessThanOrEqual(14);
+    // The unmanaged neighbour on channel 6 and the other lab APs' 2.4 GHz radios.
+    expect(scan.map((e) => e.ssid)).toEqual(expect.arrayContaining(['airtwin-lab']));
+    expect(scan[0]!.tsf).toEqual(expect.any(Number));
+    expect(JSON.parse(c.details)).toMatchObject({ bands: ['2G'], verbose: true, active: false, override_dfs: true });
+
+    const ch = await expectRecord(await post(A2, 'wifiscan', { selector: { channels: [36] } }), 'wifiscan', A2);
+    for (const e of results(ch).status!.scan as { channel: number }[]) expect(e.channel).toBe(36);
+  });
+});
+
+describe('leds, trace, script, eventqueue, generic command', () => {
+  it('leds blink completes; a future `when` keeps it pending until due, then it runs', async () => {
+    const c = await expectRecord(await post(A2, 'leds', { pattern: 'blink', duration: 5 }), 'leds', A2);
+    expect(c.status).toBe('completed');
+    expect(JSON.parse(c.details)).toMatchObject({ pattern: 'blink', duration: 5 });
+    const when = Math.floor(s.running.clock.now() / 1000) + 20;
+    const later = await expectRecord(await post(A2, 'leds', { pattern: 'off', when }), 'leds', A2);
+    expect([later.status, later.executed, later.when]).toEqual(['pending', 0, when]);
+    const done = await final(later.UUID);
+    expect(done.status).toBe('completed');
+    expect(done.executed).toBeGreaterThanOrEqual(when);
+  });
+
+  it('trace captures for the given duration and returns the capture', async () => {
+    const c = await expectRecord(await post(A2, 'trace', { network: 'lan', duration: 3 }), 'trace', A2);
+    expect(c.status).toBe('completed');
+    expect(c.completed - c.executed).toBeGreaterThanOrEqual(2);
+    expect(results(c).status).toMatchObject({ error: 0, result_64: expect.any(String), result_sz: expect.any(Number) });
+  });
+
+  it('script: a shell script completes; a type the AP refuses is failed with its error', async () => {
+    const script = Buffer.from('uptime').toString('base64');
+    const ok = await expectRecord(await post(A3, 'script', { type: 'shell', script, timeout: 10 }), 'script', A3);
+    expect([ok.status, ok.errorCode]).toEqual(['completed', 0]);
+    expect(JSON.parse(ok.details)).toMatchObject({ type: 'shell', script, timeout: 10 });
+    const refused = await expectRecord(await post(A3, 'script', { type: 'uci', script }), 'script', A3);
+    expect([refused.status, refused.errorCode]).toEqual(['failed', 2]);
+    expect(refused.errorText).toMatch(/uci/);
+  });
+
+  it('eventqueue asks the AP for its queued events (method `event`)', async () => {
+    const c = await expectRecord(await post(A3, 'eventqueue', { types: ['dhcp', 'wifi'] }), 'event', A3);
+    expect(c.status).toBe('completed');
+    expect(results(c).status!.events).toEqual(expect.any(Array));
+  });
+
+  it('request healthcheck: the healthcheck carrying the command UUID replaces results', async () => {
+    const c = await expectRecord(await post(A3, 'request', { message: 'healthcheck' }), 'request', A3);
+    const r = await until('healthcheck in results', () => record(c.UUID), (x) => results(x).request_uuid === c.UUID);
+    expect(results(r)).toMatchObject({ sanity: expect.any(Number), data: expect.any(Object) });
+  });
+
+  it('the generic command runs any AP method', async () => {
+    const c = await expectRecord(await post(A3, 'command', { command: 'leds', payload: '{"pattern":"on"}' }), 'leds', A3);
+    expect(c.status).toBe('completed');
+    expect(JSON.parse(c.details)).toMatchObject({ pattern: 'on', serial: A3 });
+  });
+});
+
+describe('telemetry', () => {
+  it('starts a stream (the command record, action, stream uuid) and stops it with interval 0', async () => {
+    const a = await post(A3, 'telemetry', { interval: 2, lifetime: 60, types: ['state'] });
+    const c = await expectRecord({ ...a, body: pickCommand(a.body) }, 'telemetry', A3);
+    // Fire-and-forget, as upstream: completed once sent.
+    expect(results(c)).toEqual({ result: 'success' });
+    expect(c.status).toBe('completed');
+    expect(a.body).toMatchObject({ action: 'WebSocket telemetry started.', uuid: c.UUID, serialNumber: A3 });
+    if (a.body.uri !== undefined) expect(a.body.uri).toMatch(new RegExp(`^ws://.+/api/v1/ws_telemetry\\?uuid=${c.UUID}&serialNumber=${A3}$`));
+    const stop = await post(A3, 'telemetry', { interval: 0, uuid: c.UUID });
+    expect(stop.status, stop.text).toBe(200);
+    expect(stop.body).toMatchObject({ action: 'WebSocket telemetry stopped.', command: 'telemetry', status: 'completed' });
+    const only = await s.gw('POST', `/device/${A3}/telemetry?statusOnly=true`, { body: { interval: 0 } });
+    expect(only.body).toMatchObject({ action: 'Telemetry status only.', serialNumber: A3 });
+    expect(only.body.UUID).toBeUndefined();
+  });
+
+  it('refuses a message-bus stream without NATS and out-of-range intervals', async () => {
+    expect(expectEnvelope(await post(A3, 'telemetry', { interval: 5, messagebus: true }), 400).ErrorDetails).toBe('messagebus');
+    expect(expectEnvelope(await post(A3, 'telemetry', { interval: 121 }), 400).ErrorDetails).toMatch(/interval/);
+    expect(expectEnvelope(await post(A3, 'telemetry', { interval: 5, uuid: '00000000-0000-4000-8000-000000000001' }), 400).ErrorDetails).toBe('uuid');
+  });
+});
+
+/** The Command fields of a telemetry answer (which adds action, uuid, uri, telemetry). */
+function pickCommand(body: Record<string, unknown>): Command {
+  const { action: _a, uuid: _u, uri: _r, telemetry: _t, ...rest } = body;
+  return rest as unknown as Command;
+}
+
+describe('the command policy: busy, offline, queued', () => {
+  it('a device running a command refuses a second non-queueable one (409 DEVICE_BUSY) and queues a configure', async () => {
+    const scan = post(A2, 'wifiscan', {});
+    // The scan is on the wire once the actor names it as running (the AP takes ~6 s of venue time).
+    await until('the scan running on A2', async () => s.running.fleet.details(A2)?.running, (r) => r !== undefined);
+    const busy = expectEnvelope(await post(A2, 'leds', { pattern: 'on' }), 409);
+    expect(busy).toMatchObject({ ErrorDetails: 'leds', ErrorDescription: expect.stringMatching(/already running a command/) });
+    expectEnvelope(await post(A2, 'ping'), 409);
+    const queued = await expectRecord(await post(A2, 'configure', { configuration: { radios: [{ band: '2G', channel: 1 }] } }), 'configure', A2);
+    expect([queued.status, queued.executed]).toEqual(['pending', 0]);
+    expect((await scan).body.status).toBe('completed');
+    // pending -> executed -> completed once the scan is done.
+    const done = await final(queued.UUID);
+    expect(done.status).toBe('completed');
+    expect(done.executed).toBeGreaterThan(0);
+    expect(done.completed).toBeGreaterThanOrEqual(done.executed);
+  });
+
+  it('an offline device: 409 DEVICE_OFFLINE for reboot, ping, leds; configure, upgrade and factory are queued (pending)', async () => {
+    for (const [cmd, body] of [['reboot', {}], ['ping', {}], ['leds', { pattern: 'on' }], ['wifiscan', {}], ['request', { message: 'state' }]] as const) {
+      const e = expectEnvelope(await post(GHOST, cmd, body), 409);
+      expect(e.ErrorDescription).toMatch(/not connected/);
+    }
+    for (const [cmd, body] of [['configure', { configuration: '{"radios":[]}' }], ['upgrade', { uri: 'https://fw.example.com/tip-v4.bin' }], ['factory', { keepRedirector: true }]] as const) {
+      const c = await expectRecord(await post(GHOST, cmd, body), cmd, GHOST);
+      expect([c.status, c.executed, c.completed]).toEqual(['pending', 0, 0]);
+    }
+    const listed = (await s.gw('GET', `/commands?serialNumber=${GHOST}`)).body.commands as Command[];
+    expect(listed.map((c) => `${c.command} ${c.status}`).sort()).toEqual(['configure pending', 'factory pending', 'upgrade pending']);
+  });
+
+  it('reboot: completed, the AP goes offline and comes back; meanwhile a configure waits and then runs', async () => {
+    const before = await status(A3);
+    const c = await expectRecord(await post(A3, 'reboot', { serialNumber: A3 }), 'reboot', A3);
+    expect([c.status, c.errorCode]).toEqual(['completed', 0]);
+    await offline(A3);
+    // Rebooting: interactive commands are refused, configure is queued for when it is back.
+    expectEnvelope(await post(A3, 'ping'), 409);
+    expectEnvelope(await post(A3, 'reboot'), 409);
+    const queued = await expectRecord(await post(A3, 'configure', { configuration: { radios: [{ band: '5G', channel: 44 }] } }), 'configure', A3);
+    expect(queued.status).toBe('pending');
+    const back = await online(A3);
+    expect(back.started).toBeGreaterThan(before.started);
+    const done = await final(queued.UUID);
+    expect([done.status, done.errorCode]).toEqual(['completed', 0]);
+    expect(done.executed).toBeGreaterThanOrEqual(back.started);
+    expect(s.running.sim!.venue.aps.find((ap) => ap.serial === A3)!.radios.find((r) => r.band === '5G')!.channel).toBe(44);
+    expect((await post(A3, 'ping')).status).toBe(200);
+  });
+
+  it('upgrade and factory: completed, then the APs come back (with the new firmware after the upgrade)', async () => {
+    const [up, fac] = await Promise.all([
+      post(A2, 'upgrade', { uri: 'https://fw.example.com/images/tip-v9.9.9.bin', keepRedirector: true }),
+      post(A1, 'factory', { keepRedirector: false }),
+    ]);
+    const u = await expectRecord(up, 'upgrade', A2);
+    const f = await expectRecord(fac, 'factory', A1);
+    expect([u.status, f.status]).toEqual(['completed', 'completed']);
+    expect(JSON.parse(u.details)).toMatchObject({ uri: 'https://fw.example.com/images/tip-v9.9.9.bin', keep_redirector: 1 });
+    expect(JSON.parse(f.details)).toMatchObject({ keep_redirector: 0 });
+    await Promise.all([offline(A2), offline(A1)]);
+    const [a2] = await Promise.all([online(A2), online(A1)]);
+    expect(a2.firmware).toMatch(/tip-v9\.9\.9/);
+  });
+});
+
+describe('errors', () => {
+  const commands = ['command', 'configure', 'ping', 'upgrade', 'reboot', 'script', 'factory', 'leds', 'trace', 'wifiscan', 'request', 'eventqueue', 'telemetry'];
+
+  it.each(commands)('%s: 400 for a malformed serial, 404 for an unknown device, 400 SERIAL_MISMATCH', async (cmd) => {
+    // Bodies valid for every command's schema, so the serial checks are what answers.
+    const body = { command: 'ping', configuration: {}, uri: 'https://x.example/fw.bin', type: 'shell', script: 'ZWNobw==', pattern: 'on', network: 'lan', message: 'state', types: ['dhcp'], interval: 0 };
+    expect(expectEnvelope(await post('not-a-serial', cmd, body), 400).ErrorDescription).toMatch(/serial/);
+    expect(expectEnvelope(await post('ffffffffffff', cmd, body), 404).ErrorDetails).toBe('serialNumber');
+    const mismatch = expectEnvelope(await post(A1, cmd, { ...body, serialNumber: A2 }), 400);
+    expect(mismatch).toMatchObject({ ErrorDetails: 'serialNumber', ErrorDescription: expect.stringMatching(/differs from the path/) });
+  });
+
+  it('bad parameters: 400 naming the field, nothing sent to the AP', async () => {
+    const cases: [string, unknown, RegExp][] = [
+      ['upgrade', { uri: 'ftp://fw.example.com/x.bin' }, /^uri$/],
+      ['upgrade', {}, /uri/],
+      ['leds', { pattern: 'disco' }, /pattern/],
+      ['leds', { pattern: 'blink', duration: 0 }, /duration/],
+      ['configure', { configuration: 'not json' }, /^configuration$/],
+      ['configure', {}, /configuration/],
+      ['trace', { duration: 5 }, /^network$/],
+      ['request', { message: 'logs' }, /message/],
+      ['eventqueue', { types: [] }, /^types$/],
+      ['eventqueue', { types: 'dhcp' }, /types/],
+      ['script', { type: 'shell', script: 'ZWNobw==', scriptId: '00000000-0000-4000-8000-000000000001' }, /^scriptId$/],
+      ['script', { type: 'perl', script: 'ZWNobw==' }, /type/],
+      ['wifiscan', { selector: { bands: ['7'] } }, /bands/],
+      ['wifiscan', { ies: [300] }, /ies/],
+      ['command', { command: 'dance' }, /command/],
+      ['command', { command: 'leds', payload: '{broken' }, /^payload$/],
+      ['reboot', { when: -5 }, /when/],
+      ['telemetry', { types: ['state'] }, /interval/],
+    ];
+    const before = (await s.gw('GET', '/commands')).body.commands.length as number;
+    for (const [cmd, body, field] of cases) {
+      const e = expectEnvelope(await post(A3, cmd, body), 400);
+      expect(e.ErrorDetails, `${cmd} ${JSON.stringify(body)}: ${e.ErrorDescription}`).toMatch(field);
+    }
+    expect((await s.gw('GET', '/commands')).body.commands.length).toBe(before);
+  });
+
+  it('needs a token', async () => {
+    expectEnvelope(await s.gw('POST', `/device/${A1}/ping`, { token: null }), 401);
+  });
+
+  it('every command in the history ends final, except those queued for the offline device', async () => {
+    const all = (await s.gw('GET', '/commands')).body.commands as Command[];
+    expect(all.length).toBeGreaterThan(20);
+    const open = all.filter((c) => !FINAL.includes(c.status));
+    expect(open.map((c) => c.serialNumber)).toEqual([GHOST, GHOST, GHOST]);
+  });
+});
