@@ -135,6 +135,8 @@ export async function runReplay(opts: ReplayCommandOptions, io: ReplayIo): Promi
     const replay = startReplay({
       file: files, fleet, clock, speed, keepTime: opts.keepTime,
       onProgress: (p) => bar?.update(Math.min(total, p.read), { frames: p.frames, devices: p.devices }),
+      // Paced replays move a line every few (scaled) seconds: show each one.
+      progressEvery: max ? 1000 : 1,
       // At max speed, wait for the pipeline when its backlog passes five batches' worth of rows.
       backpressure: () => (running.metrics().rowsQueued > 50_000 ? running.flush() : undefined),
     });
