@@ -5,6 +5,7 @@ import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runReplay, type ReplayResult } from '../../../src/commands/replay.js';
 import { runSimulate } from '../../../src/commands/simulate.js';
+import { buildModel, type DeviceDocuments } from '../../../src/rrm/model/build.js';
 import { Store } from '../../../src/store/duckdb.js';
 
 const sink = () => new PassThrough().resume();
@@ -35,6 +36,28 @@ async function tableCounts(dataDir: string): Promise<Record<string, Record<strin
       out[table] = Object.fromEntries(rows.map((r) => [r.serial, r.n]));
     }
     return out;
+  } finally {
+    await store.close();
+  }
+}
+
+/** The RRM data model from a data dir's states, scans and capabilities (what `currentModel` is built from). */
+async function modelOf(dataDir: string) {
+  const store = await Store.open(dataDir);
+  try {
+    const docs = new Map<string, DeviceDocuments>();
+    const doc = (serial: string) => {
+      let d = docs.get(serial);
+      if (!d) docs.set(serial, (d = { serial, states: [], scans: [] }));
+      return d;
+    };
+    for (const r of await store.query<{ serial: string; recorded: number; data: string }>('SELECT serial, recorded, data FROM statistics ORDER BY id')) {
+      doc(r.serial).states.push({ recorded: r.recorded * 1000, state: JSON.parse(r.data) });
+    }
+    for (const r of await store.query<{ serial: string; capabilities: string }>('SELECT serial, capabilities FROM capabilities')) {
+      doc(r.serial).capabilities = JSON.parse(r.capabilities);
+    }
+    return buildModel([...docs.values()].sort((a, b) => (a.serial < b.serial ? -1 : 1)));
   } finally {
     await store.close();
   }
@@ -83,6 +106,13 @@ describe('airtwin replay of a seeded simulation (lab, seed 7, 10 simulated minut
   it('gives the same end state per device and the same rows when the same file is replayed twice', async () => {
     expect(second.devices).toEqual(first.devices);
     expect(await tableCounts(join(dir, 'data-2'))).toEqual(await tableCounts(join(dir, 'data-1')));
+  });
+
+  it('builds the same RRM model from both replays, with every device in it', async () => {
+    const a = await modelOf(join(dir, 'data-1'));
+    expect(Object.keys(a.latestStates)).toHaveLength(3);
+    expect(Object.keys(a.latestDeviceStatusRadios)).toHaveLength(3);
+    expect(await modelOf(join(dir, 'data-2'))).toEqual(a);
   });
 
   it('shifts the first line to now unless --keep-time', async () => {
