@@ -22,8 +22,9 @@
  * their `unit.localtime` (then path), one every `intervalMs`.
  */
 import { createHash } from 'node:crypto';
-import { createWriteStream, readdirSync, readFileSync, statSync } from 'node:fs';
+import { createWriteStream, existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, join, relative } from 'node:path';
+import { ConfigError } from '../config/load.js';
 import { isObject, type JsonObject } from '../protocol/frame.js';
 import { isSerial, normalizeSerial } from '../protocol/serial.js';
 import { NdjsonWriter } from '../links/record/ndjson-writer.js';
@@ -153,6 +154,9 @@ export async function runRecordImport(opts: RecordImportOptions, out?: NodeJS.Wr
   const interval = opts.intervalMs ?? 60_000;
   const skipped: RecordImportSummary['skipped'] = [];
   const docs: Doc[] = [];
+  if (!existsSync(opts.fromStates) || !statSync(opts.fromStates).isDirectory()) {
+    throw new ConfigError(`--from-states: ${opts.fromStates} is not a folder`);
+  }
   for (const file of jsonFiles(opts.fromStates)) {
     let v: unknown;
     try {

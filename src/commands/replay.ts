@@ -16,6 +16,7 @@ import cliProgress from 'cli-progress';
 import { Fleet, type DeviceDetails } from '../../actors/fleet.js';
 import type { Command } from '../../actors/device/device.types.js';
 import { ScaledClock, VirtualClock } from '../../simulator/clock.js';
+import { ConfigError } from '../config/load.js';
 import { wallClock, type Clock } from '../protocol/clock.js';
 import { Store } from '../store/duckdb.js';
 import { CommandsRepo } from '../store/commands-repo.js';
@@ -101,7 +102,7 @@ function printSummary(out: NodeJS.WritableStream, file: string, s: ReplaySummary
 
 export async function runReplay(opts: ReplayCommandOptions, io: ReplayIo): Promise<ReplayResult> {
   const speed = opts.speed ?? 'max';
-  if (!existsSync(opts.file)) throw new Error(`replay: ${opts.file} does not exist`);
+  if (!existsSync(opts.file) || !statSync(opts.file).isFile()) throw new ConfigError(`replay: ${opts.file} is not a readable file`);
   const files = recordingParts(opts.file);
   const wall = io.clock ?? wallClock;
   const t0 = (await firstTime(files)) ?? wall.now();

@@ -70,6 +70,8 @@ export interface ReplayOptions {
    */
   backpressure?: () => Promise<void> | undefined;
   yieldEvery?: number;
+  /** Decorates each replay link before the fleet gets it (`recorder.wrap` to record a replay). */
+  wrapLink?: (link: DeviceLink) => DeviceLink;
 }
 
 export interface RejectedLine {
@@ -181,7 +183,7 @@ export function startReplay(opts: ReplayOptions): ReplayHandle {
     if (!link) {
       link = new ReplayLink(serial, clock);
       links.set(serial, link);
-      fleet.attach(link);
+      fleet.attach(opts.wrapLink ? opts.wrapLink(link) : link);
     }
     return link;
   };

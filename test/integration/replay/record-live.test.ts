@@ -13,6 +13,7 @@ import { loadScenario, scenarioStart } from '../../../simulator/scenario.js';
 import { buildVenue } from '../../../simulator/venue.js';
 import { runReplay, type ReplayResult } from '../../../src/commands/replay.js';
 import { createRecorder, partPath, type Recorder } from '../../../src/links/record/recording-link.js';
+import { startReplay } from '../../../src/links/replay/replayer.js';
 import { Store } from '../../../src/store/duckdb.js';
 import { FakeLink, flush } from '../../helpers/fake-link.js';
 import { MemoryCommandStore } from '../../helpers/memory-command-store.js';
@@ -106,6 +107,18 @@ describe('recorder around live links, then replay (lab venue, seed 7)', () => {
     } finally {
       await store.close();
     }
+  });
+
+  it('records a replay of the recording as the same file (wrapLink with the recorder)', async () => {
+    const again = join(dir, 'again.ndjson');
+    const first = JSON.parse(lines(file)[0]!) as { t: number };
+    const clock = new VirtualClock(first.t);
+    const fleet = new Fleet({ clock, newId: () => '00000000-0000-4000-8000-000000000001' });
+    const rec = createRecorder({ path: again, clock });
+    const summary = await startReplay({ file, fleet, clock, speed: 'max', keepTime: true, wrapLink: (l) => rec.wrap(l) }).done;
+    await rec.close();
+    expect(summary.unmatched).toEqual([]);
+    expect(readFileSync(again, 'utf8')).toBe(readFileSync(file, 'utf8'));
   });
 
   it('ends each replayed device where the live one ended (configuration, reports, connection)', () => {
