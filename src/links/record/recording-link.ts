@@ -106,9 +106,8 @@ export function createRecorder(opts: RecorderOptions): Recorder {
       st.droppedLines++;
       return;
     }
-    // JSON text of our lines is ASCII except inside strings; length is exact for the common case
-    // and the limit is a target, not a contract, so the cheaper measure wins on the hot path.
-    const size = line.length + 1;
+    // Bytes, not characters: SSIDs and log text may be UTF-8, and the size limit is in bytes.
+    const size = Buffer.byteLength(line) + 1;
     if (maxBytes !== undefined && fileBytes > 0 && fileBytes + size > maxBytes) {
       ending.push(writer.close().catch(fail));
       open();
