@@ -36,7 +36,9 @@ export interface RetryPolicy {
 
 export interface DuckDbSinkOptions {
   store: Store;
+  /** Stamps `lastWriteAt`, and runs the retry waits unless `retryScheduler` is given. */
   scheduler: SchedulerLike;
+  retryScheduler?: SchedulerLike;
   logger: PipelineLogger;
   counters: IngestCounters;
   retry?: Partial<RetryPolicy>;
@@ -224,7 +226,7 @@ export class DuckDbSink {
         const wait = Math.min(maxDelayMs, firstDelayMs * 2 ** (i - 1));
         logger.warn({ table, rows, attempt: i, retryInMs: wait, err: e }, 'ingest: write failed; retrying');
         counters.retries++;
-        await new Promise<void>((resolve) => this.opts.scheduler.schedule(() => resolve(), wait));
+        await new Promise<void>((resolve) => (this.opts.retryScheduler ?? this.opts.scheduler).schedule(() => resolve(), wait));
       }
     }
   }

@@ -93,6 +93,12 @@ export interface IngestOptions {
   /** Longest a received row waits for its batch (default 1,000 ms). */
   maxDelayMs?: number;
   retry?: Partial<RetryPolicy>;
+  /**
+   * Where retry waits run (default `scheduler`). A `--speed max` run whose virtual clock stands
+   * still once the input ends should pass a wall-time scheduler here, or a retry during the
+   * final flush would wait for virtual time that never comes.
+   */
+  retryScheduler?: SchedulerLike;
   /** Appender factory override (tests inject failures through it). */
   openAppender?: (table: TableName) => Promise<AppenderHandle>;
 }
@@ -113,7 +119,9 @@ export interface Ingest {
 export function startIngest(opts: IngestOptions): Ingest {
   const { logger, scheduler } = opts;
   const counters = new IngestCounters();
-  const sink = new DuckDbSink({ store: opts.store, scheduler, logger, counters, retry: opts.retry, openAppender: opts.openAppender });
+  const sink = new DuckDbSink({
+    store: opts.store, scheduler, retryScheduler: opts.retryScheduler, logger, counters, retry: opts.retry, openAppender: opts.openAppender,
+  });
   const ready = sink.open().catch((err: unknown) => {
     // Not fatal: each write opens what is missing and retries.
     counters.failures++;
