@@ -52,9 +52,22 @@ export interface RecorderStats {
   malformedSkipped: number;
 }
 
+/**
+ * Direct writes for producers that are not DeviceLinks (the websocket edge sees raw frames per
+ * serial). `frame` may be the JSON text as received, so it is not serialised twice; it must be
+ * one JSON object. `at` defaults to the clock's now.
+ */
+export interface RecorderTap {
+  up(serial: string, frame: object | string, at?: number): void;
+  down(serial: string, frame: object | string, at?: number): void;
+  connect(serial: string, at?: number): void;
+  disconnect(serial: string, at?: number): void;
+}
+
 export interface Recorder {
   /** The same link, recorded. Wrap each link once. */
   wrap(link: DeviceLink): DeviceLink;
+  tap: RecorderTap;
   /** Resolves when buffered lines have reached the disk (for drivers that can wait, e.g. --speed max). */
   drained(): Promise<void>;
   stats(): RecorderStats;
@@ -134,24 +147,53 @@ export function createRecorder(opts: RecorderOptions): Recorder {
     return lastT;
   };
 
+  const key = (serial: string) => serial.toLowerCase().replace(/[:-]/g, '');
+  /** Frame text for one line: raw text is used as is unless it spans lines (pretty-printed) or is no object. */
+  const frameText = (frame: object | string): string | undefined => {
+    if (typeof frame !== 'string') return JSON.stringify(frame);
+    const text = frame.trim();
+    if (!text.startsWith('{') || !text.endsWith('}')) return undefined;
+    if (!/[\r\n]/.test(text)) return text;
+    try {
+      return JSON.stringify(JSON.parse(text));
+    } catch {
+      return undefined;
+    }
+  };
+  const frameLine = (serial: string, dir: 'up' | 'down', frame: object | string, at: number) => {
+    const text = frameText(frame);
+    if (text === undefined) st.malformedSkipped++;
+    else write(`{"t":${stamp(at)},"serial":"${serial}","dir":"${dir}","frame":${text}}`);
+  };
+  const eventLine = (serial: string, event: 'connect' | 'disconnect', at: number) => {
+    write(`{"t":${stamp(at)},"serial":"${serial}","event":"${event}"}`);
+  };
+
   const recordEvent = (serial: string, e: LinkEvent): void => {
     switch (e.type) {
       case 'frame':
-        write(`{"t":${stamp(e.at)},"serial":"${serial}","dir":"up","frame":${JSON.stringify(e.frame)}}`);
+        frameLine(serial, 'up', e.frame, e.at);
         return;
       case 'connected':
-        write(`{"t":${stamp(e.at)},"serial":"${serial}","event":"connect"}`);
+        eventLine(serial, 'connect', e.at);
         return;
       case 'disconnected':
-        write(`{"t":${stamp(e.at)},"serial":"${serial}","event":"disconnect"}`);
+        eventLine(serial, 'disconnect', e.at);
         return;
       case 'malformed':
         st.malformedSkipped++;
     }
   };
 
+  const tap: RecorderTap = {
+    up: (serial, frame, at = clock.now()) => frameLine(key(serial), 'up', frame, at),
+    down: (serial, frame, at = clock.now()) => frameLine(key(serial), 'down', frame, at),
+    connect: (serial, at = clock.now()) => eventLine(key(serial), 'connect', at),
+    disconnect: (serial, at = clock.now()) => eventLine(key(serial), 'disconnect', at),
+  };
+
   const wrap = (inner: DeviceLink): DeviceLink => {
-    const serial = inner.serial.toLowerCase().replace(/[:-]/g, '');
+    const serial = key(inner.serial);
     const listeners: ((e: LinkEvent) => void)[] = [];
     let unsubscribe: (() => void) | undefined;
     // One subscription to the inner link however many listen, so each event is written once.
@@ -174,7 +216,7 @@ export function createRecorder(opts: RecorderOptions): Recorder {
         };
       },
       send(frame: DownFrame) {
-        write(`{"t":${stamp(clock.now())},"serial":"${serial}","dir":"down","frame":${JSON.stringify(frame)}}`);
+        frameLine(serial, 'down', frame, clock.now());
         return inner.send(frame);
       },
       close(reason?: string) {
@@ -185,6 +227,7 @@ export function createRecorder(opts: RecorderOptions): Recorder {
 
   return {
     wrap,
+    tap,
     drained: async () => {
       if (closed || failed) return;
       await Promise.all([...ending, writer.flush().catch(fail)]);

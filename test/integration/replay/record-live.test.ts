@@ -13,6 +13,7 @@ import { loadScenario, scenarioStart } from '../../../simulator/scenario.js';
 import { buildVenue } from '../../../simulator/venue.js';
 import { runReplay, type ReplayResult } from '../../../src/commands/replay.js';
 import { createRecorder, partPath, type Recorder } from '../../../src/links/record/recording-link.js';
+import { readRecording } from '../../../src/links/replay/read-recording.js';
 import { startReplay } from '../../../src/links/replay/replayer.js';
 import { Store } from '../../../src/store/duckdb.js';
 import { FakeLink, flush } from '../../helpers/fake-link.js';
@@ -203,5 +204,33 @@ describe('recorder memory bound', () => {
     expect(written).toHaveLength(st.lines);
     const ns = written.map((l) => (JSON.parse(l) as { frame: { params: { n: number } } }).frame.params.n);
     expect(ns).toEqual([...ns].sort((a, b) => a - b));
+  });
+});
+
+describe('recorder tap (producers that are not links, e.g. the websocket edge)', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'airtwin-tap-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('writes raw frame text and events as replayable lines, serials normalised, t never decreasing', async () => {
+    const file = join(dir, 'tap.ndjson');
+    const clock = new VirtualClock(1_767_600_000_000);
+    const rec = createRecorder({ path: file, clock });
+    const serial = 'AA:BB:CC:DD:EE:03';
+    rec.tap.connect(serial);
+    rec.tap.up(serial, ' {"jsonrpc":"2.0","method":"connect","params":{"serial":"aabbccddee03","uuid":1,"firmware":"fw","capabilities":{}}}\n');
+    rec.tap.down(serial, { jsonrpc: '2.0', id: 3, method: 'ping', params: { serial: 'aabbccddee03' } }, clock.now() + 10);
+    rec.tap.up(serial, '{"jsonrpc":"2.0","id":3,"result":{"serial":"aabbccddee03","status":{"error":0}}}', clock.now() + 5);
+    rec.tap.up(serial, '{\n  "jsonrpc": "2.0",\n  "method": "log",\n  "params": {"serial": "aabbccddee03", "log": "pretty", "severity": 6}\n}', clock.now() + 15);
+    rec.tap.up(serial, '{"jsonrpc":"2.0", broken', clock.now() + 15);
+    rec.tap.disconnect(serial, clock.now() + 20);
+    await rec.close();
+    expect(rec.stats().malformedSkipped).toBe(1);
+    const items = [];
+    for await (const item of readRecording(file)) items.push(item);
+    expect(items.every((i) => i.ok)).toBe(true);
+    const recs = items.flatMap((i) => (i.ok ? [i.rec] : []));
+    expect(recs.map((r) => r.kind)).toEqual(['connect', 'up', 'down', 'up', 'up', 'disconnect']);
+    expect(new Set(recs.map((r) => r.serial))).toEqual(new Set(['aabbccddee03']));
+    expect(recs.map((r) => r.t)).toEqual([0, 0, 10, 10, 15, 20].map((d) => 1_767_600_000_000 + d));
   });
 });
