@@ -7,6 +7,7 @@
  *
  *   const recorder = createRecorder({ path: 'traffic.ndjson', maxBytes: 64e6, clock });
  *   fleet.attach(recorder.wrap(link));
+ *   recorder.tap.up(serial, rawJsonText);   // a producer that is not a link (the edge)
  *   ...
  *   await recorder.close();            // on SIGTERM, after the fleet stopped
  *
