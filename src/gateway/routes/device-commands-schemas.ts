@@ -132,14 +132,18 @@ export const TelemetryStatus = Type.Object({
   messagebusPackets: Type.Integer(),
 });
 
-/** The Command record plus the upstream telemetry answer's fields, or only the latter for statusOnly. */
+/**
+ * The telemetry Command record plus the upstream answer's fields. The upstream `status` object
+ * is `telemetry` here: `status` stays the Command's status string, as in every other answer.
+ */
 export const TelemetryResponse = Type.Object({
   ...Type.Partial(Command).properties,
   action: Type.String({ description: 'e.g. "WebSocket telemetry started.", "WebSocket telemetry stopped.", "Telemetry status only."' }),
   serialNumber: Type.String(),
   uuid: Type.Optional(Type.String({ description: 'The stream id (the telemetry command UUID).' })),
   uri: Type.Optional(Type.String({ description: 'Websocket to subscribe to (websocket streams with interval > 0).' })),
-  status: Type.Optional(TelemetryStatus),
+  telemetry: Type.Optional(TelemetryStatus),
 }, {
-  description: 'The telemetry Command record (absent for statusOnly) with action, uuid, the websocket uri and the telemetry status.',
+  description: 'The telemetry Command record (absent for statusOnly) with action, uuid, the websocket uri and the telemetry '
+    + 'status (upstream `status`, renamed `telemetry` because `status` is the command status).',
 });

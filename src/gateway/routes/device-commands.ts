@@ -7,6 +7,7 @@ import { errorResponses, SerialParam } from '../../server/schemas.js';
 import type { Body } from '../../../actors/command-params.js';
 import type { Caller, CommandService } from '../../../actors/command-service.js';
 import type { GatewayDeps } from '../deps.js';
+import { telemetryUri, type TelemetryRegistry } from '../telemetry.js';
 import {
   ConfigureBody, EventqueueBody, FactoryBody, GenericCommandBody, LedsBody, PingBody, PingResult, RebootBody, RequestBody,
   ScriptBody, TelemetryBody, TelemetryQuery, TelemetryResponse, TraceBody, UpgradeBody, WifiscanBody,
@@ -80,27 +81,17 @@ function target(req: FastifyRequest, deps: GatewayDeps): { serial: string; body:
 
 const caller = (req: FastifyRequest): Caller => ({ submittedBy: req.principal.subject });
 
-/** What these routes use of the telemetry registry (src/gateway/telemetry.ts `TelemetryRegistry`). */
-interface TelemetryStreams {
-  check(req: { messagebus?: boolean }): void;
-  start(req: { serial: string; uuid: string; interval: number; lifetime?: number; messagebus?: boolean }): unknown;
-  stop(serial: string, uuid?: string): number;
-  status(serial: string): Static<typeof TelemetryResponse>['status'];
-}
-
 /**
- * The telemetry registry, when the composition root provides one. Read structurally so these
- * routes work before and after it is wired into GatewayDeps.
+ * The telemetry registry (src/gateway/telemetry.ts), when the composition root provides one as
+ * `deps.telemetry`. Read structurally so these routes work before and after it is wired into
+ * GatewayDeps; without it, telemetry goes to the AP and the stream has no websocket.
  */
-function registryOf(deps: GatewayDeps): TelemetryStreams | undefined {
-  return (deps as GatewayDeps & { telemetry?: TelemetryStreams }).telemetry;
+function registryOf(deps: GatewayDeps): TelemetryRegistry | undefined {
+  return (deps as GatewayDeps & { telemetry?: TelemetryRegistry }).telemetry;
 }
 
-/** ws(s)://host:port/api/v1/ws_telemetry?uuid=&serialNumber= on the host the client reached. */
-function telemetryUri(req: FastifyRequest, serial: string, uuid: string): string {
-  const scheme = req.protocol === 'https' ? 'wss' : 'ws';
-  return `${scheme}://${req.host}/api/v1/ws_telemetry?uuid=${encodeURIComponent(uuid)}&serialNumber=${encodeURIComponent(serial)}`;
-}
+/** The gateway as this client reached it (scheme, host and port), for the websocket URI. */
+const baseUrl = (req: FastifyRequest): string => `${req.protocol}://${req.host}`;
 
 export async function deviceCommandsRoutes(api: FastifyInstance, deps: GatewayDeps): Promise<void> {
   const service: CommandService = deps.commandService;
@@ -141,14 +132,15 @@ export async function deviceCommandsRoutes(api: FastifyInstance, deps: GatewayDe
       description: 'interval 1..120 starts a stream and answers the Command record plus `action`, `uuid` (the stream id) and, for a '
         + 'websocket stream, `uri` (ws://host:port/api/v1/ws_telemetry?uuid=&serialNumber=); interval 0 stops the device\'s streams '
         + '(only `uuid` when given). messagebus=true publishes to NATS subject telemetry.<serial> instead (400 NOT_CONFIGURED without '
-        + `NATS). statusOnly=true changes nothing and answers only action and status. ${REFUSES}`,
+        + 'NATS). statusOnly=true changes nothing and answers only action and telemetry. `telemetry` is the upstream `status` object '
+        + `(running, interval, timers, clients, packets), renamed because \`status\` is the command status here. ${REFUSES}`,
       params: SerialParam, querystring: TelemetryQuery, body: TelemetryBody, response: { 200: TelemetryResponse, ...responses },
     },
   }, async (req) => {
     const { serial, body } = target(req, deps);
     const registry = registryOf(deps);
     if ((req.query as Static<typeof TelemetryQuery>).statusOnly) {
-      return { action: 'Telemetry status only.', serialNumber: serial, ...(registry ? { status: registry.status(serial) } : {}) };
+      return { action: 'Telemetry status only.', serialNumber: serial, ...(registry ? { telemetry: registry.status(serial) } : {}) };
     }
     const b = body as Static<typeof TelemetryBody>;
     const messagebus = b.messagebus === true;
@@ -159,14 +151,14 @@ export async function deviceCommandsRoutes(api: FastifyInstance, deps: GatewayDe
     const kind = messagebus ? 'Message bus' : 'WebSocket';
     if (b.interval === 0) {
       registry?.stop(serial, b.uuid);
-      return { ...command, action: `${kind} telemetry stopped.`, ...(registry ? { status: registry.status(serial) } : {}) };
+      return { ...command, action: `${kind} telemetry stopped.`, ...(registry ? { telemetry: registry.status(serial) } : {}) };
     }
     if (command.status !== 'completed') return { ...command, action: `${kind} telemetry not started (${command.status}).` };
     if (!registry) return { ...command, action: `${kind} telemetry started.`, uuid: command.UUID };
     registry.start({ serial, uuid: command.UUID, interval: b.interval, lifetime: b.lifetime, messagebus });
     return {
       ...command, action: `${kind} telemetry started.`, uuid: command.UUID,
-      ...(messagebus ? {} : { uri: telemetryUri(req, serial, command.UUID) }), status: registry.status(serial),
+      ...(messagebus ? {} : { uri: telemetryUri(baseUrl(req), serial, command.UUID) }), telemetry: registry.status(serial),
     };
   });
 }

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
 import type { Command } from '../../../src/store/records.js';
-import { expectEnvelope, startTestServer, type Answer, type TestServer } from '../../helpers/server.js';
+import { ADMIN_TOKEN, expectEnvelope, startTestServer, type Answer, type TestServer } from '../../helpers/server.js';
 
 /**
  * Every device command POST end to end: HTTP -> command service -> device actor -> SimLink ->
@@ -195,6 +196,37 @@ describe('telemetry', () => {
     expect(expectEnvelope(await post(A3, 'telemetry', { interval: 5, messagebus: true }), 400).ErrorDetails).toBe('messagebus');
     expect(expectEnvelope(await post(A3, 'telemetry', { interval: 121 }), 400).ErrorDetails).toMatch(/interval/);
     expect(expectEnvelope(await post(A3, 'telemetry', { interval: 5, uuid: '00000000-0000-4000-8000-000000000001' }), 400).ErrorDetails).toBe('uuid');
+  });
+});
+
+describe('telemetry streams: the answer names a websocket that carries the AP frames', () => {
+  it('starts, reports status, streams frames, stops with interval 0 (the socket closes)', async () => {
+    const start = await post(A2, 'telemetry', { serialNumber: A2, interval: 1, lifetime: 120, types: ['state'] });
+    expect(start.status, start.text).toBe(200);
+    expect(start.body).toMatchObject({ command: 'telemetry', status: 'completed', action: 'WebSocket telemetry started.', serialNumber: A2 });
+    const uuid = start.body.UUID as string;
+    expect(start.body.uuid).toBe(uuid);
+    expect(start.body.uri).toBe(`${s.running.gatewayUrl.replace('http', 'ws')}/api/v1/ws_telemetry?uuid=${uuid}&serialNumber=${A2}`);
+    expect(start.body.telemetry).toMatchObject({ running: true, interval: 1, websocketClients: 0 });
+
+    const ws = new WebSocket(start.body.uri as string, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+    const frames: Record<string, unknown>[] = [];
+    ws.on('message', (d) => frames.push(JSON.parse(String(d)) as Record<string, unknown>));
+    const closed = new Promise<{ code: number; reason: string }>((resolve) => ws.on('close', (code, reason) => resolve({ code, reason: String(reason) })));
+    await new Promise((resolve, reject) => {
+      ws.once('open', resolve);
+      ws.once('error', reject);
+    });
+    // One frame a second of venue time: 50 ms here.
+    await until('telemetry frames', async () => frames.length, (n) => n >= 2);
+    expect(frames[0]).toMatchObject({ timestamp: expect.any(Number) });
+    const st = await s.gw('POST', `/device/${A2}/telemetry?statusOnly=true`, { body: { interval: 0 } });
+    expect(st.body).toMatchObject({ action: 'Telemetry status only.', telemetry: { running: true, websocketClients: 1 } });
+    expect(st.body.telemetry.websocketPackets).toBeGreaterThanOrEqual(2);
+
+    const stop = await post(A2, 'telemetry', { interval: 0, uuid });
+    expect(stop.body).toMatchObject({ action: 'WebSocket telemetry stopped.', status: 'completed', telemetry: { running: false } });
+    expect(await closed).toEqual({ code: 1000, reason: 'telemetry stopped (interval 0)' });
   });
 });
 
