@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { asyncScheduler } from 'rxjs';
 import type { FastifyInstance } from 'fastify';
 import { wallClock, type Clock } from '../protocol/clock.js';
 import type { ServeConfig } from '../config/schema.js';
@@ -16,6 +17,9 @@ import { createLogging, type Logging } from '../server/logging.js';
 import { buildGateway } from '../gateway/app.js';
 import { buildRrm } from '../rrm/app.js';
 import { processClock, startFleetRuntime } from './fleet-runtime.js';
+import { startIngest } from '../pipelines/ingest.js';
+import { clockScheduler } from '../pipelines/clock-scheduler.js';
+import { TelemetryRegistry } from '../gateway/telemetry.js';
 import { startSimVenue, type SimVenue } from './sim-venue.js';
 import type { Fleet } from '../../actors/fleet.js';
 import type { CommandService } from '../../actors/command-service.js';
@@ -32,6 +36,7 @@ export interface RunningServe {
   commandService: CommandService;
   clock: Clock;
   sim?: SimVenue;
+  ingest: ReturnType<typeof startIngest>;
   generatedToken?: string;
   /** Stop accepting, finish in-flight requests, flush, close DuckDB. Safe to call twice. */
   close(): Promise<void>;
@@ -80,15 +85,25 @@ export async function startServe(config: Readonly<ServeConfig>, io: ServeIo): Pr
     const common = { authenticator, bodyLimit: config.bodyLimit, certificateFiles, https };
 
     const runtime = startFleetRuntime({ clock, devices, blacklist, defaultConfigs, commands, autoProvision: config.autoProvision, logger: logging.for('fleet') });
-    closers.push(() => runtime.close());
     const { fleet, commandService } = runtime;
+    // Subscribed before any AP connects, and closed after the fleet (whose stop completes
+    // events$), so every frame an AP sent before shutdown is in DuckDB after it.
+    // Retries wait on wall time: a virtual clock may not advance while the final flush retries.
+    const ingest = startIngest({ events$: fleet.events$, store, scheduler: clockScheduler(clock), retryScheduler: asyncScheduler, logger: logging.for('pipelines') });
+    closers.push(() => ingest.close());
+    closers.push(() => runtime.close());
+    const telemetry = new TelemetryRegistry({
+      clock, events$: fleet.events$,
+      onRunaway: (serial) => void commandService.telemetry(serial, { serialNumber: serial, interval: 0 }).catch(() => undefined),
+    });
+    closers.push(async () => telemetry.close());
     const sim = config.sim && !config.replay
       ? await startSimVenue({ scenario: config.scenario, seed: config.seed, clock, fleet, devices })
       : undefined;
     if (sim) closers.push(() => sim.close());
 
     const gateway = await buildGateway({
-      clock, store, devices, defaultConfigs, blacklist, radius, commands, deviceData, files, status: runtime.status, fleet, commandService, logging,
+      clock, store, devices, defaultConfigs, blacklist, radius, commands, deviceData, files, status: runtime.status, fleet, commandService, telemetry, logging,
       isBlacklisted: (serial) => blacklist.has(serial), version: VERSION, startedAt,
     }, common);
     closers.push(() => gateway.close());
@@ -109,7 +124,7 @@ export async function startServe(config: Readonly<ServeConfig>, io: ServeIo): Pr
 
     let closing: Promise<void> | undefined;
     return {
-      gateway, rrm, gatewayUrl, rrmUrl, store, fleet, commandService, clock, sim, generatedToken: authenticator.generatedToken,
+      gateway, rrm, gatewayUrl, rrmUrl, store, fleet, commandService, clock, sim, ingest, generatedToken: authenticator.generatedToken,
       close: () => (closing ??= closeAll()),
     };
   } catch (e) {

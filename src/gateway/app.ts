@@ -14,6 +14,7 @@ import { radiusRoutes } from './routes/radius.js';
 import { dashboardRoutes } from './routes/dashboard.js';
 import { lookupsRoutes } from './routes/lookups.js';
 import { filesRoutes } from './routes/files.js';
+import { registerTelemetryRoutes } from './routes/telemetry-ws.js';
 
 export interface GatewayOptions {
   authenticator: Authenticator;
@@ -34,6 +35,8 @@ export async function buildGateway(deps: GatewayDeps, opts: GatewayOptions): Pro
     https: opts.https,
   });
   await registerApi(app, opts.authenticator, async (api) => {
+    // First: it registers @fastify/websocket, whose upgrade handling the later routes rely on.
+    await registerTelemetryRoutes(api, { telemetry: deps.telemetry });
     for (const routes of [deviceRoutes, commandsRoutes, deviceDataRoutes, deviceCommandsRoutes, defaultConfigsRoutes,
       blacklistRoutes, capabilitiesRoutes, radiusRoutes, dashboardRoutes, lookupsRoutes, filesRoutes]) {
       await routes(api, deps);

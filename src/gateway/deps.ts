@@ -12,6 +12,7 @@ import type { RttySettings } from './remote-session.js';
 import type { DeviceStatusSource } from './device-status-source.js';
 import type { Fleet } from '../../actors/fleet.js';
 import type { CommandService } from '../../actors/command-service.js';
+import type { TelemetryRegistry } from './telemetry.js';
 
 /** Everything the gateway's routes use; built by the composition root (src/commands/serve.ts). */
 export interface GatewayDeps {
@@ -30,6 +31,8 @@ export interface GatewayDeps {
   /** The device actors; commands go through `commandService`, never straight to a link. */
   fleet: Fleet;
   commandService: CommandService;
+  /** Telemetry streams to websocket clients (and NATS when configured). */
+  telemetry: TelemetryRegistry;
   logging: Logging;
   /** Whether a serial is blacklisted (the blacklist repository answers it). */
   isBlacklisted: (serial: string) => boolean;
