@@ -113,8 +113,9 @@ export async function runReplay(opts: ReplayCommandOptions, io: ReplayIo): Promi
 
   const store = await Store.open(opts.dataDir);
   let ingest: Ingest | undefined;
+  const fleet = new Fleet({ clock, newId: systemIds() });
+  let stopped = false;
   try {
-    const fleet = new Fleet({ clock, newId: systemIds() });
     // At max speed the time limit of a batch would run on virtual time, where a recorded minute
     // passes in microseconds: batches would hold one event each. Size alone makes the batches,
     // and bigger ones: each batch costs one appender flush per table (measured: 10,000 rows
@@ -154,9 +155,12 @@ export async function runReplay(opts: ReplayCommandOptions, io: ReplayIo): Promi
     commands.close();
     const wallMs = performance.now() - began;
     fleet.stopAll('The replay ended.');
+    stopped = true;
     printSummary(io.out, opts.file, summary, wallMs);
     return { summary, devices, ingest: ingest.metrics(), wallMs };
   } finally {
+    // On a failure too: actors on a scaled clock hold real timers that would keep the process up.
+    if (!stopped) fleet.stopAll('The replay failed.');
     await ingest?.close();
     await store.close();
   }
