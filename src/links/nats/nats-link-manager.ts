@@ -96,7 +96,7 @@ export class NatsLinkManager {
     await ensureStream(jsm, this.opts.stream);
     await ensureConsumer(jsm, this.durable, this.opts.filterSubjects);
     const consumer = await this.nc.jetstream().consumers.get(STREAM, this.durable);
-    this.messages = await consumer.consume({ max_messages: 2000, callback: (m) => this.onMessage(m) });
+    this.messages = await consumer.consume({ max_messages: 10_000, threshold_messages: 5_000, callback: (m) => this.onMessage(m) });
     // Edges re-announce their sessions: actors of a restarted serve need presence and connect.
     this.nc.publish(RESYNC_SUBJECT, '');
     this.opts.logger.info({ durable: this.durable, stream: STREAM }, 'nats link consuming');
