@@ -100,14 +100,22 @@ function printSummary(out: NodeJS.WritableStream, file: string, s: ReplaySummary
   for (const u of s.unmatched) out.write(`  ${u.file ?? file}:${u.line}: ${u.reason}\n`);
 }
 
+/**
+ * The process clock of a replay (also for `serve --replay`): a VirtualClock at 'max', else wall
+ * time times `speed`; it starts at the first recorded time with keepTime, at the wall's now
+ * otherwise. The fleet, the pipelines and `startReplay` must all get this one clock.
+ */
+export async function replayClock(files: readonly string[], speed: number | 'max', keepTime: boolean | undefined, wall: Clock = wallClock): Promise<VirtualClock | ScaledClock> {
+  const t0 = (await firstTime(files)) ?? wall.now();
+  const start = keepTime ? t0 : wall.now();
+  return speed === 'max' ? new VirtualClock(start) : new ScaledClock(wallClock, speed, start);
+}
+
 export async function runReplay(opts: ReplayCommandOptions, io: ReplayIo): Promise<ReplayResult> {
   const speed = opts.speed ?? 'max';
   if (!existsSync(opts.file) || !statSync(opts.file).isFile()) throw new ConfigError(`replay: ${opts.file} is not a readable file`);
   const files = recordingParts(opts.file);
-  const wall = io.clock ?? wallClock;
-  const t0 = (await firstTime(files)) ?? wall.now();
-  const start = opts.keepTime ? t0 : wall.now();
-  const clock = speed === 'max' ? new VirtualClock(start) : new ScaledClock(wallClock, speed, start);
+  const clock = await replayClock(files, speed, opts.keepTime, io.clock);
   const logger = io.logger ?? quietLogger(io.out);
   io.out.write(`replay: ${files.join(', ')} at speed ${speed}${opts.keepTime ? ', recorded times kept' : ''} -> ${opts.dataDir}\n`);
 
