@@ -31,6 +31,18 @@ export function processClock(speed: number | 'max', base: Clock = wallClock): { 
   return { clock, stop: () => void (stopped = true) };
 }
 
+/** The configuration a configure command sent (its `details` are the params: `{uuid, config}`). */
+function sentConfiguration(details: string): { uuid: number; config: JsonObject } | undefined {
+  try {
+    const d = JSON.parse(details) as JsonObject;
+    const config = d.config;
+    if (typeof d.uuid !== 'number' || typeof config !== 'object' || config === null || Array.isArray(config)) return undefined;
+    return { uuid: d.uuid, config: config as JsonObject };
+  } catch {
+    return undefined;
+  }
+}
+
 export interface FleetRuntimeDeps {
   clock: Clock;
   devices: DevicesRepo;
@@ -116,12 +128,25 @@ export function startFleetRuntime(deps: FleetRuntimeDeps): FleetRuntime {
       case 'firmware-changed':
         write('firmware', () => devices.update({ ...devices.get(e.serial)!, firmware: e.payload.newFirmware, lastFWUpdate: at, modified: at }));
         break;
-      case 'command-updated':
-        // The AP confirmed a configuration: that is its configuration download.
-        if (e.payload.command.command === 'configure' && e.payload.command.status === 'completed' && e.payload.command.errorCode === 0) {
-          write('configure', () => devices.update({ ...devices.get(e.serial)!, lastConfigurationDownload: at }));
+      case 'command-updated': {
+        const c = e.payload.command;
+        // The AP took a configuration (error 0, or 1: applied with substitutions): that is its
+        // configuration download, and the configuration becomes the device's stored one (the
+        // gateway makes a pending configuration active), so the record shows what the AP runs
+        // and reconciliation after a factory reset pushes it back instead of an older one.
+        if (c.command === 'configure' && c.status === 'completed' && (c.errorCode === 0 || c.errorCode === 1)) {
+          const sent = sentConfiguration(c.details);
+          write('configure', async () => {
+            const current = devices.get(e.serial)!;
+            const adopt = sent !== undefined && sent.uuid > current.UUID;
+            await devices.update({
+              ...current, lastConfigurationDownload: at,
+              ...(adopt ? { configuration: JSON.stringify(sent.config), UUID: sent.uuid, lastConfigurationChange: at, modified: at } : {}),
+            });
+          });
         }
         break;
+      }
       default:
         break;
     }
