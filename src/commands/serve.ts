@@ -102,10 +102,12 @@ export async function startServe(config: Readonly<ServeConfig>, io: ServeIo): Pr
       : undefined;
     if (sim) closers.push(() => sim.close());
 
+    const links: Record<string, () => { state: string; [k: string]: unknown }> = {};
+    const health = { ingest: () => ingest.metrics(), links: () => Object.fromEntries(Object.entries(links).map(([k, f]) => [k, f()])) };
     const gateway = await buildGateway({
       clock, store, devices, defaultConfigs, blacklist, radius, commands, deviceData, files, status: runtime.status, fleet, commandService, telemetry, logging,
       isBlacklisted: (serial) => blacklist.has(serial), version: VERSION, startedAt,
-    }, common);
+    }, { ...common, health });
     closers.push(() => gateway.close());
     const rrm = await buildRrm({ clock, store, logging, fleet, commandService, version: VERSION, startedAt }, common);
     closers.push(() => rrm.close());

@@ -15,12 +15,14 @@ import { dashboardRoutes } from './routes/dashboard.js';
 import { lookupsRoutes } from './routes/lookups.js';
 import { filesRoutes } from './routes/files.js';
 import { registerTelemetryRoutes } from './routes/telemetry-ws.js';
+import { healthRoutes, type HealthSources } from './routes/health.js';
 
 export interface GatewayOptions {
   authenticator: Authenticator;
   bodyLimit: number;
   certificateFiles: string[];
   https?: { cert: Buffer; key: Buffer };
+  health: HealthSources;
 }
 
 /** The device gateway as a Fastify instance, not yet listening (tests inject or listen on port 0). */
@@ -34,6 +36,7 @@ export async function buildGateway(deps: GatewayDeps, opts: GatewayOptions): Pro
     bodyLimit: opts.bodyLimit,
     https: opts.https,
   });
+  await healthRoutes(app, deps, opts.health);
   await registerApi(app, opts.authenticator, async (api) => {
     // First: it registers @fastify/websocket, whose upgrade handling the later routes rely on.
     await registerTelemetryRoutes(api, { telemetry: deps.telemetry });

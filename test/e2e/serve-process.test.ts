@@ -1,0 +1,80 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { Store } from '../../src/store/duckdb.js';
+
+const BIN = new URL('../../bin/airtwin.mjs', import.meta.url).pathname;
+const INGEST_TABLES = ['statistics', 'health_checks', 'device_logs', 'capabilities', 'state_radios', 'state_associations', 'wifi_scan_entries', 'device_events', 'telemetry'];
+
+async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await probe().catch(() => undefined);
+    if (v !== undefined) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+describe('airtwin serve as a process', () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'airtwin-e2e-'));
+  let child: ChildProcess | undefined;
+  afterAll(() => {
+    child?.kill('SIGKILL');
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('runs the lab venue, serves both APIs, and loses nothing on SIGTERM', async () => {
+    child = spawn(process.execPath, [BIN, 'serve', '--data-dir', dataDir, '--gateway-port', '0', '--rrm-port', '0', '--scenario', 'lab', '--speed', '20', '--log-level', 'warn'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+    const banner = await until('the banner', async () => (/token\s+(\S+)/.test(out) ? out : undefined));
+    const gateway = /gateway\s+(http:\/\/\S+)\/api\/v1/.exec(banner)![1]!;
+    const rrm = /rrm\s+(http:\/\/\S+)\/api\/v1/.exec(banner)![1]!;
+    const token = /token\s+(\S+)/.exec(banner)![1]!;
+    expect(banner).toMatch(/venue\s+lab: 3 APs/);
+
+    const health = await until('3 connected APs', async () => {
+      const h = await (await fetch(`${gateway}/health`)).json();
+      return h.devices.connected === 3 && h.ingest.rowsWritten > 0 ? h : undefined;
+    });
+    expect(health.status).toBe('ok');
+    const metrics = await (await fetch(`${gateway}/metrics`)).text();
+    expect(metrics).toMatch(/airtwin_devices_connected 3/);
+
+    const auth = { authorization: `Bearer ${token}` };
+    const devices = await (await fetch(`${gateway}/api/v1/devices?deviceWithStatus=true`, { headers: auth })).json();
+    expect(devices.devicesWithStatus.filter((d: { connected: boolean }) => d.connected)).toHaveLength(3);
+    expect((await fetch(`${rrm}/api/v1/system?command=info`, { headers: auth })).status).toBe(200);
+
+    const before = await (await fetch(`${gateway}/health`)).json();
+    const accepted = before.ingest.rowsWritten + before.ingest.rowsQueued;
+    const exited = new Promise<number | null>((r) => child!.on('exit', (code) => r(code)));
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+
+    const store = await Store.open(dataDir);
+    try {
+      let rows = 0;
+      for (const table of INGEST_TABLES) rows += (await store.query<{ n: number }>(`SELECT count(*) AS n FROM ${table}`))[0]!.n;
+      expect(rows).toBeGreaterThanOrEqual(accepted);
+      const lab = await store.query<{ n: number }>('SELECT count(*) AS n FROM devices WHERE simulated');
+      expect(lab[0]!.n).toBe(3);
+    } finally {
+      await store.close();
+    }
+  }, 60_000);
+
+  it('exits 2 with one line for a bad flag or an unusable data dir', () => {
+    const bad = spawnSync(process.execPath, [BIN, 'serve', '--gateway-port', 'abc'], { encoding: 'utf8' });
+    expect(bad.status).toBe(2);
+    expect(bad.stderr.trim().split('\n')).toHaveLength(1);
+    expect(bad.stderr).toMatch(/--gateway-port/);
+    const dir = spawnSync(process.execPath, [BIN, 'serve', '--data-dir', '/etc/passwd/x'], { encoding: 'utf8' });
+    expect(dir.status).toBe(2);
+    expect(dir.stderr).toMatch(/--data-dir/);
+  });
+});
