@@ -6,7 +6,17 @@ import { Command, CommanderError, Option } from 'commander';
 import { ConfigError, loadServeConfig } from './config/load.js';
 import { startServe, VERSION } from './commands/serve.js';
 import { runSimulate } from './commands/simulate.js';
+import { runReplay } from './commands/replay.js';
+import { runRecordImport } from './commands/record-import.js';
 import { ScenarioError } from '../simulator/scenario.js';
+
+/** `--speed` as the commands take it: a positive factor or 'max'. */
+function parseSpeed(text: string): number | 'max' {
+  if (text === 'max') return 'max';
+  const n = Number(text);
+  if (!Number.isFinite(n) || n <= 0) throw new ConfigError(`--speed: ${text} is not a positive number or max`);
+  return n;
+}
 
 /** Flags the user typed (commander fills defaults we do not want to win over env or file). */
 function typedFlags(cmd: Command): Record<string, unknown> {
@@ -76,6 +86,25 @@ program.command('simulate')
     const seed = opts.seed === undefined ? undefined : Number(opts.seed);
     if (seed !== undefined && (!Number.isInteger(seed) || seed < 0)) throw new ConfigError(`--seed: ${opts.seed} is not a non-negative integer`);
     await runSimulate({ scenario: opts.scenario, seed, until: opts.until, record: opts.record }, process.stdout);
+  });
+
+program.command('replay')
+  .description('Replay a recording into a data dir (device actors get the recorded frames; results are ingested as if live).')
+  .argument('<file>', 'NDJSON recording (rotated parts FILE.1, FILE.2, ... are read too)')
+  .option('--data-dir <dir>', 'data folder to replay into', './data')
+  .option('--speed <n|max>', 'a factor of recorded time, or max', 'max')
+  .option('--keep-time', 'keep the recorded timestamps instead of shifting the first line to now')
+  .action(async (file: string, opts: { dataDir: string; speed: string; keepTime?: boolean }) => {
+    await runReplay({ file, speed: parseSpeed(opts.speed), keepTime: opts.keepTime === true, dataDir: opts.dataDir },
+      { out: process.stdout, progress: process.stdout.isTTY === true });
+  });
+
+program.command('record')
+  .description('Make a recording from raw documents: a folder of state / healthcheck / capabilities JSON files, such as captures from real APs.')
+  .requiredOption('--from-states <dir>', 'folder of JSON documents')
+  .requiredOption('--out <file>', 'NDJSON recording to write')
+  .action(async (opts: { fromStates: string; out: string }) => {
+    await runRecordImport({ fromStates: opts.fromStates, out: opts.out }, process.stdout);
   });
 
 try {
