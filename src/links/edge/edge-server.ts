@@ -108,6 +108,12 @@ export async function createEdge(opts: EdgeOptions): Promise<Edge> {
     logger.info({ sessions: bySerial.size }, 'resync asked: announcing sessions again');
     for (const s of bySerial.values()) s.resync();
   } });
+  // Whichever side reconnects last announces: serve asks on its reconnect, the edge on its own.
+  void (async () => {
+    for await (const st of nc.status()) {
+      if (st.type === 'reconnect') for (const s of bySerial.values()) s.resync();
+    }
+  })();
   // Often enough that idle and ping deadlines are kept within a third of their length.
   const tickMs = Math.max(50, Math.min(limits.pingIntervalMs, limits.idleTimeoutMs / 3, 5_000));
   let lastPing = clock.now();

@@ -8,7 +8,7 @@ import { headers, type NatsConnection, type Subscription } from 'nats';
 import type { WebSocket } from 'ws';
 import { normalizeSerial } from '../../protocol/serial.js';
 import type { LinkLogger } from '../nats/connect.js';
-import { HDR_AT, HDR_CONTROL, HDR_MALFORMED, HDR_REASON, downSubject, presenceSubject, upSubject, type Certificate, type Presence } from '../nats/subjects.js';
+import { HDR_AT, HDR_CONTROL, HDR_MALFORMED, HDR_REASON, HDR_RESYNC, downSubject, presenceSubject, upSubject, type Certificate, type Presence } from '../nats/subjects.js';
 import { checkFrame } from './frame-check.js';
 import { certificateVerdict, type CertificatePolicy } from './tls-admission.js';
 
@@ -52,6 +52,7 @@ export class EdgeSession {
   lastFrameAt: number;
   alive = true;
   private connectText?: string;
+  private lastAnnounce = 0;
   private down?: Subscription;
   private closed = false;
 
@@ -94,8 +95,12 @@ export class EdgeSession {
   /** Announce this session again (serve restarted and lost its actors). */
   resync(): void {
     if (!this.serial || this.closed) return;
+    // serve's ask and our own NATS reconnect often come together: one announcement is enough.
+    const now = this.ctx.now();
+    if (now - this.lastAnnounce < 2000) return;
+    this.lastAnnounce = now;
     this.publishPresence('connect');
-    if (this.connectText) this.publishUp(this.connectText);
+    if (this.connectText) this.publishUp(this.connectText, undefined, true);
   }
 
   private onMessage(data: Buffer, isBinary: boolean): void {
@@ -163,9 +168,10 @@ export class EdgeSession {
     }
   }
 
-  private publishUp(text: string, malformed?: string): void {
+  private publishUp(text: string, malformed?: string, resync = false): void {
     const h = headers();
     h.set(HDR_AT, String(this.ctx.now()));
+    if (resync) h.set(HDR_RESYNC, '1');
     if (malformed) h.set(HDR_MALFORMED, malformed.slice(0, 200));
     else this.ctx.counters.framesUp++;
     this.ctx.nc.publish(upSubject(this.serial!), text, { headers: h });

@@ -14,7 +14,7 @@ import { isObject, type UpFrame } from '../../protocol/frame.js';
 import { isSerial } from '../../protocol/serial.js';
 import { connectNats, type LinkLogger, type NatsStatus } from './connect.js';
 import { NatsLink } from './nats-link.js';
-import { DEFAULT_DURABLE, HDR_AT, HDR_MALFORMED, RESYNC_SUBJECT, STREAM, ensureConsumer, ensureStream, isPresence, parseSubject, type StreamLimits } from './subjects.js';
+import { DEFAULT_DURABLE, HDR_AT, HDR_MALFORMED, HDR_RESYNC, RESYNC_SUBJECT, STREAM, ensureConsumer, ensureStream, isPresence, parseSubject, type StreamLimits } from './subjects.js';
 
 export interface NatsLinkManagerOptions {
   /** Comma-separated server URLs (a cluster); ignored when `nc` is given. */
@@ -60,7 +60,7 @@ export class NatsLinkManager {
   static async start(opts: NatsLinkManagerOptions): Promise<NatsLinkManager> {
     // The connection reports status before the manager exists; the holder bridges that.
     const holder: { manager?: NatsLinkManager } = {};
-    const onStatus = (s: NatsStatus): void => { if (holder.manager) holder.manager.linkStatus = s; };
+    const onStatus = (s: NatsStatus): void => holder.manager?.statusChanged(s);
     const nc = opts.nc ?? await connectNats({ url: opts.url ?? 'nats://127.0.0.1:4222', name: opts.name ?? 'airtwin-serve', logger: opts.logger, onStatus });
     const manager = new NatsLinkManager(nc, opts, !opts.nc);
     holder.manager = manager;
@@ -105,10 +105,24 @@ export class NatsLinkManager {
   /** Status of a connection we did not open. */
   private async watch(): Promise<void> {
     for await (const s of this.nc.status()) {
-      const next: NatsStatus = s.type === 'reconnect' ? 'connected' : s.type === 'disconnect' || s.type === 'reconnecting' ? 'reconnecting' : this.linkStatus;
-      if (next !== this.linkStatus) this.opts.logger.warn({ status: next }, `nats link ${next}`);
-      this.linkStatus = next;
+      if (s.type === 'reconnect') this.statusChanged('connected');
+      else if (s.type === 'disconnect' || s.type === 'reconnecting') this.statusChanged('reconnecting');
     }
+  }
+
+  /**
+   * NATS lost: no frame, presence or command can pass, so every AP is unreachable and its actor
+   * goes offline (queueable commands wait in its queue, others are refused as for any offline AP).
+   * NATS back: ask the edges to announce their sessions again; the actors come back online.
+   */
+  private statusChanged(s: NatsStatus): void {
+    const was = this.linkStatus;
+    this.linkStatus = s;
+    if (s === was) return;
+    if (this.ownsConnection === false) this.opts.logger.warn({ status: s }, `nats link ${s}`);
+    const at = (this.opts.clock ?? wallClock).now();
+    if (s === 'reconnecting') for (const l of this.links.values()) l.linkLost(at);
+    if (s === 'connected' && was === 'reconnecting') this.nc.publish(RESYNC_SUBJECT, '');
   }
 
   private linkFor(serial: string): NatsLink {
@@ -151,7 +165,7 @@ export class NatsLinkManager {
       return link.malformed('not a JSON-RPC 2.0 object', bytes, at, ack);
     }
     this.counts.frames++;
-    link.frame(frame as unknown as UpFrame, bytes, at, ack);
+    link.frame(frame as unknown as UpFrame, bytes, at, ack, m.headers?.get(HDR_RESYNC) === '1');
   }
 }
 

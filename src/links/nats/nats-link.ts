@@ -75,7 +75,10 @@ export class NatsLink implements DeviceLink {
   /** A presence message for this serial. */
   presence(p: Presence, ack?: Ack): void {
     if (p.event === 'connect') {
+      const same = this.connected && this.current?.edge === p.edge && this.current.session === p.session;
       this.lastPresence = p;
+      // The same session announced again (a resync that raced with another): nothing changed.
+      if (same) return ack?.();
       this.current = { edge: p.edge, session: p.session };
       this.connected = true;
       this.seenConnect = false;
@@ -90,10 +93,19 @@ export class NatsLink implements DeviceLink {
     this.disconnect(p.at, p.reason ?? `disconnected from edge ${p.edge}`, ack);
   }
 
+  /** The NATS connection dropped: the AP cannot be reached until the edge announces it again. */
+  linkLost(at: number): void {
+    if (!this.connected) return;
+    this.flushHeld();
+    this.disconnect(at, 'NATS link lost');
+  }
+
   /** An `.up` frame, already parsed. */
-  frame(frame: UpFrame, bytes: number, at: number, ack?: Ack): void {
-    this.ensureConnected(at);
+  frame(frame: UpFrame, bytes: number, at: number, ack?: Ack, resync = false): void {
     const method = 'method' in frame ? frame.method : undefined;
+    // A re-announced connect for a session this serve already has: the actor must not restart it.
+    if (resync && method === 'connect' && this.connected && this.seenConnect) return ack?.();
+    this.ensureConnected(at);
     const event: LinkEvent = { type: 'frame', at, frame, bytes };
     if (method === 'connect') {
       this.seenConnect = true;

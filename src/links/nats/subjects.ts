@@ -27,6 +27,8 @@ export function parseSubject(subject: string): { serial: string; kind: 'up' | 'd
 /** Headers on `.up`: when the edge received the frame, and why it is malformed (then the body is the raw text). */
 export const HDR_AT = 'Airtwin-At';
 export const HDR_MALFORMED = 'Airtwin-Malformed';
+/** On a `connect` the edge re-sends for a resync: a serve that already has the session ignores it. */
+export const HDR_RESYNC = 'Airtwin-Resync';
 /** Header on `.down`: a control message instead of a frame (`close`). */
 export const HDR_CONTROL = 'Airtwin-Control';
 export const HDR_REASON = 'Airtwin-Reason';

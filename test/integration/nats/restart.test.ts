@@ -1,7 +1,7 @@
 import { headers, type NatsConnection } from 'nats';
 import { afterEach, describe, expect, it } from 'vitest';
 import { connectNats, silentLogger } from '../../../src/links/nats/connect.js';
-import { HDR_AT, ensureStream, presenceSubject, upSubject } from '../../../src/links/nats/subjects.js';
+import { HDR_AT, HDR_RESYNC, RESYNC_SUBJECT, ensureStream, presenceSubject, upSubject } from '../../../src/links/nats/subjects.js';
 import { WsApClient } from '../../../src/links/sim-ws-client.js';
 import { connectFrame, logFrame } from './frames.js';
 import { startEdgeSide, startNats, startServeSide, waitFor, type TestNats } from './harness.js';
@@ -32,6 +32,13 @@ describe('durability of the NATS link', () => {
     };
     await pub(presenceSubject(serial), { event: 'connect', edge: 'agent', at: Date.now() });
     await pub(upSubject(serial), connectFrame(serial));
+    // Like an edge: when serve's link comes back it asks for the sessions again.
+    ap.subscribe(RESYNC_SUBJECT, { callback: () => {
+      const h = headers();
+      h.set(HDR_RESYNC, '1');
+      ap.publish(presenceSubject(serial), JSON.stringify({ event: 'connect', edge: 'agent', at: Date.now() }));
+      ap.publish(upSubject(serial), JSON.stringify(connectFrame(serial)), { headers: h });
+    } });
 
     const acked: string[] = [];
     let restart: Promise<void> | undefined;
@@ -58,6 +65,8 @@ describe('durability of the NATS link', () => {
     expect(acked).toContain('frame 119');
     expect(await waitFor(() => acked.every((t) => logsOf(serve.events, serial).includes(t)), 20_000)).toBe(true);
     expect(await waitFor(() => serve.manager.status().link === 'connected', 5_000)).toBe(true);
+    expect(await waitFor(() => serve.fleet.status(serial)?.connected === true)).toBe(true);
+    expect(serve.events.filter((e) => e.type === 'protocol-error')).toEqual([]);
   });
 
   it('ingests frames an AP sent while serve was down, after serve restarts', async () => {
