@@ -9,7 +9,8 @@ import { pick, type Rng } from './common.js';
 /** Something occupying spectrum near the AP, with its weight. */
 export interface Occupant {
   covered: readonly number[];
-  weight: number;
+  /** Default 1 (a scanned neighbour passes as an occupant as it is). */
+  weight?: number;
 }
 
 /** 2.4 GHz channels within ±4 overlap (OVERLAP_WINDOW, reference §4.1). */
@@ -47,7 +48,7 @@ export function candidateWeights(
       for (const i of index.get(ch) ?? []) {
         if (stamp[i] === k) continue;
         stamp[i] = k;
-        weights[i]! += o.weight;
+        weights[i]! += o.weight ?? 1;
       }
     }
   });

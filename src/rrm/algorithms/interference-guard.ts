@@ -20,29 +20,36 @@ export interface Slot { channel: number; width: ChannelWidth }
 /** Per AP: managed peers and the pair weight (mW heard in both directions above the threshold). */
 export type Links = Map<string, { serial: string; mw: number }[]>;
 
-export function managedLinks(aps: readonly ApView[], managed: ReadonlyMap<string, string>, band: Band): Links {
-  const pair = new Map<string, Map<string, number>>();
-  const add = (a: string, b: string, mw: number) => {
-    let m = pair.get(a);
-    if (!m) { m = new Map(); pair.set(a, m); }
-    m.set(b, (m.get(b) ?? 0) + mw);
-  };
-  for (const ap of aps) {
-    const loudest = new Map<string, number>();
-    for (const n of ap.neighbours) {
-      if (n.band !== band || n.signal <= CCI_THRESHOLD_DBM) continue;
-      const peer = managed.get(n.bssid);
-      if (peer === undefined || peer === ap.serial) continue;
-      loudest.set(peer, Math.max(loudest.get(peer) ?? -Infinity, n.signal));
+export function managedLinks(aps: readonly ApView[], band: Band): Links {
+  // Pairs keyed by index (i * n + j, i < j): no string keys on the hot path.
+  const n = aps.length;
+  const pair = new Map<number, number>();
+  aps.forEach((ap, i) => {
+    const loudest = new Map<number, number>();
+    for (const nb of ap.byBand[band] ?? []) {
+      if (nb.signal <= CCI_THRESHOLD_DBM) continue;
+      const j = nb.peer;
+      if (j < 0 || j === i) continue;
+      loudest.set(j, Math.max(loudest.get(j) ?? -Infinity, nb.signal));
     }
-    for (const [peer, dbm] of loudest) {
-      const mw = 10 ** (dbm / 10);
-      add(ap.serial, peer, mw);
-      add(peer, ap.serial, mw);
+    for (const [j, dbm] of loudest) {
+      const key = i < j ? i * n + j : j * n + i;
+      pair.set(key, (pair.get(key) ?? 0) + 10 ** (dbm / 10));
     }
-  }
+  });
   const out: Links = new Map();
-  for (const [a, m] of pair) out.set(a, [...m].map(([serial, mw]) => ({ serial, mw })));
+  const push = (a: number, b: number, mw: number) => {
+    const s = aps[a]!.serial;
+    let l = out.get(s);
+    if (!l) { l = []; out.set(s, l); }
+    l.push({ serial: aps[b]!.serial, mw });
+  };
+  for (const [key, mw] of pair) {
+    const i = Math.floor(key / n);
+    const j = key % n;
+    push(i, j, mw);
+    push(j, i, mw);
+  }
   return out;
 }
 

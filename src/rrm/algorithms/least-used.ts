@@ -14,10 +14,10 @@ import { candidateBlocks, candidateWeights, chooseChannel } from './channel-choi
 import { harmlessMoves, managedLinks, slotCover, type Slot } from './interference-guard.js';
 
 export function leastUsed(input: AlgorithmInput<Record<string, never>>): Plan {
-  const { aps, managed } = zoneView(input.model, input.zone.serials);
+  const { aps } = zoneView(input.model, input.zone.serials);
   const plan: Plan = {};
   for (const band of BANDS) {
-    const links = managedLinks(aps, managed, band);
+    const links = managedLinks(aps, band);
     const cover = slotCover(band);
     const slots = new Map<string, Slot>();
     for (const ap of aps) {
@@ -28,7 +28,7 @@ export function leastUsed(input: AlgorithmInput<Record<string, never>>): Plan {
       // no scan, no decision (§4.10), except that a user channel is always reported
       .filter((ap) => ap.radios.some((r) => r.band === band)
         && (ap.scanned || input.configs.get(ap.serial)?.userChannels?.[band] !== undefined))
-      .map((ap) => ({ ap, n: ap.neighbours.filter((x) => x.band === band).length }))
+      .map((ap) => ({ ap, n: ap.byBand[band]?.length ?? 0 }))
       .sort((a, b) => b.n - a.n || (a.ap.serial < b.ap.serial ? -1 : 1));
     for (const { ap } of visit) {
       const cfg = input.configs.get(ap.serial);
@@ -41,10 +41,8 @@ export function leastUsed(input: AlgorithmInput<Record<string, never>>): Plan {
       const radio = ap.radios.find((r) => r.band === band)!;
       const candidates = channelCandidates(ap, band, radio.width, cfg);
       if (candidates.length === 0) continue;
-      const own = new Set(ap.radios.flatMap((r) => r.bssids));
-      const occupants = ap.neighbours
-        .filter((x) => x.band === band && !own.has(x.bssid))
-        .map((x) => ({ covered: x.covered, weight: 1 }));
+      // every neighbour weighs 1 (Occupant.weight defaults to 1); an AP never counts itself
+      const occupants = (ap.byBand[band] ?? []).filter((x) => x.peer < 0 || aps[x.peer] !== ap);
       const blocks = candidateBlocks(band, radio.width, candidates);
       const weights = candidateWeights(band, radio.width, candidates, occupants, blocks);
       const current = blockStart(band, radio.channel, radio.width);

@@ -31,7 +31,7 @@ interface Prepared {
 }
 
 export function unmanagedAware(input: AlgorithmInput<Record<string, never>>): Plan {
-  const { aps, managed } = zoneView(input.model, input.zone.serials);
+  const { aps } = zoneView(input.model, input.zone.serials);
   const plan: Plan = {};
   for (const band of BANDS) {
     const inBand = aps.filter((ap) => ap.radios.some((r) => r.band === band));
@@ -42,12 +42,12 @@ export function unmanagedAware(input: AlgorithmInput<Record<string, never>>): Pl
     }
     const visit = inBand
       .filter((ap) => ap.scanned || input.configs.get(ap.serial)?.userChannels?.[band] !== undefined)
-      .map((ap) => ({ ap, n: ap.neighbours.filter((x) => x.band === band).length }))
+      .map((ap) => ({ ap, n: ap.byBand[band]?.length ?? 0 }))
       .sort((a, b) => b.n - a.n || (a.ap.serial < b.ap.serial ? -1 : 1))
-      .map((v) => prepare(v.ap, band, slots.get(v.ap.serial)!.width, managed, input))
+      .map((v) => prepare(v.ap, band, slots.get(v.ap.serial)!.width, aps, input))
       .filter((p): p is Prepared => p !== undefined);
     const covered = slotCover(band);
-    const links = managedLinks(aps, managed, band);
+    const links = managedLinks(aps, band);
     for (let pass = 0; pass < MAX_PASSES; pass++) {
       let moved = false;
       for (const p of visit) {
@@ -63,7 +63,7 @@ export function unmanagedAware(input: AlgorithmInput<Record<string, never>>): Pl
 }
 
 function prepare(
-  ap: ApView, band: Band, width: ChannelWidth, managed: Map<string, string>, input: AlgorithmInput<Record<string, never>>,
+  ap: ApView, band: Band, width: ChannelWidth, aps: readonly ApView[], input: AlgorithmInput<Record<string, never>>,
 ): Prepared | undefined {
   const cfg = input.configs.get(ap.serial);
   const user = cfg?.userChannels?.[band];
@@ -71,11 +71,10 @@ function prepare(
   if (candidates.length === 0) return undefined;
   const unmanaged: Occupant[] = [];
   const heard = new Map<string, readonly number[]>();
-  for (const n of ap.neighbours) {
-    if (n.band !== band) continue;
-    const serial = managed.get(n.bssid);
-    if (serial === undefined) unmanaged.push({ covered: n.covered, weight: UNMANAGED_WEIGHT });
-    else if (serial !== ap.serial && !heard.has(serial)) heard.set(serial, n.covered);
+  for (const n of ap.byBand[band] ?? []) {
+    if (n.peer < 0) { unmanaged.push({ covered: n.covered, weight: UNMANAGED_WEIGHT }); continue; }
+    const serial = aps[n.peer]!.serial;
+    if (serial !== ap.serial && !heard.has(serial)) heard.set(serial, n.covered);
   }
   return {
     ap, user, candidates, blocks: candidateBlocks(band, width, candidates), unmanaged,

@@ -36,6 +36,19 @@ function usableEntry(e: unknown): e is WifiScanEntry {
     && typeof e.channel === 'number' && typeof e.signal === 'number';
 }
 
+/**
+ * RRM's model of a scan entry (reference §3.3/§3.4 WifiScanEntryResult + unixTimeMs), always
+ * built with the same keys in the same order: entries from different firmware and bands then
+ * share one object shape, which keeps the optimizers' hot loops fast (bench/rrm.ts). Fields
+ * outside RRM's model (ies, sta_count, tip_*) are not kept, as upstream.
+ */
+function scanEntry(e: WifiScanEntry, recorded: number): ModelScanEntry {
+  return {
+    channel: e.channel, last_seen: e.last_seen, signal: e.signal, bssid: e.bssid, ssid: e.ssid, tsf: e.tsf,
+    ht_oper: e.ht_oper, vht_oper: e.vht_oper, capability: e.capability, frequency: e.frequency, unixTimeMs: recorded,
+  };
+}
+
 /** The radio list from a state when no configuration is known (issue 7 §2). */
 export function radiosFromState(state: ModelState | undefined, phys: Record<string, PhyCapabilities> | undefined): RadioConfig[] {
   const out: RadioConfig[] = [];
@@ -75,7 +88,7 @@ export function buildModel(devices: readonly DeviceDocuments[], opts: BuildOptio
       .filter((s) => s.entries.length > 0)
       .sort((a, b) => a.recorded - b.recorded)
       .slice(-size)
-      .map((s) => s.entries.map((e): ModelScanEntry => ({ ...e, unixTimeMs: s.recorded })));
+      .map((s) => s.entries.map((e) => scanEntry(e, s.recorded)));
     if (scans.length > 0) model.latestWifiScans[d.serial] = scans;
 
     const configured = Array.isArray(d.activeConfig?.radios)

@@ -32,6 +32,8 @@ export interface Neighbour {
   /** The 20 MHz channels the neighbour occupies. */
   covered: readonly number[];
   signal: number;
+  /** Index in `ZoneView.aps` of the zone AP that owns this BSSID; -1 = unmanaged. */
+  peer: number;
 }
 
 export interface ApView {
@@ -41,6 +43,8 @@ export interface ApView {
   phys: Record<string, PhyCapabilities>;
   /** The most recent scan, one entry per BSSID (the strongest) (§8 #4). */
   neighbours: Neighbour[];
+  /** The same neighbours split by band. */
+  byBand: Partial<Record<Band, Neighbour[]>>;
   /** True when the device has reported at least one scan (channel optimizers need one). */
   scanned: boolean;
 }
@@ -74,12 +78,12 @@ function refIndex(radio: unknown): number | undefined {
 
 /**
  * Per-call memo of the channel arithmetic: a 1,000-AP zone has ~10^5 scan entries but only a
- * few hundred distinct (frequency, HT/VHT) combinations (bench/rrm.ts).
+ * few hundred distinct (frequency, width) pairs (bench/rrm.ts). Numeric keys, no strings.
  */
 interface Memo {
-  freq: Map<number, { band: Band; channel: number } | undefined>;
-  /** frequency -> ht_oper -> vht_oper -> width and covered channels (nested: no key strings) */
-  cover: Map<number, Map<unknown, Map<unknown, { width: ChannelWidth; covered: readonly number[] }>>>;
+  freq: Map<number, { band: Band; channel: number } | null>;
+  /** frequency * 1000 + width -> width actually used and covered channels */
+  cover: Map<number, { width: ChannelWidth; covered: readonly number[] }>;
 }
 
 function buildAp(model: RrmModel, serial: string, memo: Memo): ApView {
@@ -120,7 +124,10 @@ function buildAp(model: RrmModel, serial: string, memo: Memo): ApView {
       }
     }
   }
-  return { serial, radios, phys, neighbours: neighboursOf(model, serial, memo), scanned: (model.latestWifiScans[serial]?.length ?? 0) > 0 };
+  const neighbours = neighboursOf(model, serial, memo);
+  const byBand: Partial<Record<Band, Neighbour[]>> = {};
+  for (const n of neighbours) (byBand[n.band] ??= []).push(n);
+  return { serial, radios, phys, neighbours, byBand, scanned: (model.latestWifiScans[serial]?.length ?? 0) > 0 };
 }
 
 function neighboursOf(model: RrmModel, serial: string, memo: Memo): Neighbour[] {
@@ -131,33 +138,26 @@ function neighboursOf(model: RrmModel, serial: string, memo: Memo): Neighbour[] 
     const freq = num(o?.frequency);
     const signal = num(o?.signal);
     if (!o || typeof o.bssid !== 'string' || freq === undefined || signal === undefined) continue;
-    if (!memo.freq.has(freq)) {
-      const at = frequencyToChannel(freq);
-      memo.freq.set(freq, at);
-    }
-    const known = memo.freq.get(freq);
+    let known = memo.freq.get(freq);
+    if (known === undefined) { known = frequencyToChannel(freq) ?? null; memo.freq.set(freq, known); }
     // An off-grid frequency still has a band; then the entry's own channel is used, unmemoised.
     const band = known?.band ?? bandOfFrequency(freq);
     const channel = known?.channel ?? num(o.channel);
     if (!band || !channel) continue;
-    let cover = known ? memo.cover.get(freq)?.get(o.ht_oper)?.get(o.vht_oper) : undefined;
+    const wanted = neighbourWidth(band === '2G', o.ht_oper, o.vht_oper);
+    const key = freq * 1000 + wanted;
+    let cover = known ? memo.cover.get(key) : undefined;
     if (!cover) {
-      let width = neighbourWidth(band === '2G', o.ht_oper, o.vht_oper);
+      let width = wanted;
       let block = blockOf(band, channel, width);
       if (!block) { width = 20; block = blockOf(band, channel, 20); }
       cover = { width, covered: block?.channels ?? [channel] };
-      if (known) {
-        let byHt = memo.cover.get(freq);
-        if (!byHt) { byHt = new Map(); memo.cover.set(freq, byHt); }
-        let byVht = byHt.get(o.ht_oper);
-        if (!byVht) { byVht = new Map(); byHt.set(o.ht_oper, byVht); }
-        byVht.set(o.vht_oper, cover);
-      }
+      if (known) memo.cover.set(key, cover);
     }
     const bssid = o.bssid.toLowerCase();
     const prev = best.get(bssid);
     if (!prev || prev.signal < signal) {
-      best.set(bssid, { bssid, band, channel, width: cover.width, covered: cover.covered, signal });
+      best.set(bssid, { bssid, band, channel, width: cover.width, covered: cover.covered, signal, peer: -1 });
     }
   }
   return [...best.values()];
@@ -168,6 +168,8 @@ export function zoneView(model: RrmModel, serials: readonly string[]): ZoneView 
   const memo: Memo = { freq: new Map(), cover: new Map() };
   const aps = serials.map((s) => buildAp(model, s, memo));
   const managed = new Map<string, string>();
-  for (const ap of aps) for (const r of ap.radios) for (const b of r.bssids) managed.set(b, ap.serial);
+  const owner = new Map<string, number>();
+  aps.forEach((ap, i) => { for (const r of ap.radios) for (const b of r.bssids) { managed.set(b, ap.serial); owner.set(b, i); } });
+  for (const ap of aps) for (const n of ap.neighbours) n.peer = owner.get(n.bssid) ?? -1;
   return { aps, managed };
 }

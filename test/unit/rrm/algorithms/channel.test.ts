@@ -9,7 +9,7 @@ import { buildModel } from '../../../../src/rrm/model/build.js';
 import { defaultConfigs, genVenue, venueModel } from '../../../helpers/rrm-models.js';
 
 const rng = seedrandom('t');
-const ap = (phys: ApView['phys'] = {}): ApView => ({ serial: 's', radios: [], phys, neighbours: [], scanned: true });
+const ap = (phys: ApView['phys'] = {}): ApView => ({ serial: 's', radios: [], phys, neighbours: [], byBand: {}, scanned: true });
 const EAP101_5G = {
   p: {
     band: ['5G' as const],
