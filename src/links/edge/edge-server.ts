@@ -57,7 +57,14 @@ export async function createEdge(opts: EdgeOptions): Promise<Edge> {
   const policy: CertificatePolicy = { ...DEFAULT_CERTIFICATE_POLICY, ...opts.certificates };
   const id = opts.id ?? `${hostname()}-${randomBytes(3).toString('hex')}`;
   const { logger, nats: nc } = opts;
-  if (opts.ensureStream !== false) await ensureStream(await nc.jetstreamManager());
+  if (opts.ensureStream !== false) {
+    try {
+      await ensureStream(await nc.jetstreamManager());
+    } catch (err) {
+      // Live frames still flow over core NATS; only the capture for a restarting serve is missing.
+      logger.warn({ err: (err as Error).message }, 'JetStream unavailable: frames are not kept while serve is down (run nats-server with -js)');
+    }
+  }
 
   const counters: EdgeCounters = { framesUp: 0, framesDown: 0, protocolErrors: 0, droppedForErrors: 0 };
   const bySerial = new Map<string, EdgeSession>();

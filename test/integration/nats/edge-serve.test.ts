@@ -60,3 +60,28 @@ describe('edge + NATS + serve with simulated APs over websockets', () => {
     expect(edge.edge.stats().sessions).toBe(0);
   });
 });
+
+describe('simulated APs straight onto NATS (an AP-side agent, no edge)', () => {
+  let nats: TestNats;
+  let serve: Serve;
+  let load: LoadRun;
+  beforeAll(async () => {
+    nats = await startNats({ jetstream: true });
+    serve = await startServeSide(nats.url);
+    load = await startSimulateLoad({ scenario: 'lab', nats: nats.url, speed: 10 });
+  });
+  afterAll(async () => {
+    await load?.stop();
+    await serve?.stop();
+    await nats?.stop();
+  });
+
+  it('brings the lab APs online and answers a ping over .down', async () => {
+    expect(await waitFor(() => LAB.every((s) => serve.fleet.details(s)?.lastState !== undefined), 20_000)).toBe(true);
+    const { command } = await serve.svc.ping(LAB[1]!);
+    expect(command.status).toBe('completed');
+    expect(load.stats().commands).toBeGreaterThanOrEqual(1);
+    await load.stop();
+    expect(await waitFor(() => LAB.every((s) => serve.fleet.status(s)?.connected === false))).toBe(true);
+  });
+});
