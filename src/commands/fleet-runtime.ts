@@ -17,9 +17,10 @@ import { ScaledClock, VirtualClock } from '../../simulator/clock.js';
  * clock that a driver advances as fast as the event loop allows (HTTP still gets its turns,
  * because each slice ends with a setImmediate).
  */
-export function processClock(speed: number | 'max', base: Clock = wallClock): { clock: Clock; stop(): void } {
-  if (speed === 1) return { clock: base, stop: () => undefined };
-  if (speed !== 'max') return { clock: new ScaledClock(base, speed), stop: () => undefined };
+export function processClock(speed: number | 'max', base: Clock = wallClock): { clock: Clock; stop(): void; followWallTime(): void } {
+  const none = () => undefined;
+  if (speed === 1) return { clock: base, stop: none, followWallTime: none };
+  if (speed !== 'max') return { clock: new ScaledClock(base, speed), stop: none, followWallTime: none };
   const clock = new VirtualClock(base.now());
   let stopped = false;
   const slice = () => {
@@ -28,7 +29,7 @@ export function processClock(speed: number | 'max', base: Clock = wallClock): { 
     setImmediate(slice);
   };
   setImmediate(slice);
-  return { clock, stop: () => void (stopped = true) };
+  return { clock, stop: () => void (stopped = true), followWallTime: none };
 }
 
 /** The configuration a configure command sent (its `details` are the params: `{uuid, config}`). */
@@ -43,6 +44,27 @@ function sentConfiguration(details: string): { uuid: number; config: JsonObject 
   }
 }
 
+/**
+ * The clock of `serve --replay`: the replayer advances a virtual clock itself while lines
+ * remain; `followWallTime()` then lets it run on at wall speed (the service keeps serving).
+ */
+export function replayDriver(clock: Clock): { clock: Clock; stop(): void; followWallTime(): void } {
+  let timer: ReturnType<typeof setInterval> | undefined;
+  return {
+    clock,
+    followWallTime() {
+      if (!(clock instanceof VirtualClock) || timer) return;
+      let last = Date.now();
+      timer = setInterval(() => {
+        const now = Date.now();
+        clock.runUntil(clock.now() + (now - last));
+        last = now;
+      }, 100);
+    },
+    stop: () => clearInterval(timer),
+  };
+}
+
 export interface FleetRuntimeDeps {
   clock: Clock;
   devices: DevicesRepo;
@@ -55,6 +77,8 @@ export interface FleetRuntimeDeps {
 
 export interface FleetRuntime {
   fleet: Fleet;
+  /** Create the record of an unknown AP as its connect would (policy: --no-auto-provision refuses). */
+  provision(serial: string, connectParams: JsonObject): Promise<'accept' | 'refuse'>;
   commandService: CommandService;
   status: DeviceStatusSource;
   /** Stop every actor (events$ completes, so pipelines flush) and wait for pending record writes. */
@@ -160,6 +184,7 @@ export function startFleetRuntime(deps: FleetRuntimeDeps): FleetRuntime {
 
   return {
     fleet,
+    provision,
     commandService,
     status: {
       status: (serial) => fleet.status(serial),

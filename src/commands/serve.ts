@@ -16,7 +16,14 @@ import { createAuthenticator } from '../server/auth.js';
 import { createLogging, type Logging } from '../server/logging.js';
 import { buildGateway } from '../gateway/app.js';
 import { buildRrm } from '../rrm/app.js';
-import { processClock, startFleetRuntime } from './fleet-runtime.js';
+import { processClock, replayDriver, startFleetRuntime } from './fleet-runtime.js';
+import { recordingParts, replayClock } from './replay.js';
+import { startReplay } from '../links/replay/replayer.js';
+import { readRecording } from '../links/replay/read-recording.js';
+import type { JsonObject } from '../protocol/frame.js';
+import { existsSync, statSync } from 'node:fs';
+import { createRecorder } from '../links/record/recording-link.js';
+import type { DeviceLink } from '../protocol/device-link.js';
 import { startIngest } from '../pipelines/ingest.js';
 import { clockScheduler } from '../pipelines/clock-scheduler.js';
 import { TelemetryRegistry } from '../gateway/telemetry.js';
@@ -37,6 +44,7 @@ export interface RunningServe {
   clock: Clock;
   sim?: SimVenue;
   ingest: ReturnType<typeof startIngest>;
+  replay?: ReturnType<typeof startReplay>;
   generatedToken?: string;
   /** Stop accepting, finish in-flight requests, flush, close DuckDB. Safe to call twice. */
   close(): Promise<void>;
@@ -52,8 +60,14 @@ export interface ServeIo {
 
 /** The composition root of `airtwin serve`: config -> store -> services -> listening sockets. */
 export async function startServe(config: Readonly<ServeConfig>, io: ServeIo): Promise<RunningServe> {
-  // One clock for the whole process: REST time stamps, actors, simulator and pipelines.
-  const driver = processClock(config.sim && !config.replay ? config.speed : 1, io.clock ?? wallClock);
+  // One clock for the whole process: REST time stamps, actors, simulator, replay and pipelines.
+  if (config.replay && !(existsSync(config.replay) && statSync(config.replay).isFile())) {
+    throw new ConfigError(`--replay: ${config.replay} is not a readable file`);
+  }
+  const replayFiles = config.replay ? recordingParts(config.replay) : undefined;
+  const driver = replayFiles
+    ? replayDriver(await replayClock(replayFiles, config.speed, config.keepTime, io.clock ?? wallClock))
+    : processClock(config.sim ? config.speed : 1, io.clock ?? wallClock);
   const clock = driver.clock;
   const startedAt = clock.now();
   const logging: Logging = createLogging(config.logLevel, io.logDestination);
@@ -90,6 +104,10 @@ export async function startServe(config: Readonly<ServeConfig>, io: ServeIo): Pr
     // events$), so every frame an AP sent before shutdown is in DuckDB after it.
     // Retries wait on wall time: a virtual clock may not advance while the final flush retries.
     const ingest = startIngest({ events$: fleet.events$, store, scheduler: clockScheduler(clock), retryScheduler: asyncScheduler, logger: logging.for('pipelines') });
+    const recorder = config.record
+      ? createRecorder({ path: config.record, maxBytes: config.recordMaxBytes, clock, onError: (e) => logging.for('links').error({ err: e }, 'recording stopped') })
+      : undefined;
+    if (recorder) closers.push(() => recorder.close());
     closers.push(() => ingest.close());
     closers.push(() => runtime.close());
     const telemetry = new TelemetryRegistry({
@@ -97,10 +115,32 @@ export async function startServe(config: Readonly<ServeConfig>, io: ServeIo): Pr
       onRunaway: (serial) => void commandService.telemetry(serial, { serialNumber: serial, interval: 0 }).catch(() => undefined),
     });
     closers.push(async () => telemetry.close());
-    const sim = config.sim && !config.replay
-      ? await startSimVenue({ scenario: config.scenario, seed: config.seed, clock, fleet, devices })
+    const wrap = recorder ? (link: DeviceLink) => recorder.wrap(link) : undefined;
+    const sim = config.sim && !replayFiles
+      ? await startSimVenue({ scenario: config.scenario, seed: config.seed, clock, fleet, devices, wrap })
       : undefined;
     if (sim) closers.push(() => sim.close());
+    let replay: ReturnType<typeof startReplay> | undefined;
+    if (replayFiles) {
+      const log = logging.for('links');
+      // Admission of an unknown AP writes its record (wall-time I/O) while a replay's clock may
+      // race ahead; provisioning the recorded APs first keeps admission instant.
+      for await (const item of readRecording(replayFiles)) {
+        if (item.ok && item.rec.kind === 'up' && item.rec.frame.method === 'connect' && !devices.has(item.rec.serial)) {
+          await runtime.provision(item.rec.serial, (item.rec.frame.params ?? {}) as JsonObject);
+        }
+      }
+      replay = startReplay({ file: replayFiles, fleet, clock, speed: config.speed, keepTime: config.keepTime, wrapLink: wrap });
+      const running = replay;
+      closers.push(async () => running.stop());
+      void running.done.then(async (summary) => {
+        log.info({ frames: summary.frames, devices: summary.devices, rejected: summary.rejectedCount, dropped: summary.dropped }, 'replay finished; serving the last state');
+        for (const r of summary.rejected.slice(0, 20)) log.warn({ line: r.line, reason: r.reason }, 'replay skipped a line');
+        await ingest.flush();
+        // After the last line, time goes on at wall speed, so command timeouts still fire.
+        driver.followWallTime();
+      }, (e: unknown) => log.error({ err: e }, 'replay failed'));
+    }
 
     const links: Record<string, () => { state: string; [k: string]: unknown }> = {};
     const health = { ingest: () => ingest.metrics(), links: () => Object.fromEntries(Object.entries(links).map(([k, f]) => [k, f()])) };
@@ -121,12 +161,14 @@ export async function startServe(config: Readonly<ServeConfig>, io: ServeIo): Pr
     io.print(`  data     ${store.path}`);
     io.print(`  auth     ${authenticator.modes.join(', ')}`);
     if (sim) io.print(`  venue    ${sim.venue.name}: ${sim.venue.aps.length} APs, ${sim.venue.clients.length} clients, seed ${sim.seed}, speed ${config.speed}`);
+    else if (replayFiles) io.print(`  replay   ${replayFiles.join(', ')} at speed ${config.speed}${config.keepTime ? ', recorded times' : ''}`);
     else io.print('  venue    none (--no-sim)');
+    if (recorder) io.print(`  record   ${config.record}`);
     if (authenticator.generatedToken) io.print(`  token    ${authenticator.generatedToken}   (send "Authorization: Bearer <token>")`);
 
     let closing: Promise<void> | undefined;
     return {
-      gateway, rrm, gatewayUrl, rrmUrl, store, fleet, commandService, clock, sim, ingest, generatedToken: authenticator.generatedToken,
+      gateway, rrm, gatewayUrl, rrmUrl, store, fleet, commandService, clock, sim, ingest, replay, generatedToken: authenticator.generatedToken,
       close: () => (closing ??= closeAll()),
     };
   } catch (e) {

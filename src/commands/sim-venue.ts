@@ -1,4 +1,5 @@
 import type { Clock } from '../protocol/clock.js';
+import type { DeviceLink } from '../protocol/device-link.js';
 import { nowSeconds } from '../protocol/clock.js';
 import { serialToMac } from '../protocol/serial.js';
 import type { DevicesRepo } from '../store/devices-repo.js';
@@ -70,7 +71,11 @@ export interface SimVenue {
  * AP's own configuration so the uuid matches and nothing is pushed at connect), one SimLink per
  * AP attached to the fleet, and the stations moving, all on the process clock.
  */
-export async function startSimVenue(opts: { scenario: string; seed?: number; clock: Clock; fleet: Fleet; devices: DevicesRepo }): Promise<SimVenue> {
+export async function startSimVenue(opts: {
+  scenario: string; seed?: number; clock: Clock; fleet: Fleet; devices: DevicesRepo;
+  /** Decorates each AP's link before the fleet gets it (e.g. the recorder). */
+  wrap?: (link: DeviceLink) => DeviceLink;
+}): Promise<SimVenue> {
   const { scenario } = loadScenario(opts.scenario);
   const seed = opts.seed ?? scenario.seed;
   const clock = new ScopedClock(opts.clock);
@@ -87,7 +92,7 @@ export async function startSimVenue(opts: { scenario: string; seed?: number; clo
     });
   }
   const links = venue.aps.map((ap) => new SimLink(venue, ap.serial, { autoStart: false }));
-  for (const link of links) opts.fleet.attach(link);
+  for (const link of links) opts.fleet.attach(opts.wrap ? opts.wrap(link) : link);
   for (const link of links) link.start();
   startClients(venue);
   return {

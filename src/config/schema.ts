@@ -16,6 +16,7 @@ export const ServeConfigSchema = Type.Object({
   replay: Type.Optional(Type.String({ minLength: 1 })),
   keepTime: Type.Boolean(),
   record: Type.Optional(Type.String({ minLength: 1 })),
+  recordMaxBytes: Type.Optional(Type.Integer({ minimum: 4096, description: 'Rotate the recording past this size (FILE, FILE.1, ...).' })),
   nats: Type.Optional(Type.String({ pattern: '^(nats|tls|ws|wss)://' })),
   apiTokens: Type.Array(Type.String({ minLength: 8 }), { description: 'Static tokens, each `token` or `token:role`.' }),
   jwtSecret: Type.Optional(Type.String({ minLength: 16 })),
