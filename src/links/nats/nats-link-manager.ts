@@ -91,10 +91,14 @@ export class NatsLinkManager {
     if (this.ownsConnection && !this.nc.isClosed()) await this.nc.drain().catch(() => this.nc.close());
   }
 
-  private async consume(): Promise<void> {
+  private async ensure(): Promise<void> {
     const jsm = await this.nc.jetstreamManager();
     await ensureStream(jsm, this.opts.stream);
     await ensureConsumer(jsm, this.durable, this.opts.filterSubjects);
+  }
+
+  private async consume(): Promise<void> {
+    await this.ensure();
     const consumer = await this.nc.jetstream().consumers.get(STREAM, this.durable);
     this.messages = await consumer.consume({ max_messages: 10_000, threshold_messages: 5_000, callback: (m) => this.onMessage(m) });
     // Edges re-announce their sessions: actors of a restarted serve need presence and connect.
@@ -122,7 +126,12 @@ export class NatsLinkManager {
     if (this.ownsConnection === false) this.opts.logger.warn({ status: s }, `nats link ${s}`);
     const at = (this.opts.clock ?? wallClock).now();
     if (s === 'reconnecting') for (const l of this.links.values()) l.linkLost(at);
-    if (s === 'connected' && was === 'reconnecting') this.nc.publish(RESYNC_SUBJECT, '');
+    if (s === 'connected' && was === 'reconnecting') {
+      // A server that came back without its store lost stream and consumer: make them again
+      // (idempotent; the running pull loop targets the durable by name and picks it up).
+      void this.ensure().catch((err: unknown) => this.opts.logger.error({ err: (err as Error).message }, 'nats link: stream or consumer could not be re-created'));
+      this.nc.publish(RESYNC_SUBJECT, '');
+    }
   }
 
   private linkFor(serial: string): NatsLink {
