@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type, type Static, type TSchema } from 'typebox';
-import { airtwinError, notFound } from '../../errors.js';
+import { airtwinError, isAirtwinError, notFound } from '../../errors.js';
 import { normalizeSerial } from '../../protocol/serial.js';
 import { Command } from '../../store/records.js';
 import { errorResponses, SerialParam } from '../../server/schemas.js';
@@ -147,7 +147,12 @@ export async function deviceCommandsRoutes(api: FastifyInstance, deps: GatewayDe
     // Refuse a bus stream without NATS before anything reaches the AP.
     if (registry) registry.check({ messagebus });
     else if (messagebus) throw airtwinError('NOT_CONFIGURED', 'messagebus', 'messagebus telemetry needs a message bus (NATS), which is not configured.');
-    const command = await service.telemetry(serial, body, caller(req));
+    const command = await service.telemetry(serial, body, caller(req)).catch((e: unknown) => {
+      // A stop the AP cannot take now (offline, busy) still ends the streams: nobody should keep
+      // waiting on them. Anything else (a 400) leaves them alone.
+      if (b.interval === 0 && isAirtwinError(e) && (e.code === 'DEVICE_OFFLINE' || e.code === 'DEVICE_BUSY')) registry?.stop(serial, b.uuid);
+      throw e;
+    });
     const kind = messagebus ? 'Message bus' : 'WebSocket';
     if (b.interval === 0) {
       registry?.stop(serial, b.uuid);

@@ -232,6 +232,17 @@ describe('telemetry streams: the answer names a websocket that carries the AP fr
     expect(stop.body).toMatchObject({ action: 'WebSocket telemetry stopped.', status: 'completed', telemetry: { running: false } });
     expect(await closed).toEqual({ code: 1000, reason: 'telemetry stopped (interval 0)' });
   });
+
+  it('a stop the AP cannot take (busy: 409) still ends the streams', async () => {
+    const start = await post(A1, 'telemetry', { interval: 5, lifetime: 300 });
+    expect(start.body.telemetry).toMatchObject({ running: true });
+    const scan = post(A1, 'wifiscan', {});
+    await until('the scan running on A1', async () => s.running.fleet.details(A1)?.running, (r) => r !== undefined);
+    expectEnvelope(await post(A1, 'telemetry', { interval: 0 }), 409);
+    const st = await s.gw('POST', `/device/${A1}/telemetry?statusOnly=true`, { body: { interval: 0 } });
+    expect(st.body.telemetry).toMatchObject({ running: false });
+    expect((await scan).status).toBe(200);
+  });
 });
 
 /** The Command fields of a telemetry answer (which adds action, uuid, uri, telemetry). */
