@@ -82,13 +82,27 @@ export function ownAirtime(v: Venue, r: SimRadio, t: number): number {
   return Math.min(0.9, a);
 }
 
+const strongest = new WeakMap<Venue, { epoch: number; dbm: number }>();
+/** The highest tx power of any AP radio of the venue (dBm), per radio epoch. */
+function strongestTx(v: Venue): number {
+  const known = strongest.get(v);
+  if (known && known.epoch === v.radioEpoch) return known.dbm;
+  let dbm = -Infinity;
+  for (const a of v.aps) for (const r of a.radios) if (r.txPower > dbm) dbm = r.txPower;
+  strongest.set(v, { epoch: v.radioEpoch, dbm });
+  return dbm;
+}
+
 /** Who this radio hears above CCA with which overlap; recomputed only when radios change. */
 function heardBy(v: Venue, ap: SimAp, r: SimRadio): NonNullable<SimRadio['heard']> {
   if (r.heard && r.heard.epoch === v.radioEpoch) return r.heard;
   const fTerm = frequencyTermDb(radioFrequency(r));
   const aps: NonNullable<SimRadio['heard']>['aps'] = [];
-  for (const other of v.aps) {
-    if (other === ap) continue;
+  // Only APs whose loss can be small enough for the strongest transmitter to reach CCA, in venue
+  // order (the spatial grid keeps a 50,000-AP venue from being a 50,000 x 50,000 walk).
+  for (const j of v.losses.within(ap.index, strongestTx(v) - fTerm - CCA_DBM)) {
+    if (j >= v.aps.length) break; // neighbours follow the APs
+    const other = v.aps[j]!;
     for (const o of other.radios) {
       if (o.band !== r.band) continue;
       const w = channelOverlap(o, r);

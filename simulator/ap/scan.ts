@@ -19,6 +19,8 @@ import type { SimAp } from './ap-state.js';
  * real receivers decode about 5 dB better (field-anchors.md §4), so -87 dBm.
  */
 export const SCAN_SENSITIVITY_DBM = -87;
+/** dB below sensitivity beyond which no reading noise can lift a beacon into a scan. */
+const FAR_MARGIN_DB = 10;
 
 export function htOperation(band: Band, channel: number, width: ChannelWidth): string {
   const body = new Uint8Array(22);
@@ -64,7 +66,11 @@ export function scanEntries(v: Venue, ap: SimAp, sel: ScanSelector = {}, verbose
     if (other === ap || !other.up) continue;
     for (const r of other.radios) {
       if (!consider(r.band, r.channel)) continue;
-      const signal = r.txPower - v.losses.geometric(ap.index, other.index) - frequencyTermDb(radioFrequency(r));
+      const fTerm = frequencyTermDb(radioFrequency(r));
+      // Far below sensitivity even with the largest reading noise (|normal| < 7): skip the exact
+      // loss, but keep the entry so the AP's stream draws the same numbers as before.
+      const far = r.txPower - v.losses.lowerBound(ap.index, other.index) - fTerm < SCAN_SENSITIVITY_DBM - FAR_MARGIN_DB;
+      const signal = far ? -Infinity : r.txPower - v.losses.geometric(ap.index, other.index) - fTerm;
       const util = Math.round(Math.min(1, r.airtime + 0.02) * 255);
       r.bssids.forEach((bssid, i) => heard.push({ bssid, ssid: r.ssids[i]!, band: r.band, channel: r.channel, width: r.width, signal, staCount: r.stations.filter((c) => c.ssidIndex === i).length, util, tsfUs: (t - other.bootAt) * 1000, serial: other.serial }));
     }
