@@ -81,15 +81,6 @@ function target(req: FastifyRequest, deps: GatewayDeps): { serial: string; body:
 
 const caller = (req: FastifyRequest): Caller => ({ submittedBy: req.principal.subject });
 
-/**
- * The telemetry registry (src/gateway/telemetry.ts), when the composition root provides one as
- * `deps.telemetry`. Read structurally so these routes work before and after it is wired into
- * GatewayDeps; without it, telemetry goes to the AP and the stream has no websocket.
- */
-function registryOf(deps: GatewayDeps): TelemetryRegistry | undefined {
-  return (deps as GatewayDeps & { telemetry?: TelemetryRegistry }).telemetry;
-}
-
 /** The gateway as this client reached it (scheme, host and port), for the websocket URI. */
 const baseUrl = (req: FastifyRequest): string => `${req.protocol}://${req.host}`;
 
@@ -138,28 +129,27 @@ export async function deviceCommandsRoutes(api: FastifyInstance, deps: GatewayDe
     },
   }, async (req) => {
     const { serial, body } = target(req, deps);
-    const registry = registryOf(deps);
+    const registry: TelemetryRegistry = deps.telemetry;
     if ((req.query as Static<typeof TelemetryQuery>).statusOnly) {
-      return { action: 'Telemetry status only.', serialNumber: serial, ...(registry ? { telemetry: registry.status(serial) } : {}) };
+      return { action: 'Telemetry status only.', serialNumber: serial, telemetry: registry.status(serial) };
     }
     const b = body as Static<typeof TelemetryBody>;
     const messagebus = b.messagebus === true;
-    // Refuse a bus stream without NATS before anything reaches the AP.
-    if (registry) registry.check({ messagebus });
-    else if (messagebus) throw airtwinError('NOT_CONFIGURED', 'messagebus', 'messagebus telemetry needs a message bus (NATS), which is not configured.');
+    // A bus stream without NATS is refused before anything reaches the AP.
+    registry.check({ messagebus });
     const command = await service.telemetry(serial, body, caller(req)).catch((e: unknown) => {
       // A stop the AP cannot take now (offline, busy) still ends the streams: nobody should keep
       // waiting on them. Anything else (a 400) leaves them alone.
-      if (b.interval === 0 && isAirtwinError(e) && (e.code === 'DEVICE_OFFLINE' || e.code === 'DEVICE_BUSY')) registry?.stop(serial, b.uuid);
+      if (b.interval === 0 && isAirtwinError(e) && (e.code === 'DEVICE_OFFLINE' || e.code === 'DEVICE_BUSY')) registry.stop(serial, b.uuid);
       throw e;
     });
     const kind = messagebus ? 'Message bus' : 'WebSocket';
     if (b.interval === 0) {
-      registry?.stop(serial, b.uuid);
-      return { ...command, action: `${kind} telemetry stopped.`, ...(registry ? { telemetry: registry.status(serial) } : {}) };
+      registry.stop(serial, b.uuid);
+      return { ...command, action: `${kind} telemetry stopped.`, telemetry: registry.status(serial) };
     }
-    if (command.status !== 'completed') return { ...command, action: `${kind} telemetry not started (${command.status}).` };
-    if (!registry) return { ...command, action: `${kind} telemetry started.`, uuid: command.UUID };
+    // Fire-and-forget: completed once sent; anything else means the AP never got it.
+    if (command.status !== 'completed') return { ...command, action: `${kind} telemetry not started (${command.status}).`, telemetry: registry.status(serial) };
     registry.start({ serial, uuid: command.UUID, interval: b.interval, lifetime: b.lifetime, messagebus });
     return {
       ...command, action: `${kind} telemetry started.`, uuid: command.UUID,

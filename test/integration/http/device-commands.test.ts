@@ -187,7 +187,7 @@ describe('telemetry', () => {
     expect(results(c)).toEqual({ result: 'success' });
     expect(c.status).toBe('completed');
     expect(a.body).toMatchObject({ action: 'WebSocket telemetry started.', uuid: c.UUID, serialNumber: A3 });
-    if (a.body.uri !== undefined) expect(a.body.uri).toMatch(new RegExp(`^ws://.+/api/v1/ws_telemetry\\?uuid=${c.UUID}&serialNumber=${A3}$`));
+    expect(a.body.uri).toMatch(new RegExp(`^ws://.+/api/v1/ws_telemetry\\?uuid=${c.UUID}&serialNumber=${A3}$`));
     const stop = await post(A3, 'telemetry', { interval: 0, uuid: c.UUID });
     expect(stop.status, stop.text).toBe(200);
     expect(stop.body).toMatchObject({ action: 'WebSocket telemetry stopped.', command: 'telemetry', status: 'completed' });
