@@ -32,13 +32,16 @@ describe('durability of the NATS link', () => {
     };
     await pub(presenceSubject(serial), { event: 'connect', edge: 'agent', at: Date.now() });
     await pub(upSubject(serial), connectFrame(serial));
-    // Like an edge: when serve's link comes back it asks for the sessions again.
-    ap.subscribe(RESYNC_SUBJECT, { callback: () => {
+    // Like an edge: announce the session again when serve asks (its link came back) and when our
+    // own connection comes back (whichever reconnects last announces).
+    const announce = () => {
       const h = headers();
       h.set(HDR_RESYNC, '1');
       ap.publish(presenceSubject(serial), JSON.stringify({ event: 'connect', edge: 'agent', at: Date.now() }));
       ap.publish(upSubject(serial), JSON.stringify(connectFrame(serial)), { headers: h });
-    } });
+    };
+    ap.subscribe(RESYNC_SUBJECT, { callback: announce });
+    void (async () => { for await (const st of ap.status()) if (st.type === 'reconnect') announce(); })();
 
     const acked: string[] = [];
     let restart: Promise<void> | undefined;
