@@ -66,16 +66,19 @@ const range = (from: number, to: number): number[] => Array.from({ length: to - 
  */
 export function chooseChannel(
   band: Band, candidates: readonly number[], weights: readonly number[], current: number | undefined, rng: Rng,
-  allowed?: readonly boolean[],
+  allowed?: readonly boolean[] | (() => readonly boolean[]),
 ): number {
-  if (allowed && allowed.some((a) => !a)) {
-    const keep = candidates.map((_, i) => i).filter((i) => allowed[i]);
-    return chooseChannel(band, keep.map((i) => candidates[i]!), keep.map((i) => weights[i]!), current, rng);
-  }
   if (candidates.length === 1) return candidates[0]!;
   const ci = current === undefined ? -1 : candidates.indexOf(current);
   const min = Math.min(...weights);
+  // The current channel is never masked, so staying needs no mask (computed lazily: it is the
+  // expensive part in dense zones).
   if (ci >= 0 && weights[ci] === min) return current!;
+  const mask = typeof allowed === 'function' ? allowed() : allowed;
+  if (mask && mask.some((a) => !a)) {
+    const keep = candidates.map((_, i) => i).filter((i) => mask[i]);
+    return chooseChannel(band, keep.map((i) => candidates[i]!), keep.map((i) => weights[i]!), current, rng);
+  }
   const free = candidates.filter((_, i) => weights[i] === 0);
   if (free.length > 0) {
     const preferred = band === '2G' ? free.filter((c) => PREFERRED_2G.includes(c))

@@ -18,7 +18,8 @@ export const CCI_THRESHOLD_DBM = -82;
 export interface Slot { channel: number; width: ChannelWidth }
 
 /** Per AP: managed peers and the pair weight (mW heard in both directions above the threshold). */
-export type Links = Map<string, { serial: string; mw: number }[]>;
+export type LinkList = { serial: string; mw: number }[];
+export type Links = Map<string, LinkList>;
 
 export function managedLinks(aps: readonly ApView[], band: Band): Links {
   // Pairs keyed by index (i * n + j, i < j): no string keys on the hot path.
@@ -70,7 +71,7 @@ export function slotCover(band: Band): (s: Slot) => readonly number[] {
  * candidate (a move forced by constraints), the candidates with the least interference.
  */
 export function harmlessMoves(
-  band: Band, width: ChannelWidth, links: readonly { serial: string; mw: number }[] | undefined,
+  band: Band, width: ChannelWidth, links: Readonly<LinkList> | undefined,
   candidates: readonly number[], blocks: readonly (readonly number[])[], current: number,
   slots: ReadonlyMap<string, Slot>, cover: (s: Slot) => readonly number[],
 ): boolean[] {

@@ -11,13 +11,14 @@ import { BANDS } from '../../protocol/wifi-channels.js';
 import { zoneView } from '../model/view.js';
 import { blockStart, channelCandidates, setPlan, sortedPlan, type AlgorithmInput, type Plan } from './common.js';
 import { candidateBlocks, candidateWeights, chooseChannel } from './channel-choice.js';
-import { harmlessMoves, managedLinks, slotCover, type Slot } from './interference-guard.js';
+import { harmlessMoves, managedLinks, slotCover, type Links, type Slot } from './interference-guard.js';
 
 export function leastUsed(input: AlgorithmInput<Record<string, never>>): Plan {
   const { aps } = zoneView(input.model, input.zone.serials);
   const plan: Plan = {};
   for (const band of BANDS) {
-    const links = managedLinks(aps, band);
+    let links: Links | undefined; // only needed when an AP wants to move
+    const linksOf = (serial: string) => (links ??= managedLinks(aps, band)).get(serial);
     const cover = slotCover(band);
     const slots = new Map<string, Slot>();
     for (const ap of aps) {
@@ -46,7 +47,7 @@ export function leastUsed(input: AlgorithmInput<Record<string, never>>): Plan {
       const blocks = candidateBlocks(band, radio.width, candidates);
       const weights = candidateWeights(band, radio.width, candidates, occupants, blocks);
       const current = blockStart(band, radio.channel, radio.width);
-      const harmless = harmlessMoves(band, radio.width, links.get(ap.serial), candidates, blocks, current, slots, cover);
+      const harmless = () => harmlessMoves(band, radio.width, linksOf(ap.serial), candidates, blocks, current, slots, cover);
       const next = chooseChannel(band, candidates, weights, current, input.rng, harmless);
       slots.get(ap.serial)!.channel = next;
       setPlan(plan, ap.serial, band, next);

@@ -13,7 +13,7 @@ import { BANDS, type Band, type ChannelWidth } from '../../protocol/wifi-channel
 import { zoneView, type ApView } from '../model/view.js';
 import { blockStart, channelCandidates, setPlan, sortedPlan, type AlgorithmInput, type Plan } from './common.js';
 import { candidateBlocks, candidateWeights, chooseChannel, type Occupant } from './channel-choice.js';
-import { harmlessMoves, managedLinks, slotCover, type Links, type Slot } from './interference-guard.js';
+import { harmlessMoves, managedLinks, slotCover, type LinkList, type Links, type Slot } from './interference-guard.js';
 
 const UNMANAGED_WEIGHT = 2;
 const MANAGED_WEIGHT = 1;
@@ -47,12 +47,13 @@ export function unmanagedAware(input: AlgorithmInput<Record<string, never>>): Pl
       .map((v) => prepare(v.ap, band, slots.get(v.ap.serial)!.width, aps, input))
       .filter((p): p is Prepared => p !== undefined);
     const covered = slotCover(band);
-    const links = managedLinks(aps, band);
+    let links: Links | undefined; // only needed when an AP wants to move
+    const linksOf = (serial: string) => (links ??= managedLinks(aps, band)).get(serial);
     for (let pass = 0; pass < MAX_PASSES; pass++) {
       let moved = false;
       for (const p of visit) {
         const slot = slots.get(p.ap.serial)!;
-        const next = p.user ?? decide(p, band, slot, slots, covered, links, input);
+        const next = p.user ?? decide(p, band, slot, slots, covered, linksOf, input);
         if (next !== slot.channel) { moved = true; slot.channel = next; }
       }
       if (!moved) break;
@@ -85,7 +86,7 @@ function prepare(
 /** A managed neighbour counts at its slot in this run (its current channel until it moves). */
 function decide(
   p: Prepared, band: Band, own: Slot, slots: Map<string, Slot>, covered: (s: Slot) => readonly number[],
-  links: Links, input: AlgorithmInput<Record<string, never>>,
+  linksOf: (serial: string) => LinkList | undefined, input: AlgorithmInput<Record<string, never>>,
 ): number {
   const occupants = p.unmanaged.slice();
   for (const m of p.managed) {
@@ -93,6 +94,6 @@ function decide(
     occupants.push({ covered: slot ? covered(slot) : m.heard, weight: MANAGED_WEIGHT });
   }
   const weights = candidateWeights(band, own.width, p.candidates, occupants, p.blocks);
-  const harmless = harmlessMoves(band, own.width, links.get(p.ap.serial), p.candidates, p.blocks, own.channel, slots, covered);
+  const harmless = () => harmlessMoves(band, own.width, linksOf(p.ap.serial), p.candidates, p.blocks, own.channel, slots, covered);
   return chooseChannel(band, p.candidates, weights, own.channel, input.rng, harmless);
 }
