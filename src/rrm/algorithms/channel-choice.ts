@@ -33,7 +33,20 @@ export function candidateWeights(
   /** Count exact 20 MHz overlap only (no 2.4 GHz ±4 window): the interference metric. */
   exact = false,
 ): number[] {
-  const index = new Map<number, number[]>();
+  const index = candidateIndex(band, candidates, blocks, exact);
+  const weights = new Array<number>(candidates.length).fill(0);
+  const stamp = new Array<number>(candidates.length).fill(-1);
+  occupants.forEach((o, k) => addOccupant(index, weights, stamp, k, o.covered, o.weight ?? 1));
+  return weights;
+}
+
+/** 20 MHz channel -> indices of the candidates an occupant on that channel overlaps. */
+export type CandidateIndex = Map<number, number[]>;
+
+export function candidateIndex(
+  band: Band, candidates: readonly number[], blocks: readonly (readonly number[])[], exact = false,
+): CandidateIndex {
+  const index: CandidateIndex = new Map();
   candidates.forEach((c, i) => {
     const hit = band === '2G' && !exact ? range(c - OVERLAP_2G, c + OVERLAP_2G) : blocks[i]!;
     for (const ch of hit) {
@@ -41,18 +54,20 @@ export function candidateWeights(
       if (list) list.push(i); else index.set(ch, [i]);
     }
   });
-  const weights = new Array<number>(candidates.length).fill(0);
-  const stamp = new Array<number>(candidates.length).fill(-1);
-  occupants.forEach((o, k) => {
-    for (const ch of o.covered) {
-      for (const i of index.get(ch) ?? []) {
-        if (stamp[i] === k) continue;
-        stamp[i] = k;
-        weights[i]! += o.weight ?? 1;
-      }
+  return index;
+}
+
+/** Adds one occupant (id `k`, counted once per candidate via `stamp`) to `weights`. */
+export function addOccupant(
+  index: CandidateIndex, weights: number[], stamp: number[], k: number, covered: readonly number[], weight: number,
+): void {
+  for (const ch of covered) {
+    for (const i of index.get(ch) ?? []) {
+      if (stamp[i] === k) continue;
+      stamp[i] = k;
+      weights[i]! += weight;
     }
-  });
-  return weights;
+  }
 }
 
 const range = (from: number, to: number): number[] => Array.from({ length: to - from + 1 }, (_, i) => from + i);

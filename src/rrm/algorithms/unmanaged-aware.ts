@@ -12,7 +12,9 @@
 import { BANDS, type Band, type ChannelWidth } from '../../protocol/wifi-channels.js';
 import { zoneView, type ApView } from '../model/view.js';
 import { blockStart, channelCandidates, setPlan, sortedPlan, type AlgorithmInput, type Plan } from './common.js';
-import { candidateBlocks, candidateWeights, chooseChannel, type Occupant } from './channel-choice.js';
+import {
+  addOccupant, candidateBlocks, candidateIndex, candidateWeights, chooseChannel, type CandidateIndex, type Occupant,
+} from './channel-choice.js';
 import { harmlessMoves, managedLinks, slotCover, type LinkList, type Links, type Slot } from './interference-guard.js';
 
 const UNMANAGED_WEIGHT = 2;
@@ -25,7 +27,9 @@ interface Prepared {
   user: number | undefined;
   candidates: number[];
   blocks: (readonly number[])[];
-  unmanaged: Occupant[];
+  index: CandidateIndex;
+  /** Weights of the unmanaged neighbours: they do not move during the run. */
+  base: number[];
   /** Serials of managed neighbours heard (once each), with the channels they were heard on. */
   managed: { serial: string; heard: readonly number[] }[];
 }
@@ -77,8 +81,10 @@ function prepare(
     const serial = aps[n.peer]!.serial;
     if (serial !== ap.serial && !heard.has(serial)) heard.set(serial, n.covered);
   }
+  const blocks = candidateBlocks(band, width, candidates);
   return {
-    ap, user, candidates, blocks: candidateBlocks(band, width, candidates), unmanaged,
+    ap, user, candidates, blocks, index: candidateIndex(band, candidates, blocks),
+    base: candidateWeights(band, width, candidates, unmanaged, blocks),
     managed: [...heard].map(([serial, h]) => ({ serial, heard: h })),
   };
 }
@@ -88,12 +94,12 @@ function decide(
   p: Prepared, band: Band, own: Slot, slots: Map<string, Slot>, covered: (s: Slot) => readonly number[],
   linksOf: (serial: string) => LinkList | undefined, input: AlgorithmInput<Record<string, never>>,
 ): number {
-  const occupants = p.unmanaged.slice();
-  for (const m of p.managed) {
+  const weights = p.base.slice();
+  const stamp = new Array<number>(weights.length).fill(-1);
+  p.managed.forEach((m, k) => {
     const slot = slots.get(m.serial);
-    occupants.push({ covered: slot ? covered(slot) : m.heard, weight: MANAGED_WEIGHT });
-  }
-  const weights = candidateWeights(band, own.width, p.candidates, occupants, p.blocks);
+    addOccupant(p.index, weights, stamp, k, slot ? covered(slot) : m.heard, MANAGED_WEIGHT);
+  });
   const harmless = () => harmlessMoves(band, own.width, linksOf(p.ap.serial), p.candidates, p.blocks, own.channel, slots, covered);
   return chooseChannel(band, p.candidates, weights, own.channel, input.rng, harmless);
 }
