@@ -54,6 +54,7 @@ export class EdgeSession {
   private connectText?: string;
   private lastAnnounce = 0;
   private down?: Subscription;
+  private presence?: Subscription;
   private closed = false;
 
   constructor(
@@ -151,6 +152,14 @@ export class EdgeSession {
       this.ctx.counters.framesDown++;
       this.ws.send(msg.string());
     } });
+    // The AP showing up on another socket (another edge, or a new one here) means this one is stale:
+    // close it, so a command on `.down` is written to one socket only.
+    this.presence = this.ctx.nc.subscribe(presenceSubject(serial), { callback: (err, msg) => {
+      if (err) return;
+      let p: Partial<Presence> | undefined;
+      try { p = JSON.parse(msg.string()) as Partial<Presence>; } catch { return; }
+      if (p?.event === 'connect' && (p.edge !== this.ctx.edgeId || p.session !== this.id)) this.close(4004, 'connected again elsewhere');
+    } });
     this.publishPresence('connect');
     this.ctx.logger.info({ serial, ip: this.ipAddress, certificate: this.certificate }, 'ap connected');
     return true;
@@ -187,6 +196,7 @@ export class EdgeSession {
     if (this.closed) return;
     this.closed = true;
     this.down?.unsubscribe();
+    this.presence?.unsubscribe();
     if (this.serial) {
       this.publishPresence('disconnect', reason);
       this.ctx.unregister(this);
