@@ -46,10 +46,9 @@ async function expectRecord(a: Answer, command: string, serial: string): Promise
   expect(c).toMatchObject({ command, serialNumber: serial, submittedBy: expect.any(String) });
   expect(typeof c.details).toBe('string');
   expect(typeof c.results).toBe('string');
-  // A request's results may already be replaced by the report it asked for.
-  const { results: _r, ...stored } = await record(c.UUID);
-  const { results: _a, ...answered } = c;
-  expect(stored).toEqual(answered);
+  // A request's results (and completed time) may already be replaced by the report it asked for.
+  const stable = ({ results: _r, completed: _c, ...rest }: Command) => (command === 'request' ? rest : { ...rest, results: _r, completed: _c });
+  expect(stable(await record(c.UUID))).toEqual(stable(c));
   return c;
 }
 
@@ -69,9 +68,10 @@ describe('ping', () => {
         latency: expect.any(Number), configurationUUID: (await status(A1)).UUID,
       });
       expect(a.body.latency).toBeGreaterThanOrEqual(0);
-      // The simulated AP answers within 20-200 ms of venue time; HTTP adds a little.
-      expect(a.body.latency).toBeLessThan(10_000);
-      expect(Math.abs(a.body.deviceUTCTime - a.body.currentUTCTime)).toBeLessThan(10_000);
+      // The simulated AP answers within 20-200 ms of venue time; HTTP on a loaded machine adds
+      // more (x20 here), but never the 60 s ping timeout.
+      expect(a.body.latency).toBeLessThan(60_000);
+      expect(Math.abs(a.body.deviceUTCTime - a.body.currentUTCTime)).toBeLessThan(60_000);
     }
     const history = (await s.gw('GET', `/commands?serialNumber=${A1}&newest=true&limit=2`)).body.commands as Command[];
     expect(history.map((c) => [c.command, c.status])).toEqual([['ping', 'completed'], ['ping', 'completed']]);
@@ -135,7 +135,7 @@ describe('leds, trace, script, eventqueue, generic command', () => {
     const c = await expectRecord(await post(A2, 'leds', { pattern: 'blink', duration: 5 }), 'leds', A2);
     expect(c.status).toBe('completed');
     expect(JSON.parse(c.details)).toMatchObject({ pattern: 'blink', duration: 5 });
-    const when = Math.floor(s.running.clock.now() / 1000) + 20;
+    const when = Math.floor(s.running.clock.now() / 1000) + 40;
     const later = await expectRecord(await post(A2, 'leds', { pattern: 'off', when }), 'leds', A2);
     expect([later.status, later.executed, later.when]).toEqual(['pending', 0, when]);
     const done = await final(later.UUID);
@@ -236,12 +236,12 @@ describe('telemetry streams: the answer names a websocket that carries the AP fr
   it('a stop the AP cannot take (busy: 409) still ends the streams', async () => {
     const start = await post(A1, 'telemetry', { interval: 5, lifetime: 300 });
     expect(start.body.telemetry).toMatchObject({ running: true });
-    const scan = post(A1, 'wifiscan', {});
-    await until('the scan running on A1', async () => s.running.fleet.details(A1)?.running, (r) => r !== undefined);
+    const trace = post(A1, 'trace', { network: 'lan', duration: 20 });
+    await until('the trace running on A1', async () => s.running.fleet.details(A1)?.running, (r) => r !== undefined);
     expectEnvelope(await post(A1, 'telemetry', { interval: 0 }), 409);
     const st = await s.gw('POST', `/device/${A1}/telemetry?statusOnly=true`, { body: { interval: 0 } });
     expect(st.body.telemetry).toMatchObject({ running: false });
-    expect((await scan).status).toBe(200);
+    expect((await trace).status).toBe(200);
   });
 });
 
@@ -253,16 +253,17 @@ function pickCommand(body: Record<string, unknown>): Command {
 
 describe('the command policy: busy, offline, queued', () => {
   it('a device running a command refuses a second non-queueable one (409 DEVICE_BUSY) and queues a configure', async () => {
-    const scan = post(A2, 'wifiscan', {});
-    // The scan is on the wire once the actor names it as running (the AP takes ~6 s of venue time).
-    await until('the scan running on A2', async () => s.running.fleet.details(A2)?.running, (r) => r !== undefined);
+    // A 20 s capture (1 s of wall time): long enough to stay busy under a loaded machine.
+    const trace = post(A2, 'trace', { network: 'lan', duration: 20 });
+    // It is on the wire once the actor names it as running.
+    await until('the trace running on A2', async () => s.running.fleet.details(A2)?.running, (r) => r !== undefined);
     const busy = expectEnvelope(await post(A2, 'leds', { pattern: 'on' }), 409);
     expect(busy).toMatchObject({ ErrorDetails: 'leds', ErrorDescription: expect.stringMatching(/already running a command/) });
     expectEnvelope(await post(A2, 'ping'), 409);
     const queued = await expectRecord(await post(A2, 'configure', { configuration: { radios: [{ band: '2G', channel: 1 }] } }), 'configure', A2);
     expect([queued.status, queued.executed]).toEqual(['pending', 0]);
-    expect((await scan).body.status).toBe('completed');
-    // pending -> executed -> completed once the scan is done.
+    expect((await trace).body.status).toBe('completed');
+    // pending -> executed -> completed once the trace is done.
     const done = await final(queued.UUID);
     expect(done.status).toBe('completed');
     expect(done.executed).toBeGreaterThan(0);
