@@ -10,7 +10,7 @@
  */
 import { blockOf, type Band, type ChannelWidth } from '../../protocol/wifi-channels.js';
 import type { ApView } from '../model/view.js';
-import { candidateWeights, type Occupant } from './channel-choice.js';
+import { addOccupant, candidateIndex } from './channel-choice.js';
 
 /** CCA level the interference metric starts at. */
 export const CCI_THRESHOLD_DBM = -82;
@@ -22,35 +22,37 @@ export type LinkList = { serial: string; mw: number }[];
 export type Links = Map<string, LinkList>;
 
 export function managedLinks(aps: readonly ApView[], band: Band): Links {
-  // Pairs keyed by index (i * n + j, i < j): no string keys on the hot path.
+  // Index-based with scratch arrays: no per-pair maps or string keys on the hot path.
   const n = aps.length;
-  const pair = new Map<number, number>();
+  const loud = new Float64Array(n).fill(-Infinity);
+  const edges: number[][] = aps.map(() => []); // per AP: peer, mW, peer, mW, ...
   aps.forEach((ap, i) => {
-    const loudest = new Map<number, number>();
+    const touched: number[] = [];
     for (const nb of ap.byBand[band] ?? []) {
-      if (nb.signal <= CCI_THRESHOLD_DBM) continue;
       const j = nb.peer;
-      if (j < 0 || j === i) continue;
-      loudest.set(j, Math.max(loudest.get(j) ?? -Infinity, nb.signal));
+      if (j < 0 || j === i || nb.signal <= CCI_THRESHOLD_DBM) continue;
+      if (loud[j] === -Infinity) touched.push(j);
+      if (nb.signal > loud[j]!) loud[j] = nb.signal;
     }
-    for (const [j, dbm] of loudest) {
-      const key = i < j ? i * n + j : j * n + i;
-      pair.set(key, (pair.get(key) ?? 0) + 10 ** (dbm / 10));
+    for (const j of touched) {
+      const mw = 10 ** (loud[j]! / 10);
+      edges[i]!.push(j, mw);
+      edges[j]!.push(i, mw);
+      loud[j] = -Infinity;
     }
   });
+  const sum = new Float64Array(n);
   const out: Links = new Map();
-  const push = (a: number, b: number, mw: number) => {
-    const s = aps[a]!.serial;
-    let l = out.get(s);
-    if (!l) { l = []; out.set(s, l); }
-    l.push({ serial: aps[b]!.serial, mw });
-  };
-  for (const [key, mw] of pair) {
-    const i = Math.floor(key / n);
-    const j = key % n;
-    push(i, j, mw);
-    push(j, i, mw);
-  }
+  edges.forEach((e, i) => {
+    if (e.length === 0) return;
+    const touched: number[] = [];
+    for (let k = 0; k < e.length; k += 2) {
+      const j = e[k]!;
+      if (sum[j] === 0) touched.push(j);
+      sum[j]! += e[k + 1]!;
+    }
+    out.set(aps[i]!.serial, touched.map((j) => { const mw = sum[j]!; sum[j] = 0; return { serial: aps[j]!.serial, mw }; }));
+  });
   return out;
 }
 
@@ -71,17 +73,18 @@ export function slotCover(band: Band): (s: Slot) => readonly number[] {
  * candidate (a move forced by constraints), the candidates with the least interference.
  */
 export function harmlessMoves(
-  band: Band, width: ChannelWidth, links: Readonly<LinkList> | undefined,
+  band: Band, links: Readonly<LinkList> | undefined,
   candidates: readonly number[], blocks: readonly (readonly number[])[], current: number,
   slots: ReadonlyMap<string, Slot>, cover: (s: Slot) => readonly number[],
 ): boolean[] {
   if (!links || links.length === 0) return candidates.map(() => true);
-  const occupants: Occupant[] = [];
-  for (const l of links) {
+  const index = candidateIndex(band, candidates, blocks, true);
+  const cost = new Array<number>(candidates.length).fill(0);
+  const stamp = new Array<number>(candidates.length).fill(-1);
+  links.forEach((l, k) => {
     const slot = slots.get(l.serial);
-    if (slot) occupants.push({ covered: cover(slot), weight: l.mw });
-  }
-  const cost = candidateWeights(band, width, candidates, occupants, blocks, true);
+    if (slot) addOccupant(index, cost, stamp, k, cover(slot), l.mw);
+  });
   const ci = candidates.indexOf(current);
   const limit = ci >= 0 ? cost[ci]! : Math.min(...cost);
   return cost.map((c) => c <= limit * (1 + 1e-12));

@@ -47,7 +47,7 @@ export function leastUsed(input: AlgorithmInput<Record<string, never>>): Plan {
       const blocks = candidateBlocks(band, radio.width, candidates);
       const weights = candidateWeights(band, radio.width, candidates, occupants, blocks);
       const current = blockStart(band, radio.channel, radio.width);
-      const harmless = () => harmlessMoves(band, radio.width, linksOf(ap.serial), candidates, blocks, current, slots, cover);
+      const harmless = () => harmlessMoves(band, linksOf(ap.serial), candidates, blocks, current, slots, cover);
       const next = chooseChannel(band, candidates, weights, current, input.rng, harmless);
       slots.get(ap.serial)!.channel = next;
       setPlan(plan, ap.serial, band, next);

@@ -100,6 +100,6 @@ function decide(
     const slot = slots.get(m.serial);
     addOccupant(p.index, weights, stamp, k, slot ? covered(slot) : m.heard, MANAGED_WEIGHT);
   });
-  const harmless = () => harmlessMoves(band, own.width, linksOf(p.ap.serial), p.candidates, p.blocks, own.channel, slots, covered);
+  const harmless = () => harmlessMoves(band, linksOf(p.ap.serial), p.candidates, p.blocks, own.channel, slots, covered);
   return chooseChannel(band, p.candidates, weights, own.channel, input.rng, harmless);
 }
