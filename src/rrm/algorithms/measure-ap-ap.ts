@@ -26,16 +26,16 @@ export function apApPower(current: number, rssis: readonly number[], threshold: 
 
 export function measureApAp(input: AlgorithmInput<MeasureApApArgs>): Plan {
   const { aps } = zoneView(input.model, input.zone.serials);
-  // band:bssid -> hearing AP -> strongest signal
-  const heard = new Map<string, Map<string, number>>();
-  for (const other of aps) {
+  // managed BSSID -> its band and, per hearing AP (index), the strongest signal
+  const heard = new Map<string, { band: string; by: Map<number, number> }>();
+  aps.forEach((other, i) => {
     for (const n of other.neighbours) {
-      const key = `${n.band}:${n.bssid}`;
-      let by = heard.get(key);
-      if (!by) { by = new Map(); heard.set(key, by); }
-      by.set(other.serial, Math.max(by.get(other.serial) ?? -Infinity, n.signal));
+      if (n.peer < 0 || n.peer === i) continue;
+      let h = heard.get(n.bssid);
+      if (!h) { h = { band: n.band, by: new Map() }; heard.set(n.bssid, h); }
+      h.by.set(i, Math.max(h.by.get(i) ?? -Infinity, n.signal));
     }
-  }
+  });
   const plan: Plan = {};
   for (const g of tpcGroups(aps)) {
     for (const { ap, radios } of g.members) {
@@ -43,10 +43,12 @@ export function measureApAp(input: AlgorithmInput<MeasureApApArgs>): Plan {
       if (choices.length === 0) continue;
       for (const r of radios) {
         if (r.txPower === undefined || r.bssids.length === 0) continue;
-        const perAp = new Map<string, number>();
+        const perAp = new Map<number, number>();
         for (const b of r.bssids) {
-          for (const [scanner, signal] of heard.get(`${g.band}:${b}`) ?? []) {
-            if (scanner !== ap.serial) perAp.set(scanner, Math.max(perAp.get(scanner) ?? -Infinity, signal));
+          const h = heard.get(b);
+          if (!h || h.band !== g.band) continue;
+          for (const [scanner, signal] of h.by) {
+            if (aps[scanner] !== ap) perAp.set(scanner, Math.max(perAp.get(scanner) ?? -Infinity, signal));
           }
         }
         const value = apApPower(r.txPower, [...perAp.values()], input.args.coverageThreshold, input.args.nthSmallestRssi, choices);
