@@ -14,9 +14,12 @@ export function randomTxPower(input: AlgorithmInput<RandomTxPowerArgs>): Plan {
   const { aps } = zoneView(input.model, input.zone.serials);
   const plan: Plan = {};
   const slots: { serial: string; band: '2G' | '5G' | '6G'; choices: number[] }[] = [];
+  const seen = new Set<string>();
   for (const g of tpcGroups(aps)) {
     for (const m of g.members) {
-      if (slots.some((s) => s.serial === m.ap.serial && s.band === g.band)) continue;
+      const key = `${m.ap.serial}/${g.band}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
       const choices = txChoices(input.configs.get(m.ap.serial), g.band);
       if (choices.length > 0) slots.push({ serial: m.ap.serial, band: g.band, choices });
     }
