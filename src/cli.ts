@@ -8,6 +8,8 @@ import { startServe, VERSION } from './commands/serve.js';
 import { runSimulate } from './commands/simulate.js';
 import { runReplay } from './commands/replay.js';
 import { runRecordImport } from './commands/record-import.js';
+import { runEdge } from './commands/edge.js';
+import { startSimulateLoad } from './commands/simulate-load.js';
 import { ScenarioError } from '../simulator/scenario.js';
 
 /** `--speed` as the commands take it: a positive factor or 'max'. */
@@ -15,6 +17,28 @@ function parseSpeed(text: string): number | 'max' {
   if (text === 'max') return 'max';
   const n = Number(text);
   if (!Number.isFinite(n) || n <= 0) throw new ConfigError(`--speed: ${text} is not a positive number or max`);
+  return n;
+}
+
+/** Runs `close` on the first SIGINT/SIGTERM, then exits (0, or 1 if closing failed). */
+function closeOnSignal(close: () => Promise<void>): void {
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    process.stdout.write(`${signal}: shutting down\n`);
+    close().then(() => process.exit(0), (e: unknown) => {
+      process.stderr.write(`shutdown failed: ${String(e)}\n`);
+      process.exit(1);
+    });
+  };
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
+}
+
+function parsePort(flag: string, text: string): number {
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new ConfigError(`${flag}: ${text} is not a port number`);
   return n;
 }
 
@@ -62,18 +86,31 @@ program.command('serve')
   .action(async (_opts, cmd: Command) => {
     const config = loadServeConfig({ flags: typedFlags(cmd), env: process.env, configFile: cmd.opts().config as string | undefined });
     const running = await startServe(config, { print: (line) => process.stdout.write(`${line}\n`) });
-    let stopping = false;
-    const stop = (signal: string) => {
-      if (stopping) return;
-      stopping = true;
-      process.stdout.write(`${signal}: shutting down\n`);
-      running.close().then(() => process.exit(0), (e: unknown) => {
-        process.stderr.write(`shutdown failed: ${String(e)}\n`);
-        process.exit(1);
-      });
-    };
-    process.on('SIGINT', () => stop('SIGINT'));
-    process.on('SIGTERM', () => stop('SIGTERM'));
+    closeOnSignal(() => running.close());
+  });
+
+program.command('edge')
+  .description('Run the uCentral websocket edge: real APs connect here; frames go to NATS for `serve --nats`.')
+  .option('--port <port>', 'websocket port for APs', '15002')
+  .option('--host <host>', 'address to listen on', '0.0.0.0')
+  .option('--nats <url>', 'NATS server(s), comma-separated for a cluster', 'nats://127.0.0.1:4222')
+  .option('--tls-cert <file>', 'server certificate (with --tls-key and --client-ca: TLS with client certificates)')
+  .option('--tls-key <file>', 'key of --tls-cert')
+  .option('--client-ca <file>', 'CA that issued the APs\' certificates')
+  .option('--no-allow-mismatch', 'refuse an AP whose certificate CN differs from its serial')
+  .option('--idle-timeout <s>', 'drop an AP silent for this long', '600')
+  .option('--max-frame-bytes <n>', 'largest frame accepted from an AP', '512000')
+  .addOption(new Option('--log-level <level>', 'log level').choices(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'))
+  .action(async (opts: { port: string; host: string; nats: string; tlsCert?: string; tlsKey?: string; clientCa?: string; allowMismatch: boolean; idleTimeout: string; maxFrameBytes: string; logLevel: 'info' }) => {
+    const idle = Number(opts.idleTimeout);
+    const maxFrame = Number(opts.maxFrameBytes);
+    if (!(idle > 0)) throw new ConfigError(`--idle-timeout: ${opts.idleTimeout} is not a positive number of seconds`);
+    if (!Number.isInteger(maxFrame) || maxFrame < 1024) throw new ConfigError(`--max-frame-bytes: ${opts.maxFrameBytes} must be an integer >= 1024`);
+    const edge = await runEdge({
+      port: parsePort('--port', opts.port), host: opts.host, nats: opts.nats, tlsCert: opts.tlsCert, tlsKey: opts.tlsKey, clientCa: opts.clientCa,
+      allowMismatch: opts.allowMismatch, idleTimeoutS: idle, maxFrameBytes: maxFrame, logLevel: opts.logLevel,
+    });
+    closeOnSignal(() => edge.close());
   });
 
 program.command('simulate')
@@ -81,12 +118,26 @@ program.command('simulate')
   .option('--scenario <name|file>', 'venue to simulate', 'default')
   .option('--seed <n>', 'seed (default: the scenario\'s own)')
   .option('--until <duration>', 'simulated time to run, e.g. 90s, 10m, 24h', '10m')
-  .requiredOption('--record <file>', 'NDJSON recording to write')
-  .option('--speed <n|max>', 'accepted for symmetry with serve; a recording run is always discrete-event', 'max')
-  .action(async (opts: { scenario: string; seed?: string; until: string; record: string }) => {
+  .option('--record <file>', 'NDJSON recording to write (no servers, as fast as possible)')
+  .option('--edge <url>', 'instead: connect the venue\'s APs to an edge as websocket clients (ws:// or wss://), in real time x --speed')
+  .option('--nats <url>', 'instead: publish the venue\'s APs straight onto NATS, in real time x --speed')
+  .option('--speed <n|max>', 'with --edge/--nats: a factor of real time; a recording run is always as fast as possible', '1')
+  .option('--limit <n>', 'with --edge/--nats: only the first N APs of the venue')
+  .action(async (opts: { scenario: string; seed?: string; until: string; record?: string; edge?: string; nats?: string; speed: string; limit?: string }) => {
     const seed = opts.seed === undefined ? undefined : Number(opts.seed);
     if (seed !== undefined && (!Number.isInteger(seed) || seed < 0)) throw new ConfigError(`--seed: ${opts.seed} is not a non-negative integer`);
-    await runSimulate({ scenario: opts.scenario, seed, until: opts.until, record: opts.record }, process.stdout);
+    const targets = [opts.record, opts.edge, opts.nats].filter(Boolean).length;
+    if (targets !== 1) throw new ConfigError('simulate: give exactly one of --record FILE, --edge URL or --nats URL');
+    if (opts.record) {
+      await runSimulate({ scenario: opts.scenario, seed, until: opts.until, record: opts.record }, process.stdout);
+      return;
+    }
+    const speed = parseSpeed(opts.speed);
+    if (speed === 'max') throw new ConfigError('--speed: max is only for --record; give a factor of real time with --edge/--nats');
+    const limit = opts.limit === undefined ? undefined : Number(opts.limit);
+    if (limit !== undefined && (!Number.isInteger(limit) || limit < 1)) throw new ConfigError(`--limit: ${opts.limit} is not a positive integer`);
+    const load = await startSimulateLoad({ scenario: opts.scenario, seed, speed, edge: opts.edge, nats: opts.nats, limit }, process.stdout);
+    closeOnSignal(() => load.stop());
   });
 
 program.command('replay')

@@ -24,6 +24,9 @@ import type { JsonObject } from '../protocol/frame.js';
 import { existsSync, statSync } from 'node:fs';
 import { createRecorder } from '../links/record/recording-link.js';
 import type { DeviceLink } from '../protocol/device-link.js';
+import type { NatsConnection } from 'nats';
+import { connectNats } from '../links/nats/connect.js';
+import { NatsLinkManager } from '../links/nats/nats-link-manager.js';
 import { startIngest } from '../pipelines/ingest.js';
 import { clockScheduler } from '../pipelines/clock-scheduler.js';
 import { TelemetryRegistry } from '../gateway/telemetry.js';
@@ -110,8 +113,26 @@ export async function startServe(config: Readonly<ServeConfig>, io: ServeIo): Pr
     if (recorder) closers.push(() => recorder.close());
     closers.push(() => ingest.close());
     closers.push(() => runtime.close());
+    // Real APs: frames from the edges over NATS, through the same actors as simulated ones.
+    let natsConn: NatsConnection | undefined;
+    let natsLinks: NatsLinkManager | undefined;
+    if (config.nats) {
+      const log = logging.for('links');
+      try {
+        natsConn = await connectNats({ url: config.nats, name: 'airtwin-serve', logger: log });
+      } catch (e) {
+        throw new ConfigError(`--nats: cannot connect to ${config.nats} (${(e as Error).message})`);
+      }
+      const conn = natsConn;
+      closers.push(async () => void (await conn.drain().catch(() => undefined)));
+      natsLinks = await NatsLinkManager.start({ nc: conn, logger: log, clock, onDevice: (link) => fleet.attach(recorder ? recorder.wrap(link) : link) });
+      const manager = natsLinks;
+      // Closed before the fleet stops, so no frame arrives at a stopped actor.
+      closers.push(() => manager.close());
+    }
     const telemetry = new TelemetryRegistry({
       clock, events$: fleet.events$,
+      publish: natsConn ? (subject: string, data: string | Uint8Array) => natsConn!.publish(subject, data) : undefined,
       onRunaway: (serial) => void commandService.telemetry(serial, { serialNumber: serial, interval: 0 }).catch(() => undefined),
     });
     closers.push(async () => telemetry.close());
@@ -143,6 +164,13 @@ export async function startServe(config: Readonly<ServeConfig>, io: ServeIo): Pr
     }
 
     const links: Record<string, () => { state: string; [k: string]: unknown }> = {};
+    if (natsLinks) {
+      const manager = natsLinks;
+      links.nats = () => {
+        const st = manager.status();
+        return { ...st, state: st.link };
+      };
+    }
     const health = { ingest: () => ingest.metrics(), links: () => Object.fromEntries(Object.entries(links).map(([k, f]) => [k, f()])) };
     const gateway = await buildGateway({
       clock, store, devices, defaultConfigs, blacklist, radius, commands, deviceData, files, status: runtime.status, fleet, commandService, telemetry, logging,
@@ -164,6 +192,7 @@ export async function startServe(config: Readonly<ServeConfig>, io: ServeIo): Pr
     else if (replayFiles) io.print(`  replay   ${replayFiles.join(', ')} at speed ${config.speed}${config.keepTime ? ', recorded times' : ''}`);
     else io.print('  venue    none (--no-sim)');
     if (recorder) io.print(`  record   ${config.record}`);
+    if (natsLinks) io.print(`  nats     ${config.nats} (real APs through \`airtwin edge\`)`);
     if (authenticator.generatedToken) io.print(`  token    ${authenticator.generatedToken}   (send "Authorization: Bearer <token>")`);
 
     let closing: Promise<void> | undefined;
