@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type, type Static, type TSchema } from 'typebox';
 import { airtwinError, isAirtwinError, notFound } from '../../errors.js';
@@ -137,23 +138,37 @@ export async function deviceCommandsRoutes(api: FastifyInstance, deps: GatewayDe
     const messagebus = b.messagebus === true;
     // A bus stream without NATS is refused before anything reaches the AP.
     registry.check({ messagebus });
-    const command = await service.telemetry(serial, body, caller(req)).catch((e: unknown) => {
-      // A stop the AP cannot take now (offline, busy) still ends the streams: nobody should keep
-      // waiting on them. Anything else (a 400) leaves them alone.
-      if (b.interval === 0 && isAirtwinError(e) && (e.code === 'DEVICE_OFFLINE' || e.code === 'DEVICE_BUSY')) registry.stop(serial, b.uuid);
-      throw e;
-    });
     const kind = messagebus ? 'Message bus' : 'WebSocket';
     if (b.interval === 0) {
+      const command = await service.telemetry(serial, body, caller(req)).catch((e: unknown) => {
+        // A stop the AP cannot take now (offline, busy) still ends the streams: nobody should keep
+        // waiting on them. Anything else (a 400) leaves them alone.
+        if (isAirtwinError(e) && (e.code === 'DEVICE_OFFLINE' || e.code === 'DEVICE_BUSY')) registry.stop(serial, b.uuid);
+        throw e;
+      });
       registry.stop(serial, b.uuid);
       return { ...command, action: `${kind} telemetry stopped.`, telemetry: registry.status(serial) };
     }
-    // Fire-and-forget: completed once sent; anything else means the AP never got it.
-    if (command.status !== 'completed') return { ...command, action: `${kind} telemetry not started (${command.status}).`, telemetry: registry.status(serial) };
-    registry.start({ serial, uuid: command.UUID, interval: b.interval, lifetime: b.lifetime, messagebus });
-    return {
-      ...command, action: `${kind} telemetry started.`, uuid: command.UUID,
-      ...(messagebus ? {} : { uri: telemetryUri(baseUrl(req), serial, command.UUID) }), telemetry: registry.status(serial),
-    };
+    // The AP may stream before this call returns (the record is written first), and a frame no
+    // stream wants makes the registry stop the AP as a runaway. A placeholder stream, under an id
+    // nobody can subscribe to, covers that gap; the real one (the command UUID) replaces it.
+    const placeholder = `starting-${randomUUID()}`;
+    registry.start({ serial, uuid: placeholder, interval: b.interval, lifetime: b.lifetime, messagebus });
+    try {
+      const command = await service.telemetry(serial, body, caller(req));
+      // Fire-and-forget: completed once sent; anything else means the AP never got it.
+      if (command.status !== 'completed') {
+        registry.stop(serial, placeholder);
+        return { ...command, action: `${kind} telemetry not started (${command.status}).`, telemetry: registry.status(serial) };
+      }
+      registry.start({ serial, uuid: command.UUID, interval: b.interval, lifetime: b.lifetime, messagebus });
+      registry.stop(serial, placeholder);
+      return {
+        ...command, action: `${kind} telemetry started.`, uuid: command.UUID,
+        ...(messagebus ? {} : { uri: telemetryUri(baseUrl(req), serial, command.UUID) }), telemetry: registry.status(serial),
+      };
+    } finally {
+      registry.stop(serial, placeholder);
+    }
   });
 }

@@ -233,6 +233,28 @@ describe('telemetry streams: the answer names a websocket that carries the AP fr
     expect(await closed).toEqual({ code: 1000, reason: 'telemetry stopped (interval 0)' });
   });
 
+  it('frames the AP sends before the POST returns do not make the gateway stop it as a runaway', async () => {
+    // Slow history writes (200 ms = 4 s of venue time): the AP streams before the answer.
+    const store = (s.running.commandService as unknown as { opts: { store: { insert(c: Command): Promise<void> } } }).opts.store;
+    const insert = store.insert.bind(store);
+    store.insert = async (c) => {
+      await new Promise((r) => setTimeout(r, 200));
+      return insert(c);
+    };
+    try {
+      const start = await post(A3, 'telemetry', { interval: 1, lifetime: 60 });
+      expect(start.status, start.text).toBe(200);
+      const ws = new WebSocket(start.body.uri as string, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+      let frames = 0;
+      ws.on('message', () => frames++);
+      await until('frames after a slow start', async () => frames, (n) => n >= 2);
+      ws.close();
+      expect((await post(A3, 'telemetry', { interval: 0 })).status).toBe(200);
+    } finally {
+      store.insert = insert;
+    }
+  });
+
   it('a stop the AP cannot take (busy: 409) still ends the streams', async () => {
     const start = await post(A1, 'telemetry', { interval: 5, lifetime: 300 });
     expect(start.body.telemetry).toMatchObject({ running: true });
