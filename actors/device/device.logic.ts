@@ -280,11 +280,34 @@ export function timeoutCurrent(ctx: DeviceContext): Fx {
   return { ctx: { current: undefined, closedRpcIds: closeIds(ctx, run.rpcId) }, emit: [updated(ctx, cmd)] };
 }
 
+/** Gap before a queueable command whose send failed is tried again (gateway: command.retry). */
+export const SEND_RETRY_MS = 120_000;
+
+/**
+ * The link could not take the frame. A queueable command (configure, upgrade, factory) goes back
+ * to the head of the queue, pending, and is tried again after SEND_RETRY_MS, still bounded by its
+ * expiry (reference/gateway-behaviour.md §1.5); any other command fails.
+ */
 export function sendFailed(ctx: DeviceContext, reason: string): Fx {
   const run = ctx.current;
   if (!run) return {};
-  const cmd = failedRecord(run.sub.command, ctx.deps.now(), `The command could not be sent: ${reason}`);
-  return { ctx: { current: undefined, closedRpcIds: closeIds(ctx, run.rpcId) }, emit: [updated(ctx, cmd)] };
+  const now = ctx.deps.now();
+  const base = { current: undefined, closedRpcIds: closeIds(ctx, run.rpcId) };
+  if (run.sub.queueable) {
+    const uuid = run.sub.command.UUID;
+    const command: Command = { ...run.sub.command, status: 'pending', executed: 0, errorText: `Not sent yet: ${reason}; retrying.` };
+    const expiresAt = Math.max(run.sub.runAt, run.sentAt) + ctx.timeouts.pendingTtlMs;
+    return {
+      ctx: { ...base, pending: [{ sub: { ...run.sub, command }, ready: false, expiresAt }, ...ctx.pending] },
+      emit: [updated(ctx, command, { queued: true })],
+      timers: [
+        { event: { type: 'command.due', uuid }, delay: SEND_RETRY_MS, id: dueId(uuid) },
+        { event: { type: 'command.expire', uuid }, delay: Math.max(0, expiresAt - now), id: expireId(uuid) },
+      ],
+    };
+  }
+  const cmd = failedRecord(run.sub.command, now, `The command could not be sent: ${reason}`);
+  return { ctx: base, emit: [updated(ctx, cmd)] };
 }
 
 export function nextReady(ctx: DeviceContext): Pending | undefined {

@@ -4,6 +4,7 @@ import { flush } from '../../test/helpers/fake-link.js';
 import { SERIAL, T0, startDevice, submission } from '../../test/helpers/device-fixtures.js';
 import { inflateParams } from '../../src/protocol/compress.js';
 import { deviceMachine } from './device.machine.js';
+import { SEND_RETRY_MS } from './device.logic.js';
 import type { DeviceDeps } from './device.types.js';
 
 async function online(opts: Parameters<typeof startDevice>[0] = {}, expected: unknown = { online: 'idle' }) {
@@ -301,6 +302,24 @@ describe('device machine: commands', () => {
     await flush();
     expect(d.lastRecord(sub.command.UUID)).toMatchObject({ status: 'failed', errorText: 'The command could not be sent: socket gone' });
     expect(d.value()).toEqual({ online: 'idle' });
+  });
+
+  it('keeps a queueable command pending when the link cannot send it, and sends it again after the retry gap', async () => {
+    const d = await online();
+    d.link.failSends = 'socket gone';
+    const sub = submission('configure', { params: { uuid: 2, config: { uuid: 2 } } });
+    d.actor.send({ type: 'command.submit', submission: sub });
+    await flush();
+    expect(d.lastRecord(sub.command.UUID)).toMatchObject({ status: 'pending', executed: 0 });
+    expect(d.actor.getSnapshot().context.pending.map((p) => p.sub.command.UUID)).toEqual([sub.command.UUID]);
+    d.link.failSends = undefined;
+    const sentBefore = d.link.sent.length;
+    d.clock.increment(SEND_RETRY_MS);
+    await flush();
+    expect(d.link.sent.length).toBe(sentBefore + 1);
+    d.link.reply(d.link.last().id);
+    await flush();
+    expect(d.lastRecord(sub.command.UUID)?.status).toBe('completed');
   });
 
   it('completes a one-way command (telemetry) at once and tolerates its ack', async () => {
