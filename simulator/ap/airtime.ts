@@ -100,7 +100,10 @@ function heardBy(v: Venue, ap: SimAp, r: SimRadio): NonNullable<SimRadio['heard'
   const aps: NonNullable<SimRadio['heard']>['aps'] = [];
   // Only APs whose loss can be small enough for the strongest transmitter to reach CCA, in venue
   // order (the spatial grid keeps a 50,000-AP venue from being a 50,000 x 50,000 walk).
-  for (const j of v.losses.within(ap.index, strongestTx(v) - fTerm - CCA_DBM)) {
+  // One budget for all of the AP's radios (the lowest frequency term), so they share one walk.
+  let minTerm = fTerm;
+  for (const o of ap.radios) minTerm = Math.min(minTerm, frequencyTermDb(radioFrequency(o)));
+  for (const j of v.losses.within(ap.index, strongestTx(v) - minTerm - CCA_DBM)) {
     if (j >= v.aps.length) break; // neighbours follow the APs
     const other = v.aps[j]!;
     for (const o of other.radios) {

@@ -64,9 +64,9 @@ export class LossMatrix {
   /** The shadowing field at each point (fixed points: computed once). */
   private readonly fields: Float64Array;
   private readonly minField: number;
-  private grid: Map<string, number[]> | undefined;
-  /** Largest cell coordinates holding a point (x, y), so a long reach stops at the venue's edge. */
-  private maxCell = [0, 0];
+  private grid: { cols: number; rows: number; cells: Map<number, number[]> } | undefined;
+  /** The last `within` answer: an AP's radios ask for the same point and budget in a row. */
+  private memo: { i: number; maxLossDb: number; out: number[] } | undefined;
   private readonly cellM = 40;
 
   constructor(private readonly world: RadioWorld, private readonly points: readonly Position[]) {
@@ -109,28 +109,38 @@ export class LossMatrix {
    * the same order as a walk over all points.
    */
   within(i: number, maxLossDb: number): number[] {
+    const memo = this.memo;
+    if (memo && memo.i === i && memo.maxLossDb === maxLossDb) return memo.out;
     const grid = (this.grid ??= this.buildGrid());
     const p = this.points[i]!;
     const g = this.world.geometry;
     // Loss budget left for distance and floors once the most favourable shadowing is assumed.
     const budget = maxLossDb - this.shadow(this.fields[i]!, this.minField);
-    const reach = tgaxReachM(budget);
-    const floorReach = g.floorLossDb > 0 ? Math.floor((budget - TGAX_ENTERPRISE.constantDb) / g.floorLossDb + 1e-9) : g.floors.length;
     const c = this.cellM;
     const out: number[] = [];
-    const x0 = Math.max(0, Math.floor((p.x - reach) / c)), x1 = Math.min(this.maxCell[0]!, Math.floor((p.x + reach) / c));
-    const y0 = Math.max(0, Math.floor((p.y - reach) / c)), y1 = Math.min(this.maxCell[1]!, Math.floor((p.y + reach) / c));
-    const f0 = Math.max(0, p.floor - floorReach), f1 = Math.min(g.floors.length - 1, p.floor + floorReach);
-    for (let f = f0; f <= f1; f++) {
+    for (let f = 0; f < g.floors.length; f++) {
+      // Each floor crossed takes its loss from the budget; the horizontal distance gets the rest.
+      const left = budget - Math.abs(f - p.floor) * g.floorLossDb;
+      if (left < TGAX_ENTERPRISE.constantDb) continue;
+      const reach = tgaxReachM(left);
+      const reach2 = reach * reach;
+      const x0 = Math.max(0, Math.floor((p.x - reach) / c)), x1 = Math.min(grid.cols - 1, Math.floor((p.x + reach) / c));
+      const y0 = Math.max(0, Math.floor((p.y - reach) / c)), y1 = Math.min(grid.rows - 1, Math.floor((p.y + reach) / c));
       for (let x = x0; x <= x1; x++) {
         for (let y = y0; y <= y1; y++) {
-          const cell = grid.get(`${f}:${x}:${y}`);
+          const cell = grid.cells.get((f * grid.cols + x) * grid.rows + y);
           if (!cell) continue;
-          for (const j of cell) if (j !== i && this.lowerBound(i, j) <= maxLossDb) out.push(j);
+          for (const j of cell) {
+            const q = this.points[j]!;
+            const dx = q.x - p.x, dy = q.y - p.y;
+            if (dx * dx + dy * dy <= reach2 && j !== i && this.lowerBound(i, j) <= maxLossDb) out.push(j);
+          }
         }
       }
     }
-    return out.sort((a, b) => a - b);
+    out.sort((a, b) => a - b);
+    this.memo = { i, maxLossDb, out };
+    return out;
   }
 
   private shadow(fieldA: number, fieldB: number): number {
@@ -138,18 +148,22 @@ export class LossMatrix {
     return s.sigmaDb === 0 ? 0 : (s.sigmaDb * (fieldA + fieldB)) / Math.SQRT2;
   }
 
-  private buildGrid(): Map<string, number[]> {
-    const grid = new Map<string, number[]>();
+  /** Points by (floor, cell x, cell y), numbered floor-major. */
+  private buildGrid(): { cols: number; rows: number; cells: Map<number, number[]> } {
+    let cols = 1;
+    let rows = 1;
+    for (const p of this.points) {
+      cols = Math.max(cols, Math.floor(p.x / this.cellM) + 1);
+      rows = Math.max(rows, Math.floor(p.y / this.cellM) + 1);
+    }
+    const cells = new Map<number, number[]>();
     this.points.forEach((p, j) => {
-      const cx = Math.floor(p.x / this.cellM);
-      const cy = Math.floor(p.y / this.cellM);
-      this.maxCell = [Math.max(this.maxCell[0]!, cx), Math.max(this.maxCell[1]!, cy)];
-      const key = `${p.floor}:${cx}:${cy}`;
-      const cell = grid.get(key);
+      const key = (p.floor * cols + Math.floor(p.x / this.cellM)) * rows + Math.floor(p.y / this.cellM);
+      const cell = cells.get(key);
       if (cell) cell.push(j);
-      else grid.set(key, [j]);
+      else cells.set(key, [j]);
     });
-    return grid;
+    return { cols, rows, cells };
   }
 
   /** geometricLossDb of the two points (lower index first, as the cache always did). */
