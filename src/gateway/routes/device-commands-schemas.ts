@@ -101,7 +101,7 @@ export const EventqueueBody = Type.Object({
 
 export const TelemetryBody = Type.Object({
   serialNumber,
-  interval: Type.Integer({ minimum: 0, maximum: 120, description: 'Seconds between frames, 1..120; 0 stops streaming.' }),
+  interval: Type.Optional(Type.Integer({ minimum: 0, maximum: 120, description: 'Seconds between frames, 1..120; 0 stops streaming. Required unless statusOnly.' })),
   lifetime: Type.Optional(Type.Integer({ minimum: 1, description: 'Seconds the stream lives (default 3600).' })),
   messagebus: Type.Optional(Type.Boolean({ description: 'true: publish to the message bus (NATS subject telemetry.<serial>; 400 NOT_CONFIGURED without NATS); false: websocket.' })),
   types: Type.Optional(Type.Array(Type.String(), { description: 'Default: wifi-frames, dhcp-snooping, state.' })),

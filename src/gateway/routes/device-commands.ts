@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type, type Static, type TSchema } from 'typebox';
-import { airtwinError, isAirtwinError, notFound } from '../../errors.js';
+import { airtwinError, badRequest, isAirtwinError, notFound } from '../../errors.js';
 import { normalizeSerial } from '../../protocol/serial.js';
 import { Command } from '../../store/records.js';
 import { errorResponses, SerialParam } from '../../server/schemas.js';
@@ -119,6 +119,7 @@ export async function deviceCommandsRoutes(api: FastifyInstance, deps: GatewayDe
   });
 
   api.post('/device/:serialNumber/telemetry', {
+    preValidation: emptyBody,
     schema: {
       tags, summary: 'Start, stop or query a telemetry stream',
       description: 'interval 1..120 starts a stream and answers the Command record plus `action`, `uuid` (the stream id) and, for a '
@@ -135,11 +136,13 @@ export async function deviceCommandsRoutes(api: FastifyInstance, deps: GatewayDe
       return { action: 'Telemetry status only.', serialNumber: serial, telemetry: registry.status(serial) };
     }
     const b = body as Static<typeof TelemetryBody>;
+    if (b.interval === undefined) throw badRequest('interval', 'interval is required (0 stops streaming, 1 to 120 seconds).');
+    const interval = b.interval;
     const messagebus = b.messagebus === true;
     // A bus stream without NATS is refused before anything reaches the AP.
     registry.check({ messagebus });
     const kind = messagebus ? 'Message bus' : 'WebSocket';
-    if (b.interval === 0) {
+    if (interval === 0) {
       const command = await service.telemetry(serial, body, caller(req)).catch((e: unknown) => {
         // A stop the AP cannot take now (offline, busy) still ends the streams: nobody should keep
         // waiting on them. Anything else (a 400) leaves them alone.
@@ -153,7 +156,7 @@ export async function deviceCommandsRoutes(api: FastifyInstance, deps: GatewayDe
     // stream wants makes the registry stop the AP as a runaway. A placeholder stream, under an id
     // nobody can subscribe to, covers that gap; the real one (the command UUID) replaces it.
     const placeholder = `starting-${randomUUID()}`;
-    registry.start({ serial, uuid: placeholder, interval: b.interval, lifetime: b.lifetime, messagebus });
+    registry.start({ serial, uuid: placeholder, interval, lifetime: b.lifetime, messagebus });
     try {
       const command = await service.telemetry(serial, body, caller(req));
       // Fire-and-forget: completed once sent; anything else means the AP never got it.
@@ -161,7 +164,7 @@ export async function deviceCommandsRoutes(api: FastifyInstance, deps: GatewayDe
         registry.stop(serial, placeholder);
         return { ...command, action: `${kind} telemetry not started (${command.status}).`, telemetry: registry.status(serial) };
       }
-      registry.start({ serial, uuid: command.UUID, interval: b.interval, lifetime: b.lifetime, messagebus });
+      registry.start({ serial, uuid: command.UUID, interval, lifetime: b.lifetime, messagebus });
       registry.stop(serial, placeholder);
       return {
         ...command, action: `${kind} telemetry started.`, uuid: command.UUID,

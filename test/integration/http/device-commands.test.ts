@@ -191,7 +191,7 @@ describe('telemetry', () => {
     const stop = await post(A3, 'telemetry', { interval: 0, uuid: c.UUID });
     expect(stop.status, stop.text).toBe(200);
     expect(stop.body).toMatchObject({ action: 'WebSocket telemetry stopped.', command: 'telemetry', status: 'completed' });
-    const only = await s.gw('POST', `/device/${A3}/telemetry?statusOnly=true`, { body: { interval: 0 } });
+    const only = await s.gw('POST', `/device/${A3}/telemetry?statusOnly=true`);
     expect(only.body).toMatchObject({ action: 'Telemetry status only.', serialNumber: A3 });
     expect(only.body.UUID).toBeUndefined();
   });
@@ -378,7 +378,8 @@ describe('errors', () => {
       ['command', { command: 'dance' }, /command/],
       ['command', { command: 'leds', payload: '{broken' }, /^payload$/],
       ['reboot', { when: -5 }, /when/],
-      ['telemetry', { types: ['state'] }, /interval/],
+      ['telemetry', { types: ['state'] }, /^interval$/],
+      ['telemetry', { interval: 121 }, /interval/],
     ];
     const before = (await s.gw('GET', '/commands')).body.commands.length as number;
     for (const [cmd, body, field] of cases) {
