@@ -81,9 +81,10 @@ export async function startSimVenue(opts: {
   const clock = new ScopedClock(opts.clock);
   const venue = buildVenue(scenario, clock, seed);
   const now = nowSeconds(clock);
+  const missing: Parameters<DevicesRepo['insert']>[0][] = [];
   for (const ap of venue.aps) {
     if (opts.devices.has(ap.serial)) continue;
-    await opts.devices.insert({
+    missing.push({
       serialNumber: ap.serial, deviceType: 'AP', macAddress: serialToMac(ap.serial), manufacturer: ap.capabilities.model ?? ap.model,
       UUID: ap.uuid, configuration: JSON.stringify(venueApConfiguration(ap)), notes: [{ created: now, createdBy: 'airtwin', note: `Simulated AP of venue ${scenario.name}.` }],
       createdTimestamp: now, lastConfigurationChange: now, lastConfigurationDownload: now, firmware: ap.firmware, devicePassword: '',
@@ -91,6 +92,7 @@ export async function startSimVenue(opts: {
       compatible: ap.capabilities.compatible ?? ap.model, lastFWUpdate: 0, lastRecordedContact: 0, simulated: true, connectReason: '',
     });
   }
+  await opts.devices.insertMany(missing);
   const links = venue.aps.map((ap) => new SimLink(venue, ap.serial, { autoStart: false }));
   for (const link of links) opts.fleet.attach(opts.wrap ? opts.wrap(link) : link);
   for (const link of links) link.start();

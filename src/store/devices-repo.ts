@@ -77,6 +77,28 @@ export class DevicesRepo {
     return d;
   }
 
+  /**
+   * Many new records in one transaction, a few hundred rows per INSERT: a venue of 50,000
+   * simulated APs took minutes one INSERT at a time. All or nothing, like `insert`.
+   */
+  async insertMany(list: readonly StoredDevice[]): Promise<void> {
+    const seen = new Set<string>();
+    for (const d of list) {
+      if (this.cache.has(d.serialNumber) || seen.has(d.serialNumber)) throw alreadyExists('serialNumber', `Device ${d.serialNumber} exists already.`);
+      seen.add(d.serialNumber);
+    }
+    const perStatement = 400;
+    await this.store.transaction(async (tx) => {
+      for (let at = 0; at < list.length; at += perStatement) {
+        const chunk = list.slice(at, at + perStatement);
+        const rows = chunk.map((_, r) => `(${COLUMNS.map((__, c) => `$${r * COLUMNS.length + c + 1}`).join(', ')})`).join(', ');
+        await tx.run(`INSERT INTO devices (${COLUMNS.map(([, c]) => c).join(', ')}) VALUES ${rows}`, chunk.flatMap(toParams));
+      }
+    });
+    for (const d of list) this.cache.set(d.serialNumber, d);
+    this.sorted = undefined;
+  }
+
   /** Replaces the record with `next` (the caller merged the change). */
   async update(next: StoredDevice): Promise<StoredDevice> {
     if (!this.cache.has(next.serialNumber)) throw notFound('serialNumber', `Device ${next.serialNumber} does not exist.`);
