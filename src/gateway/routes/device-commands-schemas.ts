@@ -45,6 +45,11 @@ export const UpgradeBody = Type.Object({
   signature: Type.Optional(Type.String({ description: 'Firmware signature, forwarded to the AP as `signature`.' })),
 });
 
+/** Upstream clients send the firmware signature in the query string. */
+export const UpgradeQuery = Type.Object({
+  FWsignature: Type.Optional(Type.String({ description: 'Firmware signature (as upstream, in the query); the body `signature` wins.' })),
+}, { additionalProperties: false });
+
 export const RebootBody = Type.Object({ serialNumber, when });
 
 export const FactoryBody = Type.Object({ serialNumber, when, keepRedirector });

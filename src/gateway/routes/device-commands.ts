@@ -11,7 +11,7 @@ import type { GatewayDeps } from '../deps.js';
 import { telemetryUri, type TelemetryRegistry } from '../telemetry.js';
 import {
   ConfigureBody, EventqueueBody, FactoryBody, GenericCommandBody, LedsBody, PingBody, PingResult, RebootBody, RequestBody,
-  ScriptBody, TelemetryBody, TelemetryQuery, TelemetryResponse, TraceBody, UpgradeBody, WifiscanBody,
+  ScriptBody, TelemetryBody, TelemetryQuery, TelemetryResponse, TraceBody, UpgradeBody, UpgradeQuery, WifiscanBody,
 } from './device-commands-schemas.js';
 
 /**
@@ -39,6 +39,7 @@ interface RecordRoute {
   path: string;
   method: ServiceMethod;
   body: TSchema;
+  querystring?: TSchema;
   summary: string;
   /** What this command does beyond RECORD_ANSWER. */
   notes: string;
@@ -52,7 +53,7 @@ const RECORD_ROUTES: RecordRoute[] = [
     notes: `configure, upgrade and factory queue like their own endpoints; other methods: ${REFUSES}` },
   { path: 'configure', method: 'configure', body: ConfigureBody, summary: 'Push a configuration',
     notes: `${QUEUES} errorCode 1 (applied with substitutions, listed in results.status.rejected) is completed.` },
-  { path: 'upgrade', method: 'upgrade', body: UpgradeBody, summary: 'Upgrade the firmware',
+  { path: 'upgrade', method: 'upgrade', body: UpgradeBody, querystring: UpgradeQuery, summary: 'Upgrade the firmware',
     notes: `${QUEUES} Completed when the AP accepts; it then reboots into the new image (status goes offline, then online).` },
   { path: 'reboot', method: 'reboot', body: RebootBody, summary: 'Reboot the device',
     notes: `${REFUSES} Completed when the AP accepts; it then disconnects and connects again.` },
@@ -98,10 +99,15 @@ export async function deviceCommandsRoutes(api: FastifyInstance, deps: GatewayDe
       schema: {
         tags, summary: r.summary, description: `${r.notes}\n\n${RECORD_ANSWER}`,
         params: SerialParam, body: r.body, response: { 200: Command, ...responses },
+        ...(r.querystring ? { querystring: r.querystring } : {}),
       },
     }, async (req) => {
       const { serial, body } = target(req, deps);
-      return service[r.method](serial, body, caller(req));
+      // upgrade: the upstream query FWsignature, unless the body has a signature.
+      const query = (req.query ?? {}) as { FWsignature?: string };
+      const withQuery = r.path === 'upgrade' && query.FWsignature !== undefined && body.signature === undefined
+        ? { ...body, signature: query.FWsignature } : body;
+      return service[r.method](serial, withQuery, caller(req));
     });
   }
 

@@ -326,13 +326,13 @@ describe('the command policy: busy, offline, queued', () => {
 
   it('upgrade and factory: completed, then the APs come back (with the new firmware after the upgrade)', async () => {
     const [up, fac] = await Promise.all([
-      post(A2, 'upgrade', { uri: 'https://fw.example.com/images/tip-v9.9.9.bin', keepRedirector: true }),
+      s.gw('POST', `/device/${A2}/upgrade?FWsignature=c2lnbmVk`, { body: { uri: 'https://fw.example.com/images/tip-v9.9.9.bin', keepRedirector: true } }),
       post(A1, 'factory', { keepRedirector: false }),
     ]);
     const u = await expectRecord(up, 'upgrade', A2);
     const f = await expectRecord(fac, 'factory', A1);
     expect([u.status, f.status]).toEqual(['completed', 'completed']);
-    expect(JSON.parse(u.details)).toMatchObject({ uri: 'https://fw.example.com/images/tip-v9.9.9.bin', keep_redirector: 1 });
+    expect(JSON.parse(u.details)).toMatchObject({ uri: 'https://fw.example.com/images/tip-v9.9.9.bin', keep_redirector: 1, signature: 'c2lnbmVk' });
     expect(JSON.parse(f.details)).toMatchObject({ keep_redirector: 0 });
     await Promise.all([offline(A2), offline(A1)]);
     const [a2] = await Promise.all([online(A2), online(A1)]);
