@@ -8,6 +8,7 @@ import type { Band } from '../../src/protocol/wifi-channels.js';
 import { runAlgorithm } from '../../src/rrm/algorithms/registry.js';
 import type { Plan } from '../../src/rrm/algorithms/common.js';
 import { CoverageGrid } from '../../src/rrm/algorithms/coverage-grid.js';
+import { exhaustiveSearch } from '../../src/rrm/algorithms/location-optimal.js';
 import type { EffectiveConfig } from '../../src/rrm/schemas/device-config.js';
 import {
   applyToVenue, defaultConfigs, genVenue, propParams, randomConstraints, venueModel, type SynthVenue,
@@ -129,5 +130,31 @@ describe('tx power optimizers: properties', () => {
   // Found by fast-check (a test that mixed two channel groups of one band); kept as an example.
   it('location_optimal example: seed 206247, 5 APs on 5 and 6 GHz', () => {
     locationNeverWorse({ seed: 206247, aps: 5, bands: ['5G', '6G'] });
+  });
+});
+
+describe('location_optimal search: properties', () => {
+  it('equals a brute-force search wherever the exhaustive search is feasible', () => {
+    const apArb = fc.record({
+      x: fc.integer({ min: 0, max: 99 }), y: fc.integer({ min: 0, max: 99 }),
+      choices: fc.uniqueArray(fc.integer({ min: 0, max: 30 }), { minLength: 1, maxLength: 4 }).map((c) => c.sort((a, b) => a - b)),
+    });
+    fc.assert(fc.property(fc.array(apArb, { minLength: 1, maxLength: 3 }), (aps) => {
+      const grid = new CoverageGrid(aps, 100);
+      // independent enumeration: every assignment, first AP slowest, first strict minimum
+      let best: number[] | null = null;
+      let bestScore = Infinity;
+      const walk = (i: number, acc: number[]) => {
+        if (i === aps.length) {
+          const s = grid.score(acc);
+          if (s < bestScore) { bestScore = s; best = acc.slice(); }
+          return;
+        }
+        for (const c of aps[i]!.choices) walk(i + 1, [...acc, c]);
+      };
+      walk(0, []);
+      const expected = best ?? aps.map((a) => a.choices.at(-1)!);
+      expect(exhaustiveSearch(grid)).toEqual(expected);
+    }), propParams(25));
   });
 });
