@@ -98,17 +98,18 @@ program.command('edge')
   .option('--tls-key <file>', 'key of --tls-cert')
   .option('--client-ca <file>', 'CA that issued the APs\' certificates')
   .option('--no-allow-mismatch', 'refuse an AP whose certificate CN differs from its serial')
+  .option('--simulator-id <cn>', 'admit simulator certificates (CN starting with 53494d) with this CN')
   .option('--idle-timeout <s>', 'drop an AP silent for this long', '600')
   .option('--max-frame-bytes <n>', 'largest frame accepted from an AP', '512000')
   .addOption(new Option('--log-level <level>', 'log level').choices(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'))
-  .action(async (opts: { port: string; host: string; nats: string; tlsCert?: string; tlsKey?: string; clientCa?: string; allowMismatch: boolean; idleTimeout: string; maxFrameBytes: string; logLevel: 'info' }) => {
+  .action(async (opts: { port: string; host: string; nats: string; tlsCert?: string; tlsKey?: string; clientCa?: string; allowMismatch: boolean; simulatorId?: string; idleTimeout: string; maxFrameBytes: string; logLevel: 'info' }) => {
     const idle = Number(opts.idleTimeout);
     const maxFrame = Number(opts.maxFrameBytes);
     if (!(idle > 0)) throw new ConfigError(`--idle-timeout: ${opts.idleTimeout} is not a positive number of seconds`);
     if (!Number.isInteger(maxFrame) || maxFrame < 1024) throw new ConfigError(`--max-frame-bytes: ${opts.maxFrameBytes} must be an integer >= 1024`);
     const edge = await runEdge({
       port: parsePort('--port', opts.port), host: opts.host, nats: opts.nats, tlsCert: opts.tlsCert, tlsKey: opts.tlsKey, clientCa: opts.clientCa,
-      allowMismatch: opts.allowMismatch, idleTimeoutS: idle, maxFrameBytes: maxFrame, logLevel: opts.logLevel,
+      allowMismatch: opts.allowMismatch, simulatorId: opts.simulatorId, idleTimeoutS: idle, maxFrameBytes: maxFrame, logLevel: opts.logLevel,
     });
     closeOnSignal(() => edge.close());
   });
