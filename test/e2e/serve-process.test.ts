@@ -38,7 +38,7 @@ describe('airtwin serve as a process', () => {
     expect(banner).toMatch(/venue\s+lab: 3 APs/);
 
     const health = await until('3 connected APs', async () => {
-      const h = await (await fetch(`${gateway}/health`)).json();
+      const h = (await (await fetch(`${gateway}/health`)).json()) as any;
       return h.devices.connected === 3 && h.ingest.rowsWritten > 0 ? h : undefined;
     });
     expect(health.status).toBe('ok');
@@ -46,11 +46,11 @@ describe('airtwin serve as a process', () => {
     expect(metrics).toMatch(/airtwin_devices_connected 3/);
 
     const auth = { authorization: `Bearer ${token}` };
-    const devices = await (await fetch(`${gateway}/api/v1/devices?deviceWithStatus=true`, { headers: auth })).json();
+    const devices = (await (await fetch(`${gateway}/api/v1/devices?deviceWithStatus=true`, { headers: auth })).json()) as any;
     expect(devices.devicesWithStatus.filter((d: { connected: boolean }) => d.connected)).toHaveLength(3);
     expect((await fetch(`${rrm}/api/v1/system?command=info`, { headers: auth })).status).toBe(200);
 
-    const before = await (await fetch(`${gateway}/health`)).json();
+    const before = (await (await fetch(`${gateway}/health`)).json()) as any;
     const accepted = before.ingest.rowsWritten + before.ingest.rowsQueued;
     const exited = new Promise<number | null>((r) => child!.on('exit', (code) => r(code)));
     child.kill('SIGTERM');
