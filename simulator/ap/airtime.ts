@@ -97,7 +97,9 @@ function strongestTx(v: Venue): number {
 function heardBy(v: Venue, ap: SimAp, r: SimRadio): NonNullable<SimRadio['heard']> {
   if (r.heard && r.heard.epoch === v.radioEpoch) return r.heard;
   const fTerm = frequencyTermDb(radioFrequency(r));
-  const aps: NonNullable<SimRadio['heard']>['aps'] = [];
+  const aps: number[] = [];
+  const radios: number[] = [];
+  const weights: number[] = [];
   // Only APs whose loss can be small enough for the strongest transmitter to reach CCA, in venue
   // order (the spatial grid keeps a 50,000-AP venue from being a 50,000 x 50,000 walk).
   // One budget for all of the AP's radios (the lowest frequency term), so they share one walk.
@@ -109,7 +111,11 @@ function heardBy(v: Venue, ap: SimAp, r: SimRadio): NonNullable<SimRadio['heard'
     for (const o of other.radios) {
       if (o.band !== r.band) continue;
       const w = channelOverlap(o, r);
-      if (w > 0 && o.txPower - v.losses.geometric(ap.index, other.index) - fTerm >= CCA_DBM) aps.push({ ap: other, radio: o, w });
+      if (w > 0 && o.txPower - v.losses.geometric(ap.index, other.index) - fTerm >= CCA_DBM) {
+        aps.push(j);
+        radios.push(o.index);
+        weights.push(w);
+      }
     }
   }
   let neighbourLoad = 0;
@@ -118,7 +124,8 @@ function heardBy(v: Venue, ap: SimAp, r: SimRadio): NonNullable<SimRadio['heard'
     const w = channelOverlap(n, r);
     if (w > 0 && n.txPower - v.losses.geometric(ap.index, n.index) - fTerm >= CCA_DBM) neighbourLoad += w * n.load;
   }
-  r.heard = { epoch: v.radioEpoch, aps, neighbourLoad };
+  // Typed arrays: a 50,000-AP venue keeps ~100 entries per radio, 13 bytes each instead of ~70 as objects.
+  r.heard = { epoch: v.radioEpoch, aps: Int32Array.from(aps), radios: Uint8Array.from(radios), w: Float64Array.from(weights), neighbourLoad };
   return r.heard;
 }
 
@@ -126,7 +133,10 @@ function heardBy(v: Venue, ap: SimAp, r: SimRadio): NonNullable<SimRadio['heard'
 export function foreignAirtime(v: Venue, ap: SimAp, r: SimRadio): number {
   const h = heardBy(v, ap, r);
   let a = h.neighbourLoad;
-  for (const e of h.aps) if (e.ap.up) a += e.w * e.radio.airtime;
+  for (let k = 0; k < h.aps.length; k++) {
+    const other = v.aps[h.aps[k]!]!;
+    if (other.up) a += h.w[k]! * other.radios[h.radios[k]!]!.airtime;
+  }
   return a;
 }
 

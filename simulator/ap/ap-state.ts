@@ -43,8 +43,11 @@ export interface SimRadio {
   /** Share of airtime this radio's own BSSs keep busy (from its stations' traffic and rates). */
   airtime: number;
   stations: SimClient[];
-  /** Transmitters this radio hears above CCA on overlapping channels, valid for one radio epoch. */
-  heard?: { epoch: number; aps: { ap: SimAp; radio: SimRadio; w: number }[]; neighbourLoad: number };
+  /**
+   * Transmitters this radio hears above CCA on overlapping channels, valid for one radio epoch:
+   * entry k is radio `radios[k]` of AP `aps[k]` (venue index) with channel overlap `w[k]`.
+   */
+  heard?: { epoch: number; aps: Int32Array; radios: Uint8Array; w: Float64Array; neighbourLoad: number };
 }
 
 export interface SimAp {
