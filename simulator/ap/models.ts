@@ -80,7 +80,21 @@ export function isKnownModel(name: string): boolean {
 /** The phys of a model: path, band, hardware channels, max width from htmode. */
 export interface ModelPhy { path: string; band: Band; channels: readonly number[]; maxWidth: 20 | 40 | 80 | 160; antennas: number }
 
+const physCache = new Map<string, ModelPhy[]>();
+const wifiCache = new Map<string, Record<string, PhyCapabilities>>();
+
+/**
+ * The phys of a model in a country. One shared (read-only) answer per model and country: a
+ * venue of 50,000 APs of one model would otherwise hold 50,000 copies of the same lists.
+ */
 export function modelPhys(name: string, country: string): ModelPhy[] {
+  const key = `${name}/${country}`;
+  let phys = physCache.get(key);
+  if (!phys) physCache.set(key, (phys = buildModelPhys(name, country)));
+  return phys;
+}
+
+function buildModelPhys(name: string, country: string): ModelPhy[] {
   const spec = MODELS[name];
   if (!spec) throw new RangeError(`unknown AP model ${name}`);
   return spec.phys.map((p) => ({
@@ -102,6 +116,27 @@ function popcount(n: number): number {
 export function capabilitiesDocument(name: string, country: string, serial: string): Capabilities {
   const spec = MODELS[name];
   if (!spec) throw new RangeError(`unknown AP model ${name}`);
+  const mac = serial.match(/../g)!.join(':');
+  return {
+    compatible: spec.compatible,
+    model: spec.model,
+    platform: 'ap',
+    network: { lan: [...spec.lan], wan: [...spec.wan] },
+    country,
+    compress_cmd: true,
+    label_macaddr: mac,
+    wifi: modelWifi(name, spec, country),
+  };
+}
+
+/**
+ * The `wifi` part of the capabilities: it depends on model and country only, so every AP of a
+ * model shares one (read-only) object instead of carrying its own copy of the channel lists.
+ */
+function modelWifi(name: string, spec: ModelSpec, country: string): Record<string, PhyCapabilities> {
+  const key = `${name}/${country}`;
+  const known = wifiCache.get(key);
+  if (known) return known;
   const wifi: Record<string, PhyCapabilities> = {};
   for (const p of spec.phys) {
     const channels = p.channels.filter((c) => channelsFor(country, p.band).includes(c));
@@ -121,15 +156,6 @@ export function capabilitiesDocument(name: string, country: string, serial: stri
     if (p.he_mac_capa) phy.he_mac_capa = [...p.he_mac_capa];
     wifi[p.path] = phy;
   }
-  const mac = serial.match(/../g)!.join(':');
-  return {
-    compatible: spec.compatible,
-    model: spec.model,
-    platform: 'ap',
-    network: { lan: [...spec.lan], wan: [...spec.wan] },
-    country,
-    compress_cmd: true,
-    label_macaddr: mac,
-    wifi,
-  };
+  wifiCache.set(key, wifi);
+  return wifi;
 }
