@@ -16,6 +16,10 @@ import { createAuthenticator } from '../server/auth.js';
 import { createLogging, type Logging } from '../server/logging.js';
 import { buildGateway } from '../gateway/app.js';
 import { buildRrm } from '../rrm/app.js';
+import { RrmStore } from '../rrm/store.js';
+import { RrmApplier } from '../rrm/apply.js';
+import { RrmCollector } from '../rrm/collector.js';
+import { RrmScheduler } from '../rrm/scheduler.js';
 import { processClock, replayDriver, startFleetRuntime } from './fleet-runtime.js';
 import { recordingParts, replayClock } from './replay.js';
 import { startReplay } from '../links/replay/replayer.js';
@@ -48,6 +52,8 @@ export interface RunningServe {
   sim?: SimVenue;
   ingest: ReturnType<typeof startIngest>;
   replay?: ReturnType<typeof startReplay>;
+  /** The RRM's state and background work (tests read run history and wait on them). */
+  rrmService: { store: RrmStore; applier: RrmApplier; collector: RrmCollector; scheduler: RrmScheduler };
   generatedToken?: string;
   /** Stop accepting, finish in-flight requests, flush, close DuckDB. Safe to call twice. */
   close(): Promise<void>;
@@ -177,8 +183,25 @@ export async function startServe(config: Readonly<ServeConfig>, io: ServeIo): Pr
       isBlacklisted: (serial) => blacklist.has(serial), version: VERSION, startedAt,
     }, { ...common, health });
     closers.push(() => gateway.close());
-    const rrm = await buildRrm({ clock, store, logging, fleet, commandService, version: VERSION, startedAt }, common);
+    const rrmBase = { clock, store, logging, fleet, commandService, version: VERSION, startedAt };
+    const rrmStore = await RrmStore.load(store, () => clock.now());
+    const applier = new RrmApplier(rrmBase, rrmStore, { debounceMs: config.rrmConfigDebounce === undefined ? undefined : config.rrmConfigDebounce * 1000 });
+    const collector = new RrmCollector(rrmBase, rrmStore, {
+      wifiScanIntervalMs: config.rrmWifiScanInterval === undefined ? undefined : config.rrmWifiScanInterval * 1000,
+      capabilitiesIntervalMs: config.rrmCapabilitiesInterval === undefined ? undefined : config.rrmCapabilitiesInterval * 1000,
+      tickMs: config.rrmCollectInterval === undefined ? undefined : config.rrmCollectInterval * 1000,
+    });
+    const scheduler = new RrmScheduler(rrmBase, rrmStore, applier);
+    const rrm = await buildRrm({ ...rrmBase, rrm: { store: rrmStore, applier } }, common);
     closers.push(() => rrm.close());
+    // Stopped before the fleet and the store (closers run in reverse): no command or write after them.
+    closers.push(async () => {
+      scheduler.stop();
+      collector.stop();
+      applier.close();
+    });
+    collector.start();
+    scheduler.start();
 
     const gatewayUrl = await gateway.listen({ port: config.gatewayPort, host: config.host });
     const rrmUrl = await rrm.listen({ port: config.rrmPort, host: config.host });
@@ -198,6 +221,7 @@ export async function startServe(config: Readonly<ServeConfig>, io: ServeIo): Pr
     let closing: Promise<void> | undefined;
     return {
       gateway, rrm, gatewayUrl, rrmUrl, store, fleet, commandService, clock, sim, ingest, replay, generatedToken: authenticator.generatedToken,
+      rrmService: { store: rrmStore, applier, collector, scheduler },
       close: () => (closing ??= closeAll()),
     };
   } catch (e) {

@@ -3,6 +3,8 @@ import type { Store } from '../store/duckdb.js';
 import type { Logging } from '../server/logging.js';
 import type { Fleet } from '../../actors/fleet.js';
 import type { CommandService } from '../../actors/command-service.js';
+import type { RrmStore } from './store.js';
+import type { RrmApplier } from './apply.js';
 
 /** Everything the RRM service's routes use; built by the composition root (src/commands/serve.ts). */
 export interface RrmDeps {
@@ -14,4 +16,6 @@ export interface RrmDeps {
   commandService: CommandService;
   version: string;
   startedAt: number;
+  /** The RRM's own state and its side effects (built in serve.ts before the routes). */
+  rrm: { store: RrmStore; applier: RrmApplier };
 }

@@ -84,4 +84,18 @@ export const MIGRATIONS: Migration[] = [
         serial VARCHAR NOT NULL, recorded_ms BIGINT NOT NULL, adhoc BOOLEAN NOT NULL, data VARCHAR NOT NULL)`,
     ],
   },
+  {
+    // RRM service (src/rrm/store.ts, docs/rrm.md): the topology and the layered configuration as
+    // one JSON document each (they are small and always read and written whole), and the run
+    // history, which records every run's seed so a run can be reproduced.
+    version: 3,
+    name: 'rrm documents and runs',
+    statements: [
+      `CREATE TABLE rrm_documents (name VARCHAR PRIMARY KEY, document VARCHAR NOT NULL, modified BIGINT NOT NULL)`,
+      `CREATE TABLE rrm_runs (
+        id VARCHAR PRIMARY KEY, zone VARCHAR NOT NULL, algorithm VARCHAR NOT NULL, mode VARCHAR NOT NULL, seed VARCHAR NOT NULL,
+        args VARCHAR NOT NULL, dry_run BOOLEAN NOT NULL, source VARCHAR NOT NULL, plan VARCHAR NOT NULL, pushed VARCHAR NOT NULL,
+        created_ms BIGINT NOT NULL)`,
+    ],
+  },
 ];

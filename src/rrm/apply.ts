@@ -1,0 +1,146 @@
+/**
+ * Runs an algorithm on a zone and applies the result (issue 7 §4, reference §4.9): the pure
+ * core (run-zone.ts, apply-plan.ts) says what changes; this file does it. Unless dry-run/mock:
+ * the new auto values go into the AP layers (DuckDB), then configure commands that change only
+ * the radios' channel / tx-power go through the fleet's command service, the same one the
+ * gateway uses. A device configured less than the debounce window ago waits; when the window
+ * ends its configuration is recomputed from the layers then (so a channel run and a power run
+ * in quick succession end up as one push with both).
+ */
+import { randomUUID } from 'node:crypto';
+import type { Logger } from 'pino';
+import { isZoneInTopology } from './config/topology.js';
+import { effectiveConfig } from './config/layered.js';
+import { targetValues, withRadioValues, type DeviceConfiguration } from './apply-plan.js';
+import { debouncePushes, DEFAULT_CONFIG_DEBOUNCE_MS } from './collection.js';
+import { buildModel } from './model/build.js';
+import { currentConfigurations, deviceDocuments } from './model-query.js';
+import { runZone, type ZoneRunResult } from './run-zone.js';
+import type { RunOutcome } from './algorithms/registry.js';
+import type { RrmStore } from './store.js';
+import type { RrmDeps } from './deps.js';
+
+export interface RunRequest {
+  algorithm: string;
+  args?: string | Record<string, string> | null;
+  allowDefaultMode: boolean;
+  zone: string | undefined;
+  zoneParam?: 'zone' | 'venue';
+  dryRun: boolean;
+  /** Who asked: 'api' or 'scheduler' (run history, command `submittedBy` stays 'rrm'). */
+  source: string;
+}
+
+export interface RunReport {
+  outcome: RunOutcome;
+  /** Devices a configure command was sent to, or deferred for by the debounce. */
+  pushed: string[];
+}
+
+export interface ApplierOptions {
+  debounceMs?: number;
+}
+
+export class RrmApplier {
+  private readonly lastPushAt = new Map<string, number>();
+  private readonly waiting = new Map<string, unknown>();
+  private readonly inFlight = new Set<Promise<unknown>>();
+  private closed = false;
+  private readonly debounceMs: number;
+  private readonly log: Logger;
+
+  constructor(private readonly deps: Omit<RrmDeps, 'rrm'>, private readonly rrm: RrmStore, opts: ApplierOptions = {}) {
+    this.debounceMs = opts.debounceMs ?? DEFAULT_CONFIG_DEBOUNCE_MS;
+    this.log = deps.logging.for('rrm');
+  }
+
+  async run(req: RunRequest): Promise<RunReport> {
+    const seed = randomUUID();
+    const exec = async (topology = this.rrm.topology(), layers = this.rrm.layers()): Promise<ZoneRunResult> => {
+      const serials = req.zone !== undefined && isZoneInTopology(topology, req.zone) ? topology[req.zone]! : [];
+      const docs = await deviceDocuments(this.deps.store, serials);
+      const current = new Map<string, DeviceConfiguration>();
+      for (const d of docs) if (d.activeConfig) current.set(d.serial, d.activeConfig as DeviceConfiguration);
+      return runZone({
+        algorithm: req.algorithm, args: req.args, allowDefaultMode: req.allowDefaultMode, zone: req.zone, zoneParam: req.zoneParam,
+        topology, layers, model: buildModel(docs), seed, dryRun: req.dryRun, current,
+      });
+    };
+    let result: ZoneRunResult;
+    if (req.dryRun) {
+      result = await exec();
+    } else {
+      // Inside the store's write chain: no layer change can slip in between reading and writing.
+      let r: ZoneRunResult | undefined;
+      await this.rrm.update(async (topology, layers) => {
+        r = await exec(topology, layers);
+        return { layers: r.layers };
+      });
+      result = r!;
+    }
+    const pushed = this.push(result.commands);
+    const o = result.outcome;
+    await this.rrm.recordRun({
+      id: randomUUID(), zone: req.zone ?? '', algorithm: o.algorithm, mode: o.mode, seed: o.seed,
+      args: typeof req.args === 'string' ? req.args : JSON.stringify(req.args ?? {}), dryRun: req.dryRun, source: req.source,
+      plan: o.plan, pushed, createdMs: this.deps.clock.now(),
+    });
+    return { outcome: o, pushed };
+  }
+
+  /** Sends what the debounce lets through; the rest is recomputed when its window ends. */
+  private push(commands: ReadonlyMap<string, DeviceConfiguration>): string[] {
+    if (this.closed) return [];
+    const now = this.deps.clock.now();
+    const { send, defer } = debouncePushes(commands, this.lastPushAt, now, this.debounceMs);
+    for (const [serial, configuration] of send) this.send(serial, configuration);
+    for (const serial of defer.keys()) this.later(serial, this.lastPushAt.get(serial)! + this.debounceMs - now);
+    return [...commands.keys()];
+  }
+
+  private send(serial: string, configuration: DeviceConfiguration): void {
+    this.lastPushAt.set(serial, this.deps.clock.now());
+    const p = this.deps.commandService.configure(serial, { serialNumber: serial, configuration }, { submittedBy: 'rrm' })
+      .then((c) => this.log.info({ serial, command: c.UUID, status: c.status }, 'rrm configure sent'))
+      .catch((e: unknown) => this.log.warn({ serial, err: e }, 'rrm configure failed'));
+    this.inFlight.add(p);
+    void p.finally(() => this.inFlight.delete(p));
+  }
+
+  private later(serial: string, delayMs: number): void {
+    if (this.waiting.has(serial)) return;
+    const timer = this.deps.clock.setTimeout(() => {
+      this.waiting.delete(serial);
+      void this.reconcile(serial).catch((e: unknown) => this.log.warn({ serial, err: e }, 'rrm deferred configure failed'));
+    }, Math.max(1, delayMs));
+    this.waiting.set(serial, timer);
+  }
+
+  /** The device's configuration with the radios set to what the layers say now, if that differs. */
+  private async reconcile(serial: string): Promise<void> {
+    if (this.closed) return;
+    const cfg = effectiveConfig(this.rrm.layers(), this.rrm.topology(), serial);
+    if (!cfg || !cfg.enableRRM || !cfg.enableConfig) return;
+    const current = (await currentConfigurations(this.deps.store, [serial])).get(serial);
+    if (!current) return;
+    const withChannels = withRadioValues(current, 'channel', targetValues(cfg, 'channel'));
+    const withPowers = withRadioValues(withChannels ?? current, 'txPower', targetValues(cfg, 'txPower'));
+    const next = withPowers ?? withChannels;
+    if (next) this.push(new Map([[serial, next]]));
+  }
+
+  /**
+   * Stops deferred pushes. Commands already sent are the command service's (the fleet closes
+   * after this and settles them); waiting for them could wait on a clock that no longer runs.
+   */
+  close(): void {
+    this.closed = true;
+    for (const t of this.waiting.values()) this.deps.clock.clearTimeout(t);
+    this.waiting.clear();
+  }
+
+  /** Commands sent and not yet answered (tests wait for them). */
+  settled(): Promise<unknown> {
+    return Promise.allSettled([...this.inFlight]);
+  }
+}

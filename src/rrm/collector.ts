@@ -1,0 +1,111 @@
+/**
+ * Data collection (issue 7 §5, reference §6.2): every tick, the zone members that are connected
+ * get a wifi scan when their effective `enableWifiScan` is on and their interval has passed,
+ * and a state request when their capabilities interval has passed. Results reach the model
+ * through the ingest pipeline (wifi_scan_entries, statistics), like every other frame, so the
+ * collector only sends commands. Which devices are due is the pure planner's (collection.ts);
+ * the timer runs on the process clock, so an accelerated simulation collects faster.
+ *
+ * Capabilities: an AP sends them with every connect (stored by the ingest pipeline), and the
+ * uCentral protocol has no command that asks for them again; the refresh therefore asks for a
+ * state (`request` message=state), which refreshes what the model derives from the state.
+ */
+import type { Logger } from 'pino';
+import { zoneDeviceConfigs } from './config/layered.js';
+import { dueCollections, DEFAULT_CAPABILITIES_INTERVAL_MS, DEFAULT_WIFI_SCAN_INTERVAL_MS } from './collection.js';
+import type { EffectiveConfig } from './schemas/device-config.js';
+import type { RrmStore } from './store.js';
+import type { RrmDeps } from './deps.js';
+
+export interface CollectorOptions {
+  /** Between two scans of one AP (<= 0 disables scans). Default 900 s (upstream). */
+  wifiScanIntervalMs?: number;
+  /** Between two capability/state refreshes of one AP. Default 3600 s (upstream). */
+  capabilitiesIntervalMs?: number;
+  /** How often the collector looks for due work. Default 30 s (upstream updateIntervalMs). */
+  tickMs?: number;
+}
+
+export class RrmCollector {
+  private readonly lastScanAt = new Map<string, number>();
+  private readonly lastCapabilitiesAt = new Map<string, number>();
+  /** Devices with a collection command on the wire: one at a time per AP (else DEVICE_BUSY). */
+  private readonly busy = new Set<string>();
+  private timer: unknown;
+  private stopped = false;
+  private readonly log: Logger;
+
+  constructor(private readonly deps: Omit<RrmDeps, 'rrm'>, private readonly rrm: RrmStore, private readonly opts: CollectorOptions = {}) {
+    this.log = deps.logging.for('rrm');
+  }
+
+  start(): void {
+    this.schedule();
+  }
+
+  private schedule(): void {
+    if (this.stopped) return;
+    this.timer = this.deps.clock.setTimeout(() => {
+      try {
+        this.tick();
+      } catch (e) {
+        this.log.error({ err: e }, 'rrm collector tick failed');
+      }
+      this.schedule();
+    }, this.opts.tickMs ?? 30_000);
+  }
+
+  /** One pass: sends what is due now. Public for tests. */
+  tick(): { wifiScan: string[]; capabilities: string[] } {
+    const topology = this.rrm.topology();
+    const layers = this.rrm.layers();
+    const configs = new Map<string, EffectiveConfig>();
+    for (const zone of Object.keys(topology)) for (const [s, c] of zoneDeviceConfigs(layers, topology, zone)) configs.set(s, c);
+    const connected = new Set([...configs.keys()].filter((s) => this.deps.fleet.status(s)?.connected === true && !this.busy.has(s)));
+    const now = this.deps.clock.now();
+    const plan = dueCollections({
+      configs, connected, lastScanAt: this.lastScanAt, lastCapabilitiesAt: this.lastCapabilitiesAt, now,
+      wifiScanIntervalMs: this.opts.wifiScanIntervalMs ?? DEFAULT_WIFI_SCAN_INTERVAL_MS,
+      capabilitiesIntervalMs: this.opts.capabilitiesIntervalMs ?? DEFAULT_CAPABILITIES_INTERVAL_MS,
+    });
+    const caps = new Set(plan.capabilities);
+    for (const serial of plan.wifiScan) {
+      this.lastScanAt.set(serial, now);
+      const refresh = caps.delete(serial);
+      if (refresh) this.lastCapabilitiesAt.set(serial, now);
+      this.sequence(serial, [() => this.scan(serial), ...(refresh ? [() => this.refresh(serial)] : [])]);
+    }
+    for (const serial of caps) {
+      this.lastCapabilitiesAt.set(serial, now);
+      this.sequence(serial, [() => this.refresh(serial)]);
+    }
+    return plan;
+  }
+
+  /** Runs one AP's commands one after the other; a failure is logged and retried next interval. */
+  private sequence(serial: string, steps: (() => Promise<unknown>)[]): void {
+    this.busy.add(serial);
+    void steps.reduce<Promise<unknown>>((p, step) => p.then(() => (this.stopped ? undefined : step())), Promise.resolve())
+      .catch((e: unknown) => this.log.warn({ serial, err: e }, 'rrm collection command failed'))
+      .finally(() => this.busy.delete(serial));
+  }
+
+  private scan(serial: string): Promise<unknown> {
+    // reference §6.2: passive, verbose (HT/VHT operation elements give neighbours' widths), no DFS override.
+    return this.deps.commandService.wifiscan(serial, { serialNumber: serial, verbose: true, activeScan: false, override_dfs: false }, { submittedBy: 'rrm' })
+      .catch((e: unknown) => {
+        // Busy or offline now: try again at the next tick instead of a whole interval later.
+        this.lastScanAt.delete(serial);
+        throw e;
+      });
+  }
+
+  private refresh(serial: string): Promise<unknown> {
+    return this.deps.commandService.request(serial, { serialNumber: serial, message: 'state' }, { submittedBy: 'rrm' });
+  }
+
+  stop(): void {
+    this.stopped = true;
+    if (this.timer !== undefined) this.deps.clock.clearTimeout(this.timer);
+  }
+}

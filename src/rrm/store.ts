@@ -1,0 +1,106 @@
+/**
+ * Persistence of the RRM service's own state (migration 3): the topology and the layered
+ * configuration, one JSON document each, and the run history. Both documents are read on every
+ * request and by the scheduler/collector, so they are mirrored in memory and written through:
+ * DuckDB first, then memory, so a failed write leaves both unchanged (as src/store/devices-repo.ts).
+ */
+import type { Store } from '../store/duckdb.js';
+import { sanitizeLayers } from './config/layered.js';
+import { emptyLayeredConfig, type LayeredConfig } from './schemas/layered-config.js';
+import type { Topology } from './schemas/topology.js';
+
+export interface RunRecord {
+  id: string;
+  zone: string;
+  algorithm: string;
+  mode: string;
+  seed: string;
+  args: string;
+  dryRun: boolean;
+  /** 'api' or 'scheduler'. */
+  source: string;
+  plan: unknown;
+  /** Serials a configure command was sent (or deferred) for. */
+  pushed: string[];
+  createdMs: number;
+}
+
+type Listener = () => void;
+type Changed = { topology?: Topology; layers?: LayeredConfig };
+
+export class RrmStore {
+  private topo: Topology = {};
+  private layered: LayeredConfig = emptyLayeredConfig();
+  private readonly listeners = new Set<Listener>();
+  /** Writes one at a time, so two concurrent changes never lose one (read-modify-write). */
+  private chain: Promise<unknown> = Promise.resolve();
+
+  private constructor(private readonly store: Store, private readonly now: () => number) {}
+
+  static async load(store: Store, now: () => number): Promise<RrmStore> {
+    const repo = new RrmStore(store, now);
+    for (const row of await store.query<{ name: string; document: string }>('SELECT name, document FROM rrm_documents')) {
+      if (row.name === 'topology') repo.topo = JSON.parse(row.document) as Topology;
+      if (row.name === 'layers') repo.layered = { ...emptyLayeredConfig(), ...(JSON.parse(row.document) as Partial<LayeredConfig>) };
+    }
+    repo.layered = sanitizeLayers(repo.layered, repo.topo);
+    return repo;
+  }
+
+  topology(): Topology {
+    return this.topo;
+  }
+
+  layers(): LayeredConfig {
+    return this.layered;
+  }
+
+  /** Called after every change (the scheduler re-reads the schedules). */
+  onChange(fn: Listener): () => void {
+    this.listeners.add(fn);
+    return () => this.listeners.delete(fn);
+  }
+
+  /**
+   * Runs `change` on the current documents and stores what it returns, serialised with every
+   * other change. `change` may throw (validation): nothing is stored then.
+   */
+  update(change: (topology: Topology, layers: LayeredConfig) => Changed | Promise<Changed>): Promise<void> {
+    const work = async () => {
+      const next = await change(this.topo, this.layered);
+      const topology = next.topology ?? this.topo;
+      const layers = sanitizeLayers(next.layers ?? this.layered, topology);
+      const at = Math.floor(this.now() / 1000);
+      await this.store.transaction(async (tx) => {
+        const put = (name: string, doc: unknown) => tx.run(
+          'INSERT INTO rrm_documents VALUES ($1, $2, $3) ON CONFLICT (name) DO UPDATE SET document = excluded.document, modified = excluded.modified',
+          [name, JSON.stringify(doc), at],
+        );
+        if (next.topology) await put('topology', topology);
+        await put('layers', layers);
+      });
+      this.topo = topology;
+      this.layered = layers;
+      for (const fn of this.listeners) fn();
+    };
+    const p = this.chain.then(work, work);
+    this.chain = p.catch(() => undefined);
+    return p;
+  }
+
+  async recordRun(r: RunRecord): Promise<void> {
+    await this.store.run('INSERT INTO rrm_runs VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)', [
+      r.id, r.zone, r.algorithm, r.mode, r.seed, r.args, r.dryRun, r.source, JSON.stringify(r.plan), JSON.stringify(r.pushed), r.createdMs,
+    ]);
+  }
+
+  /** Latest runs, newest first (tests, diagnostics). */
+  async runs(limit = 50): Promise<RunRecord[]> {
+    const rows = await this.store.query('SELECT * FROM rrm_runs ORDER BY created_ms DESC LIMIT $1', [limit]);
+    return rows.map((r) => ({
+      id: String(r.id), zone: String(r.zone), algorithm: String(r.algorithm), mode: String(r.mode), seed: String(r.seed),
+      args: String(r.args), dryRun: Boolean(r.dry_run), source: String(r.source), plan: JSON.parse(String(r.plan)),
+      pushed: JSON.parse(String(r.pushed)) as string[], createdMs: Number(r.created_ms),
+    }));
+  }
+}

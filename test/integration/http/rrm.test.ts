@@ -1,0 +1,269 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectEnvelope, startTestServer, type TestServer } from '../../helpers/server.js';
+
+/**
+ * Every RRM endpoint over HTTP on the `lab` venue (3 APs, 20x wall time): layers and their merge
+ * rules, topology validation and persistence across a restart, the algorithm list, runRRM args
+ * errors, optimizations with dry_run, and the currentModel shape. The collector is slowed down
+ * (one look per 10^6 s) so its commands never race the scans this file asks for.
+ */
+
+const A1 = 'a0b1c2000001';
+const A2 = 'a0b1c2000002';
+const A3 = 'a0b1c2000003';
+const FIELDS = ['enableRRM', 'schedule', 'enableConfig', 'enableWifiScan', 'boundary', 'location', 'allowedChannels',
+  'allowedChannelWidths', 'autoChannels', 'userChannels', 'allowedTxPowers', 'autoTxPowers', 'userTxPowers'];
+
+let s: TestServer;
+
+async function until<T>(what: string, read: () => Promise<T>, ok: (v: T) => boolean, timeoutMs = 20_000): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  let last = await read();
+  while (!ok(last)) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}; last: ${JSON.stringify(last).slice(0, 300)}`);
+    await new Promise((r) => setTimeout(r, 50));
+    last = await read();
+  }
+  return last;
+}
+
+const online = (serial: string) => until(`${serial} online`, async () => (await s.gw('GET', `/device/${serial}/status`)).body, (b) => b?.connected === true);
+const setTopology = (body: unknown) => s.rrm('POST', '/setTopology', { body });
+const layered = async () => (await s.rrm('GET', '/getDeviceLayeredConfig')).body;
+
+beforeAll(async () => {
+  s = await startTestServer({ sim: true, scenario: 'lab', speed: 20, rrmCollectInterval: 1_000_000 });
+  await Promise.all([A1, A2, A3].map(online));
+}, 30_000);
+afterAll(async () => s?.close());
+
+describe('service information', () => {
+  it('lists the two algorithm types with upstream\'s parameter format', async () => {
+    const a = await s.rrm('GET', '/algorithms');
+    expect(a.status).toBe(200);
+    expect(a.body.map((x: { shortName: string }) => x.shortName)).toEqual(['OptimizeChannel', 'OptimizeTxPower']);
+    for (const x of a.body) {
+      expect(x).toEqual({
+        name: expect.any(String), description: expect.any(String), shortName: expect.any(String),
+        parameterFormat: '((([^,=])+)=(([^,=])+))(,(([^,=])+)=(([^,=])+))*', parameterSamples: ['mode=random', 'key1=val1,key2=val2'], helper: expect.any(String),
+      });
+    }
+  });
+
+  it('answers provider info, and needs a token like every route', async () => {
+    const p = await s.rrm('GET', '/provider');
+    expect(p.body).toEqual({ vendor: 'airtwin', vendorShortname: 'airtwin', version: expect.any(String), about: expect.any(String) });
+    expectEnvelope(await s.rrm('GET', '/algorithms', { token: null }), 401);
+    expectEnvelope(await s.rrm('GET', '/getTopology', { token: 'nope-nope-nope' }), 401);
+  });
+});
+
+describe('topology', () => {
+  it('starts empty, stores the normal form (zones sorted, serials trimmed, lower-cased, de-duplicated)', async () => {
+    expect((await s.rrm('GET', '/getTopology')).body).toEqual({});
+    const set = await setTopology({ lab: [A1, ` ${A2.toUpperCase()} `, A2], other: [A3] });
+    expect([set.status, set.text]).toEqual([200, '']);
+    expect((await s.rrm('GET', '/getTopology')).body).toEqual({ lab: [A1, A2], other: [A3] });
+  });
+
+  it.each([
+    [{ '': [A1] }, 'Empty zone name'],
+    [{ lab: [A1, ''] }, "Empty serial number in zone 'lab'"],
+    [{ lab: [A1], other: [A1.toUpperCase()] }, `Device '${A1}' in multiple zones ('lab', 'other')`],
+    [{ lab: 'x' }, "Zone 'lab' must be a list"],
+    [[A1], 'must be an object'],
+  ])('rejects %j with a 400 naming it and keeps the stored topology', async (body, message) => {
+    const e = expectEnvelope(await setTopology(body), 400);
+    expect(e.ErrorDescription).toContain(message);
+    expect((await s.rrm('GET', '/getTopology')).body).toEqual({ lab: [A1, A2], other: [A3] });
+  });
+
+  it('rejects a body that is not JSON', async () => {
+    expectEnvelope(await s.rrm('POST', '/setTopology', { raw: '{"lab": [' }), 400);
+  });
+});
+
+describe('layered configuration', () => {
+  it('getDeviceConfig: every field present, defaults for an AP without layers', async () => {
+    const c = await s.rrm('GET', `/getDeviceConfig?serial=${A1}`);
+    expect(c.status).toBe(200);
+    expect(Object.keys(c.body).sort()).toEqual([...FIELDS].sort());
+    expect(c.body).toMatchObject({ enableRRM: true, enableConfig: true, enableWifiScan: true, schedule: null, autoChannels: null });
+  });
+
+  it('effective = default, then network, then zone, then AP layer; maps replaced whole', async () => {
+    expect((await s.rrm('POST', '/setDeviceNetworkConfig', { body: { enableRRM: false, allowedTxPowers: { '5G': [10, 20] }, junk: 1 } })).status).toBe(200);
+    expect((await s.rrm('POST', '/setDeviceZoneConfig?zone=lab', { body: { enableRRM: true, allowedChannels: { '2G': [1, 6] } } })).status).toBe(200);
+    expect((await s.rrm('POST', `/setDeviceApConfig?serial=${A1}`, { body: { allowedChannels: { '5G': [36] } } })).status).toBe(200);
+    const a1 = (await s.rrm('GET', `/getDeviceConfig?serial=${A1}`)).body;
+    const a2 = (await s.rrm('GET', `/getDeviceConfig?serial=${A2}`)).body;
+    const a3 = (await s.rrm('GET', `/getDeviceConfig?serial=${A3}`)).body;
+    expect([a1.enableRRM, a1.allowedChannels, a1.allowedTxPowers]).toEqual([true, { '5G': [36] }, { '5G': [10, 20] }]);
+    expect([a2.enableRRM, a2.allowedChannels]).toEqual([true, { '2G': [1, 6] }]);
+    expect([a3.enableRRM, a3.allowedChannels]).toEqual([false, null]);
+    expect(await layered()).toEqual({
+      networkConfig: { enableRRM: false, allowedTxPowers: { '5G': [10, 20] } },
+      zoneConfig: { lab: { enableRRM: true, allowedChannels: { '2G': [1, 6] } } },
+      apConfig: { [A1]: { allowedChannels: { '5G': [36] } } },
+    });
+  });
+
+  it('set* replaces a layer; no body deletes it (network: resets it)', async () => {
+    await s.rrm('POST', `/setDeviceApConfig?serial=${A1}`, { body: { enableWifiScan: false } });
+    expect((await layered()).apConfig[A1]).toEqual({ enableWifiScan: false });
+    expect((await s.rrm('POST', `/setDeviceApConfig?serial=${A1}`)).status).toBe(200);
+    expect((await layered()).apConfig[A1]).toBeUndefined();
+    await s.rrm('POST', '/setDeviceNetworkConfig');
+    expect((await layered()).networkConfig).toEqual({});
+  });
+
+  it('modifyDeviceApConfig merges shallowly: absent fields kept, maps replaced (upstream test)', async () => {
+    await s.rrm('POST', `/setDeviceApConfig?serial=${A2}`, { body: { enableConfig: false, autoChannels: { '2G': 7, '5G': 165 } } });
+    const m = await s.rrm('POST', `/modifyDeviceApConfig?serial=${A2}`, { body: { enableConfig: true, autoTxPowers: { '2G': 20, '5G': 28 } } });
+    expect(m.status).toBe(200);
+    expect((await layered()).apConfig[A2]).toEqual({ enableConfig: true, autoChannels: { '2G': 7, '5G': 165 }, autoTxPowers: { '2G': 20, '5G': 28 } });
+    await s.rrm('POST', `/modifyDeviceApConfig?serial=${A2}`, { body: { autoChannels: { '2G': 1 } } });
+    expect((await layered()).apConfig[A2].autoChannels).toEqual({ '2G': 1 });
+    for (const body of [{}, { unknown: 1 }, { enableRRM: null }]) {
+      expect(expectEnvelope(await s.rrm('POST', `/modifyDeviceApConfig?serial=${A2}`, { body }), 400).ErrorDescription).toBe('No supported fields in request body');
+    }
+    await s.rrm('POST', `/setDeviceApConfig?serial=${A2}`);
+  });
+
+  it('400 for a missing or blank serial / zone, 404 for one not in the topology, on every route', async () => {
+    for (const path of ['/getDeviceConfig', '/setDeviceApConfig', '/modifyDeviceApConfig']) {
+      const method = path.startsWith('/get') ? 'GET' : 'POST';
+      const body = method === 'POST' ? { enableRRM: true } : undefined;
+      expect(expectEnvelope(await s.rrm(method, path, { body }), 400).ErrorDetails).toBe('serial');
+      expect(expectEnvelope(await s.rrm(method, `${path}?serial=%20`, { body }), 400).ErrorDetails).toBe('serial');
+      expect(expectEnvelope(await s.rrm(method, `${path}?serial=aabbccddeeff`, { body }), 404).ErrorDescription).toContain('aabbccddeeff');
+    }
+    expect(expectEnvelope(await s.rrm('POST', '/setDeviceZoneConfig', { body: {} }), 400).ErrorDetails).toBe('zone');
+    expect(expectEnvelope(await s.rrm('POST', '/setDeviceZoneConfig?zone=nowhere', { body: { enableRRM: true } }), 404).ErrorDescription).toContain('nowhere');
+  });
+
+  it('rejects wrong types, out-of-range values and invalid crons (400 naming the field); valid crons are stored', async () => {
+    const cases: [unknown, string][] = [
+      [{ enableRRM: 'yes' }, 'enableRRM'],
+      [{ userTxPowers: { '5G': 31 } }, 'userTxPowers.5G'],
+      [{ userChannels: { '2G': 0 } }, 'userChannels.2G'],
+      [{ schedule: { cron: 'every minute' } }, 'schedule.cron'],
+      [{ schedule: { crons: ['0 */10 * ? * *', '61 * * * *'] } }, 'schedule.crons'],
+      [{ schedule: { crons: ['0 * * * *'], algorithms: [{ name: 'ClientSteering' }] } }, 'schedule.algorithms[0].name'],
+    ];
+    for (const [body, field] of cases) {
+      expect(expectEnvelope(await s.rrm('POST', '/setDeviceZoneConfig?zone=lab', { body }), 400).ErrorDetails).toBe(field);
+    }
+    const schedule = { crons: ['0 0 3 ? * *'], algorithms: [{ name: 'OptimizeChannel', args: { mode: 'least_used' } }] };
+    expect((await s.rrm('POST', '/setDeviceZoneConfig?zone=lab', { body: { schedule } })).status).toBe(200);
+    expect((await s.rrm('GET', `/getDeviceConfig?serial=${A1}`)).body.schedule).toEqual(schedule);
+    await s.rrm('POST', '/setDeviceZoneConfig?zone=lab');
+  });
+
+  it('a new topology drops the layers of zones and serials it no longer has', async () => {
+    await s.rrm('POST', '/setDeviceZoneConfig?zone=other', { body: { enableWifiScan: false } });
+    await s.rrm('POST', `/setDeviceApConfig?serial=${A3}`, { body: { userChannels: { '2G': 11 } } });
+    await setTopology({ lab: [A1, A2] });
+    const l = await layered();
+    expect([l.zoneConfig.other, l.apConfig[A3]]).toEqual([undefined, undefined]);
+    await setTopology({ lab: [A1, A2, A3] });
+  });
+});
+
+describe('runs', () => {
+  it('runRRM: venue first (400 missing, 404 unknown), then algorithm, args and mode (400 naming them)', async () => {
+    const put = (q: string) => s.rrm('PUT', `/runRRM?${q}`);
+    expect(expectEnvelope(await put('algorithm=OptimizeChannel'), 400).ErrorDetails).toBe('venue');
+    expect(expectEnvelope(await put('algorithm=Nope&venue=nowhere'), 404).ErrorDetails).toBe('venue');
+    expect(expectEnvelope(await put('algorithm=ClientSteering&venue=lab'), 400).ErrorDetails).toBe('algorithm');
+    expect(expectEnvelope(await put('algorithm=OptimizeChannel&venue=lab&args=mode'), 400).ErrorDetails).toBe('args');
+    expect(expectEnvelope(await put('algorithm=OptimizeChannel&venue=lab&args=mode=random,mode=least_used'), 400).ErrorDetails).toBe('args');
+    expect(expectEnvelope(await put('algorithm=OptimizeChannel&venue=lab&args=mode=best'), 400).ErrorDescription)
+      .toBe("Unknown mode 'best' provided for algorithm 'OptimizeChannel'");
+    expect(expectEnvelope(await put('algorithm=OptimizeTxPower&venue=lab&args=mode=measure_ap_client,targetMcs=12'), 400).ErrorDetails).toBe('args.targetMcs');
+    expect(expectEnvelope(await put('algorithm=OptimizeTxPower&venue=lab&args=mode=measure_ap_ap,colour=red'), 400).ErrorDetails).toBe('args.colour');
+  });
+
+  it('runRRM mock=true answers one map and changes nothing; the default mode is allowed', async () => {
+    const before = await layered();
+    const r = await s.rrm('PUT', '/runRRM?algorithm=OptimizeTxPower&venue=lab&mock=true&args=seed=1');
+    expect(r.status, r.text).toBe(200);
+    expect(Object.keys(r.body)).toEqual(['txPowerMap']);
+    const c = await s.rrm('PUT', '/runRRM?algorithm=OptimizeChannel&venue=lab&mock=true&args=mode=random,,setDifferentChannelPerAp=true');
+    expect(Object.keys(c.body)).toEqual(['channelMap']);
+    expect(await layered()).toEqual(before);
+  });
+
+  it('optimizeChannel / optimizeTxPower: mode is required and checked after the zone', async () => {
+    expect(expectEnvelope(await s.rrm('GET', '/optimizeChannel?mode=least_used'), 400).ErrorDetails).toBe('zone');
+    expect(expectEnvelope(await s.rrm('GET', '/optimizeChannel?mode=nope&zone=nowhere'), 404).ErrorDetails).toBe('zone');
+    expect(expectEnvelope(await s.rrm('GET', '/optimizeChannel?zone=lab'), 400).ErrorDetails).toBe('mode');
+    expect(expectEnvelope(await s.rrm('GET', '/optimizeTxPower?zone=lab&mode=least_used'), 400).ErrorDescription)
+      .toBe("Unknown mode 'least_used' provided for algorithm 'OptimizeTxPower'");
+  });
+
+  it('after scans, dry runs plan only zone members and change nothing; currentModel has the documented shape', async () => {
+    for (const serial of [A1, A2, A3]) {
+      const w = await s.gw('POST', `/device/${serial}/wifiscan`, { body: { serialNumber: serial, verbose: true } });
+      expect(w.body.status, w.text).toBe('completed');
+    }
+    await s.running.ingest.flush();
+    const before = await layered();
+    for (const mode of ['random', 'least_used', 'unmanaged_aware']) {
+      const r = await s.rrm('GET', `/optimizeChannel?mode=${mode}&zone=lab&dry_run=true`);
+      expect(r.status, r.text).toBe(200);
+      expect(Object.keys(r.body.data).length).toBeGreaterThan(0);
+      for (const [serial, bands] of Object.entries(r.body.data as Record<string, Record<string, number>>)) {
+        expect([A1, A2, A3]).toContain(serial);
+        for (const band of Object.keys(bands)) expect(['2G', '5G', '6G']).toContain(band);
+      }
+    }
+    for (const mode of ['random', 'measure_ap_client', 'measure_ap_ap', 'location_optimal']) {
+      const r = await s.rrm('GET', `/optimizeTxPower?mode=${mode}&zone=lab&dry_run=true`);
+      expect(r.status, r.text).toBe(200);
+      for (const bands of Object.values(r.body.data as Record<string, Record<string, number>>)) {
+        for (const p of Object.values(bands)) expect(p).toBeGreaterThanOrEqual(0);
+      }
+    }
+    expect(await layered()).toEqual(before);
+    expect((await s.gw('GET', `/commands?serialNumber=${A1}&newest=true&limit=1`)).body.commands[0].command).toBe('wifiscan');
+
+    const m = (await s.rrm('GET', '/currentModel')).body;
+    expect(Object.keys(m).sort()).toEqual(['latestDeviceCapabilitiesPhy', 'latestDeviceStatusRadios', 'latestStates', 'latestWifiScans']);
+    for (const serial of [A1, A2, A3]) {
+      const scans = m.latestWifiScans[serial];
+      expect(scans.length).toBeGreaterThanOrEqual(1);
+      expect(scans.length).toBeLessThanOrEqual(10);
+      expect(scans.at(-1)[0]).toMatchObject({ bssid: expect.any(String), channel: expect.any(Number), signal: expect.any(Number), frequency: expect.any(Number), unixTimeMs: expect.any(Number) });
+      const states = m.latestStates[serial];
+      expect(states.length).toBeGreaterThanOrEqual(1);
+      expect(states.length).toBeLessThanOrEqual(10);
+      expect(states.at(-1)).toMatchObject({ radios: expect.any(Array), timestamp: expect.any(Number) });
+      expect(m.latestDeviceStatusRadios[serial].map((r: { band: string }) => r.band).sort()).toEqual(['2G', '5G']);
+      expect(Object.keys(m.latestDeviceCapabilitiesPhy[serial]).length).toBeGreaterThan(0);
+    }
+  });
+
+  it('a run that is applied writes the auto values into the AP layers', async () => {
+    const r = await s.rrm('GET', '/optimizeTxPower?mode=random&zone=lab');
+    expect(r.status, r.text).toBe(200);
+    const l = await layered();
+    for (const [serial, bands] of Object.entries(r.body.data as Record<string, Record<string, number>>)) {
+      expect(l.apConfig[serial].autoTxPowers).toEqual(bands);
+    }
+    const runs = await s.running.rrmService.store.runs(5);
+    expect(runs[0]).toMatchObject({ zone: 'lab', algorithm: 'OptimizeTxPower', mode: 'random', dryRun: false, source: 'api', plan: r.body.data });
+  });
+});
+
+describe('persistence', () => {
+  it('topology and layers survive a restart', async () => {
+    await s.rrm('POST', '/setDeviceZoneConfig?zone=lab', { body: { enableWifiScan: false, allowedChannels: { '2G': [1, 6, 11] } } });
+    const topology = (await s.rrm('GET', '/getTopology')).body;
+    const layers = await layered();
+    await s.restart();
+    expect((await s.rrm('GET', '/getTopology')).body).toEqual(topology);
+    expect(await layered()).toEqual(layers);
+    expect((await s.rrm('GET', `/getDeviceConfig?serial=${A2}`)).body.allowedChannels).toEqual({ '2G': [1, 6, 11] });
+  }, 30_000);
+});
