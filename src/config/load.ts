@@ -10,7 +10,7 @@ export class ConfigError extends Error {
 
 type Raw = Record<string, unknown>;
 
-const NUMERIC = new Set(['gatewayPort', 'rrmPort', 'seed', 'bodyLimit', 'recordMaxBytes']);
+const NUMERIC = new Set(['gatewayPort', 'rrmPort', 'seed', 'bodyLimit', 'recordMaxBytes', 'rrmWifiScanInterval', 'rrmCapabilitiesInterval', 'rrmCollectInterval', 'rrmConfigDebounce']);
 const BOOLEAN = new Set(['sim', 'keepTime', 'autoProvision']);
 const LIST = new Set(['apiTokens']);
 
