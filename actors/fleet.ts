@@ -68,17 +68,14 @@ export class Fleet {
   private readonly subject = new Subject<FleetEvent>();
   readonly events$: Observable<FleetEvent> = this.subject.asObservable();
 
-  constructor(private readonly opts: FleetOptions) {}
+  /** One set of policy hooks for every actor (they take the serial as an argument), not a set per actor. */
+  private readonly deps: DeviceDeps;
 
-  /** The actor of a serial, creating it (offline, no link) when missing. */
-  spawn(serial: string, link?: DeviceLink): DeviceActor {
-    const key = normalizeSerial(serial);
-    const found = this.actors.get(key);
-    if (found) return found.actor;
-    const { clock, isBlacklisted, autoProvision, isKnownDevice, storedConfigFor } = this.opts;
-    const deps: DeviceDeps = {
+  constructor(private readonly opts: FleetOptions) {
+    const { clock, isBlacklisted, autoProvision, isKnownDevice, storedConfigFor } = opts;
+    this.deps = {
       now: () => clock.now(),
-      newId: this.opts.newId,
+      newId: opts.newId,
       isBlacklisted: (s) => isBlacklisted?.(s) ?? false,
       admit: async (s, params) => {
         if (isKnownDevice && (await isKnownDevice(s))) return 'accept';
@@ -86,9 +83,16 @@ export class Fleet {
       },
       storedConfigFor: (s) => storedConfigFor?.(s),
     };
+  }
+
+  /** The actor of a serial, creating it (offline, no link) when missing. */
+  spawn(serial: string, link?: DeviceLink): DeviceActor {
+    const key = normalizeSerial(serial);
+    const found = this.actors.get(key);
+    if (found) return found.actor;
     const actor = createActor(deviceMachine, {
-      input: { serial: key, deps, link, timeouts: this.opts.timeouts, maxPending: this.opts.maxPending },
-      clock,
+      input: { serial: key, deps: this.deps, link, timeouts: this.opts.timeouts, maxPending: this.opts.maxPending },
+      clock: this.opts.clock,
       systemId: key,
     });
     actor.on('*', (e) => this.subject.next(e));
