@@ -198,7 +198,7 @@ export async function startServe(config: Readonly<ServeConfig>, io: ServeIo): Pr
     closers.push(async () => {
       scheduler.stop();
       collector.stop();
-      applier.close();
+      await applier.close();
     });
     collector.start();
     scheduler.start();

@@ -45,6 +45,8 @@ export class RrmApplier {
   private readonly lastPushAt = new Map<string, number>();
   private readonly waiting = new Map<string, unknown>();
   private readonly inFlight = new Set<Promise<unknown>>();
+  /** Runs in progress: close() waits for them, so none touches the store after it closes. */
+  private readonly runs = new Set<Promise<unknown>>();
   private closed = false;
   private readonly debounceMs: number;
   private readonly log: Logger;
@@ -54,7 +56,15 @@ export class RrmApplier {
     this.log = deps.logging.for('rrm');
   }
 
-  async run(req: RunRequest): Promise<RunReport> {
+  run(req: RunRequest): Promise<RunReport> {
+    if (this.closed) return Promise.reject(new Error('the RRM is shutting down'));
+    const p = this.runNow(req);
+    this.runs.add(p);
+    void p.catch(() => undefined).finally(() => this.runs.delete(p));
+    return p;
+  }
+
+  private async runNow(req: RunRequest): Promise<RunReport> {
     const seed = randomUUID();
     const exec = async (topology = this.rrm.topology(), layers = this.rrm.layers()): Promise<ZoneRunResult> => {
       const serials = req.zone !== undefined && isZoneInTopology(topology, req.zone) ? topology[req.zone]! : [];
@@ -133,10 +143,11 @@ export class RrmApplier {
    * Stops deferred pushes. Commands already sent are the command service's (the fleet closes
    * after this and settles them); waiting for them could wait on a clock that no longer runs.
    */
-  close(): void {
+  async close(): Promise<void> {
     this.closed = true;
     for (const t of this.waiting.values()) this.deps.clock.clearTimeout(t);
     this.waiting.clear();
+    await Promise.allSettled([...this.runs]);
   }
 
   /** Commands sent and not yet answered (tests wait for them). */
