@@ -131,15 +131,16 @@ export class SimLink implements DeviceLink {
 
   private every(ms: number, firstMs: number, fn: () => void): void {
     if (ms <= 0) return;
-    const arm = (delay: number): void => {
-      const id = this.clock.setTimeout(() => {
-        this.periodic.delete(id);
-        fn();
-        arm(ms);
-      }, delay);
+    // One callback re-armed after each report (timers set at the same points as before).
+    let id: unknown;
+    const tick = (): void => {
+      this.periodic.delete(id);
+      fn();
+      id = this.clock.setTimeout(tick, ms);
       this.periodic.add(id);
     };
-    arm(firstMs);
+    id = this.clock.setTimeout(tick, firstMs);
+    this.periodic.add(id);
   }
 
   private clearPeriodic(): void {

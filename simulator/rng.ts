@@ -24,23 +24,38 @@ export interface Rng {
 
 /** The stream of one named component under a venue seed. */
 export function rngStream(seed: number | string, component: string): Rng {
-  const prng = seedrandom.alea(`${seed}\u0000${component}`);
-  const next = (): number => prng();
-  return {
-    next,
-    int: (lo, hi) => lo + Math.floor(next() * (hi - lo + 1)),
-    uniform: (lo, hi) => lo + next() * (hi - lo),
-    normal: () => {
-      const u = 1 - next(); // (0, 1]: log(0) never happens
-      return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * next());
-    },
-    exp: (mean) => -mean * Math.log(1 - next()),
-    chance: (p) => next() < p,
-    pick: (items) => {
-      if (items.length === 0) throw new RangeError('pick from an empty list');
-      return items[Math.floor(next() * items.length)]!;
-    },
-  };
+  return new AleaRng(seedrandom.alea(`${seed}\u0000${component}`));
+}
+
+/**
+ * Methods on a prototype rather than seven closures per stream: a venue holds one stream per AP
+ * and per station, and under tsx every closure also carries its own name property store.
+ */
+class AleaRng implements Rng {
+  constructor(private readonly prng: () => number) {}
+  next(): number {
+    return this.prng();
+  }
+  int(lo: number, hi: number): number {
+    return lo + Math.floor(this.prng() * (hi - lo + 1));
+  }
+  uniform(lo: number, hi: number): number {
+    return lo + this.prng() * (hi - lo);
+  }
+  normal(): number {
+    const u = 1 - this.prng(); // (0, 1]: log(0) never happens
+    return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * this.prng());
+  }
+  exp(mean: number): number {
+    return -mean * Math.log(1 - this.prng());
+  }
+  chance(p: number): boolean {
+    return this.prng() < p;
+  }
+  pick<T>(items: readonly T[]): T {
+    if (items.length === 0) throw new RangeError('pick from an empty list');
+    return items[Math.floor(this.prng() * items.length)]!;
+  }
 }
 
 /**
