@@ -61,8 +61,16 @@ export class RrmCollector {
     const layers = this.rrm.layers();
     const configs = new Map<string, EffectiveConfig>();
     for (const zone of Object.keys(topology)) for (const [s, c] of zoneDeviceConfigs(layers, topology, zone)) configs.set(s, c);
-    const connected = new Set([...configs.keys()].filter((s) => this.deps.fleet.status(s)?.connected === true && !this.busy.has(s)));
     const now = this.deps.clock.now();
+    const connected = new Set<string>();
+    for (const s of configs.keys()) {
+      const st = this.deps.fleet.status(s);
+      if (st?.connected !== true || this.busy.has(s)) continue;
+      connected.add(s);
+      // An AP sends its capabilities when it connects: they are as fresh as the session.
+      const session = Math.min(now, st.started * 1000);
+      if ((this.lastCapabilitiesAt.get(s) ?? 0) < session) this.lastCapabilitiesAt.set(s, session);
+    }
     const plan = dueCollections({
       configs, connected, lastScanAt: this.lastScanAt, lastCapabilitiesAt: this.lastCapabilitiesAt, now,
       wifiScanIntervalMs: this.opts.wifiScanIntervalMs ?? DEFAULT_WIFI_SCAN_INTERVAL_MS,

@@ -1,0 +1,77 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from '../../helpers/server.js';
+
+/**
+ * The RRM model comes only from what APs report (issue 7 §2): an optimisation on a replayed
+ * recording equals the one on the live run it was recorded from. The live `lab` venue runs at
+ * full speed with `--record`; every AP scans through the gateway API; seeded mock runs are
+ * taken and the server closes. `serve --replay` of that file into a fresh data dir, with the
+ * same topology, gives the same plans.
+ */
+
+const dir = mkdtempSync(join(tmpdir(), 'airtwin-rrm-replay-'));
+const file = join(dir, 'lab.ndjson');
+const SERIALS = ['a0b1c2000001', 'a0b1c2000002', 'a0b1c2000003'];
+const RUNS = [
+  'algorithm=OptimizeChannel&args=mode=least_used,seed=7',
+  'algorithm=OptimizeChannel&args=mode=unmanaged_aware,seed=7',
+  'algorithm=OptimizeTxPower&args=mode=measure_ap_ap,seed=7',
+];
+// The collector stays quiet: no periodic scans, so the recording holds only the scans asked for here.
+const quiet = { rrmWifiScanInterval: 0, rrmCollectInterval: 1_000_000 };
+
+async function until<T>(what: string, read: () => Promise<T>, ok: (v: T) => boolean, timeoutMs = 20_000): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  let last = await read();
+  while (!ok(last)) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}; last: ${JSON.stringify(last).slice(0, 300)}`);
+    await new Promise((r) => setTimeout(r, 50));
+    last = await read();
+  }
+  return last;
+}
+
+async function plans(s: TestServer): Promise<unknown[]> {
+  expect((await s.rrm('POST', '/setTopology', { body: { lab: SERIALS } })).status).toBe(200);
+  const out: unknown[] = [];
+  for (const q of RUNS) {
+    const r = await s.rrm('PUT', `/runRRM?venue=lab&mock=true&${q}`);
+    expect(r.status, r.text).toBe(200);
+    out.push(r.body);
+  }
+  return out;
+}
+
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('RRM on a replayed recording', () => {
+  it('gives the same plans as on the live run it was recorded from', async () => {
+    const live = await startTestServer({ sim: true, scenario: 'lab', speed: 'max', record: file, dataDir: join(dir, 'live'), ...quiet });
+    let livePlans: unknown[];
+    try {
+      await until('APs online', async () => Promise.all(SERIALS.map(async (x) => (await live.gw('GET', `/device/${x}/status`)).body.connected)), (v) => v.every(Boolean));
+      for (const x of SERIALS) {
+        const w = await live.gw('POST', `/device/${x}/wifiscan`, { body: { serialNumber: x, verbose: true } });
+        expect(w.body.status, w.text).toBe('completed');
+      }
+      await live.running.ingest.flush();
+      livePlans = await plans(live);
+    } finally {
+      await live.close();
+    }
+    expect(Object.keys((livePlans[0] as { channelMap: object }).channelMap).sort()).toEqual(SERIALS);
+
+    const replay = await startTestServer({ sim: false, replay: file, speed: 'max', dataDir: join(dir, 'replayed'), ...quiet });
+    try {
+      const summary = await replay.running.replay!.done;
+      expect([summary.rejectedCount, summary.dropped]).toEqual([0, 0]);
+      await replay.running.ingest.flush();
+      expect(await plans(replay)).toEqual(livePlans);
+    } finally {
+      await replay.close();
+    }
+  }, 60_000);
+});
