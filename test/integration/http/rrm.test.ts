@@ -254,6 +254,43 @@ describe('runs', () => {
     const runs = await s.running.rrmService.store.runs(5);
     expect(runs[0]).toMatchObject({ zone: 'lab', algorithm: 'OptimizeTxPower', mode: 'random', dryRun: false, source: 'api', plan: r.body.data });
   });
+  it('apply honours enableConfig and userTxPowers, and debounces: a device configured < 30 s ago gets one later push with the latest values', async () => {
+    interface Cmd { command: string; submittedBy: string; submitted: number; status: string; details: string }
+    const configures = async (serial: string) => ((await s.gw('GET', `/commands?serialNumber=${serial}`)).body.commands as Cmd[])
+      .filter((c) => c.command === 'configure' && c.submittedBy === 'rrm').sort((a, b) => a.submitted - b.submitted);
+    const powers = (c: Cmd) => (JSON.parse(c.details).config.radios as { band: string; 'tx-power': number }[]).map((r) => r['tx-power']);
+    await s.rrm('POST', `/setDeviceApConfig?serial=${A3}`, { body: { enableConfig: false } });
+    await s.rrm('POST', `/setDeviceApConfig?serial=${A2}`, { body: { userTxPowers: { '2G': 10, '5G': 10 } } });
+    const a3Since = Math.floor(s.running.clock.now() / 1000) + 1;
+    // Two seeds that draw different powers, found with mock runs.
+    const power = async (seed: number) => (await s.rrm('PUT', `/runRRM?algorithm=OptimizeTxPower&venue=lab&mock=true&args=mode=random,seed=${seed}`)).body.txPowerMap[A1]['5G'] as number;
+    let seed2 = 2;
+    while ((await power(seed2)) === (await power(1))) seed2++;
+    const first = await s.rrm('PUT', '/runRRM?algorithm=OptimizeTxPower&venue=lab&args=mode=random,seed=1');
+    const second = await s.rrm('PUT', `/runRRM?algorithm=OptimizeTxPower&venue=lab&args=mode=random,seed=${seed2}`);
+    expect([first.status, second.status]).toEqual([200, 200]);
+    const target = second.body.txPowerMap[A1]['5G'] as number;
+    expect((await layered()).apConfig[A1].autoTxPowers).toEqual(second.body.txPowerMap[A1]);
+
+    const a1 = await until('A1 configured with the second plan', () => configures(A1), (l) => l.length > 0 && powers(l.at(-1)!).every((p) => p === target));
+    for (let i = 1; i < a1.length; i++) expect(a1[i]!.submitted - a1[i - 1]!.submitted).toBeGreaterThanOrEqual(29);
+    const a2 = await until('A2 configured with its user powers', () => configures(A2), (l) => l.length > 0 && powers(l.at(-1)!).every((p) => p === 10));
+    expect(powers(a2.at(-1)!)).toEqual([10, 10]);
+    expect((await configures(A3)).filter((c) => c.submitted >= a3Since)).toEqual([]);
+    // Only the radios' tx-power changed: channels and widths are the ones the AP runs.
+    const sent = JSON.parse(a1.at(-1)!.details).config.radios as Record<string, unknown>[];
+    expect(sent.map((r) => [r.band, r.channel, r['channel-width']])).toEqual([['5G', 36, 80], ['2G', 1, 20]]);
+    await s.rrm('POST', `/setDeviceApConfig?serial=${A3}`);
+    await s.rrm('POST', `/setDeviceApConfig?serial=${A2}`);
+  }, 30_000);
+
+  it('publishes every RRM route in the OpenAPI document', async () => {
+    const doc = (await s.rrm('GET', '/openapi.json')).body;
+    for (const p of ['algorithms', 'currentModel', 'getDeviceConfig', 'getDeviceLayeredConfig', 'setDeviceNetworkConfig', 'setDeviceZoneConfig',
+      'setDeviceApConfig', 'modifyDeviceApConfig', 'getTopology', 'setTopology', 'optimizeChannel', 'optimizeTxPower', 'runRRM', 'provider', 'system']) {
+      expect(doc.paths[`/api/v1/${p}`], p).toBeDefined();
+    }
+  });
 });
 
 describe('persistence', () => {
