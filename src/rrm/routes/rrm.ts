@@ -7,8 +7,9 @@
  * BAD_REQUEST; a serial or zone that is not in the topology is 404 NOT_FOUND, on every route.
  * Bodies of the set* routes are parsed by config/layered.ts (400 naming the field).
  */
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifySchemaCompiler } from 'fastify';
 import { Type, type Static } from 'typebox';
+import { Ajv } from 'ajv';
 import { errorResponses } from '../../server/schemas.js';
 import {
   effectiveConfig, getDeviceConfig, modifyApLayer, parseDeviceConfig, setApLayer, setNetworkLayer, setZoneLayer,
@@ -17,7 +18,7 @@ import { validateTopology } from '../config/topology.js';
 import { ALGORITHM_TYPES, listAlgorithms } from '../algorithms/registry.js';
 import { queryModel } from '../model-query.js';
 import { Algorithm } from '../schemas/algorithm.js';
-import { EffectiveConfig } from '../schemas/device-config.js';
+import { DeviceConfig, EffectiveConfig } from '../schemas/device-config.js';
 import { LayeredConfig } from '../schemas/layered-config.js';
 import { ProviderInfo } from '../schemas/provider.js';
 import { Topology } from '../schemas/topology.js';
@@ -31,6 +32,16 @@ const SerialQuery = Type.Object({ serial: Type.Optional(Type.String({ descriptio
 const ZoneQuery = Type.Object({ zone: Type.Optional(Type.String({ description: 'RF zone (required).' })) });
 const NoContent = { 200: Type.Null({ description: 'No content.' }) };
 const BodyDoc = 'Body: a DeviceConfig (every field optional; unknown keys ignored). No body, or JSON null, deletes the layer (network: resets it to {}).';
+
+/**
+ * The set* routes publish their body schema (OpenAPI) but parse the body themselves
+ * (parseDeviceConfig, setTopology's validateTopology): no body and JSON null mean "delete the
+ * layer", and errors name the field without a `body.` prefix. Query strings are still checked.
+ */
+const queryAjv = new Ajv({ coerceTypes: 'array', useDefaults: true, strict: false });
+const bodyDocumentedOnly: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) =>
+  (httpPart === 'body' ? () => true : queryAjv.compile(schema as object));
+const LayerBody = Type.Union([DeviceConfig, Type.Null()]);
 
 const CurrentModel = Type.Object({
   latestWifiScans: Type.Record(Type.String(), Type.Array(Type.Array(Type.Object({}, { additionalProperties: true })))),
@@ -73,8 +84,9 @@ export async function rrmRoutes(api: FastifyInstance, deps: RrmDeps): Promise<vo
     schema: {
       tags: ['rrm'], summary: 'Replace the topology',
       description: 'Body: {"<zone>": ["<serial>", ...]}. An empty zone name, an empty serial or a device in two zones is 400 naming them; the stored topology is then unchanged. Layers of zones and serials no longer present are dropped.',
-      response: { ...NoContent, ...errorResponses },
+      body: Topology, response: { ...NoContent, ...errorResponses },
     },
+    validatorCompiler: bodyDocumentedOnly,
   }, async (req, reply) => {
     const topology = validateTopology(req.body);
     await rrm.update(() => ({ topology }));
@@ -93,7 +105,8 @@ export async function rrmRoutes(api: FastifyInstance, deps: RrmDeps): Promise<vo
   }, async (req) => getDeviceConfig(rrm.layers(), rrm.topology(), (req.query as Static<typeof SerialQuery>).serial));
 
   api.post('/setDeviceNetworkConfig', {
-    schema: { tags: ['rrm'], summary: 'Replace the network layer', description: BodyDoc, response: { ...NoContent, ...errorResponses } },
+    schema: { tags: ['rrm'], summary: 'Replace the network layer', description: BodyDoc, body: LayerBody, response: { ...NoContent, ...errorResponses } },
+    validatorCompiler: bodyDocumentedOnly,
   }, async (req, reply) => {
     const cfg = body(req.body);
     await rrm.update((t, l) => ({ layers: setNetworkLayer(l, t, cfg) }));
@@ -102,9 +115,10 @@ export async function rrmRoutes(api: FastifyInstance, deps: RrmDeps): Promise<vo
 
   api.post('/setDeviceZoneConfig', {
     schema: {
-      tags: ['rrm'], summary: 'Replace one zone layer', description: BodyDoc, querystring: ZoneQuery,
+      tags: ['rrm'], summary: 'Replace one zone layer', description: BodyDoc, querystring: ZoneQuery, body: LayerBody,
       response: { ...NoContent, ...errorResponses },
     },
+    validatorCompiler: bodyDocumentedOnly,
   }, async (req, reply) => {
     const { zone } = req.query as Static<typeof ZoneQuery>;
     const cfg = body(req.body);
@@ -114,9 +128,10 @@ export async function rrmRoutes(api: FastifyInstance, deps: RrmDeps): Promise<vo
 
   api.post('/setDeviceApConfig', {
     schema: {
-      tags: ['rrm'], summary: 'Replace one AP layer', description: BodyDoc, querystring: SerialQuery,
+      tags: ['rrm'], summary: 'Replace one AP layer', description: BodyDoc, querystring: SerialQuery, body: LayerBody,
       response: { ...NoContent, ...errorResponses },
     },
+    validatorCompiler: bodyDocumentedOnly,
   }, async (req, reply) => {
     const { serial } = req.query as Static<typeof SerialQuery>;
     const cfg = body(req.body);
@@ -127,9 +142,10 @@ export async function rrmRoutes(api: FastifyInstance, deps: RrmDeps): Promise<vo
   api.post('/modifyDeviceApConfig', {
     schema: {
       tags: ['rrm'], summary: 'Merge into one AP layer: fields absent from the body are kept (shallow: a map replaces the stored map)',
-      description: 'Body: a DeviceConfig; one with no supported field is 400.', querystring: SerialQuery,
+      description: 'Body: a DeviceConfig; one with no supported field is 400.', querystring: SerialQuery, body: DeviceConfig,
       response: { ...NoContent, ...errorResponses },
     },
+    validatorCompiler: bodyDocumentedOnly,
   }, async (req, reply) => {
     const { serial } = req.query as Static<typeof SerialQuery>;
     const cfg = body(req.body);

@@ -290,6 +290,9 @@ describe('runs', () => {
       'setDeviceApConfig', 'modifyDeviceApConfig', 'getTopology', 'setTopology', 'optimizeChannel', 'optimizeTxPower', 'runRRM', 'provider', 'system']) {
       expect(doc.paths[`/api/v1/${p}`], p).toBeDefined();
     }
+    for (const p of ['setTopology', 'setDeviceNetworkConfig', 'setDeviceZoneConfig', 'setDeviceApConfig', 'modifyDeviceApConfig']) {
+      expect(doc.paths[`/api/v1/${p}`].post.requestBody, p).toBeDefined();
+    }
   });
 });
 
