@@ -1,0 +1,58 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from '../../helpers/server.js';
+
+/**
+ * The RRM's background work through `serve` on the `lab` venue at 20x: the collector scans only
+ * zone members with effective enableWifiScan, and the scheduler runs each zone's schedule (a
+ * network schedule applies to every zone) on the accelerated clock and stops when it is removed.
+ */
+
+const A1 = 'a0b1c2000001';
+const A2 = 'a0b1c2000002';
+const A3 = 'a0b1c2000003';
+let s: TestServer;
+
+async function until<T>(what: string, read: () => Promise<T>, ok: (v: T) => boolean, timeoutMs = 20_000): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  let last = await read();
+  while (!ok(last)) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}; last: ${JSON.stringify(last).slice(0, 300)}`);
+    await new Promise((r) => setTimeout(r, 50));
+    last = await read();
+  }
+  return last;
+}
+
+const rrmScans = async (serial: string) => ((await s.gw('GET', `/commands?serialNumber=${serial}`)).body.commands as { command: string; submittedBy: string }[])
+  .filter((c) => c.command === 'wifiscan' && c.submittedBy === 'rrm').length;
+
+beforeAll(async () => {
+  s = await startTestServer({ sim: true, scenario: 'lab', speed: 20, rrmCollectInterval: 2, rrmWifiScanInterval: 20 });
+  await until('APs online', async () => Promise.all([A1, A2, A3].map(async (x) => (await s.gw('GET', `/device/${x}/status`)).body.connected)), (v) => v.every(Boolean));
+}, 30_000);
+afterAll(async () => s?.close());
+
+describe('RRM background work', () => {
+  it('scans only zone members with enableWifiScan, again after the interval', async () => {
+    expect((await s.rrm('POST', '/setTopology', { body: { a: [A1, A3], b: [A2] } })).status).toBe(200);
+    expect((await s.rrm('POST', `/setDeviceApConfig?serial=${A3}`, { body: { enableWifiScan: false } })).status).toBe(200);
+    await until('two RRM scans of A1 and A2', async () => Promise.all([rrmScans(A1), rrmScans(A2)]), ([a, b]) => a >= 2 && b >= 2);
+    expect(await rrmScans(A3)).toBe(0);
+  }, 30_000);
+
+  it('a network schedule fires in every zone on the accelerated clock, and stops when removed', async () => {
+    const schedule = { cron: '*/30 * * * * *', algorithms: [{ name: 'OptimizeTxPower', args: { mode: 'measure_ap_ap' } }] };
+    expect((await s.rrm('POST', '/setDeviceNetworkConfig', { body: { schedule } })).status).toBe(200);
+    const fired = s.running.rrmService.scheduler.fired;
+    await until('both zones fired twice', async () => [fired.get('a') ?? 0, fired.get('b') ?? 0], ([a, b]) => a >= 2 && b >= 2);
+    const runs = await s.running.rrmService.store.runs(20);
+    expect(new Set(runs.filter((r) => r.source === 'scheduler').map((r) => `${r.zone}:${r.algorithm}:${r.mode}`))).toEqual(new Set(['a:OptimizeTxPower:measure_ap_ap', 'b:OptimizeTxPower:measure_ap_ap']));
+
+    expect((await s.rrm('POST', '/setDeviceNetworkConfig')).status).toBe(200);
+    await new Promise((r) => setTimeout(r, 300));
+    const stopped = [fired.get('a'), fired.get('b')];
+    // 3 s of wall time = 60 s of venue time: two fire times pass without a run.
+    await new Promise((r) => setTimeout(r, 3000));
+    expect([fired.get('a'), fired.get('b')]).toEqual(stopped);
+  }, 30_000);
+});
