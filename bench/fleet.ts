@@ -10,13 +10,16 @@
  *
  *   npm run bench -- fleet            # 1k / 10k / 50k, about 10 minutes
  *   npm run bench -- fleet --quick    # smoke run, about a minute
- *   node --import tsx --expose-gc bench/fleet.ts --child 10000 60   # one size, one window (s)
+ *   node --import tsx --expose-gc bench/fleet.ts --child 10000 60 60   # one size: window, warm-up (s)
+ *   FLEET_BENCH_CPUPROF=w.cpuprofile / FLEET_BENCH_SNAPSHOT=h.heapsnapshot: profile the window, snapshot at its end
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { writeHeapSnapshot } from 'node:v8';
 import { asyncScheduler } from 'rxjs';
 import { pino } from 'pino';
 import { wallClock } from '../src/protocol/clock.js';
@@ -38,7 +41,8 @@ const APS_PER_FLOOR = 1000;
 export function fleetScenario(n: number): Record<string, unknown> {
   const floors = Math.max(1, Math.round(n / APS_PER_FLOOR));
   const perFloor = n / floors;
-  const cols = perFloor >= 1000 ? 40 : Math.ceil(Math.sqrt(perFloor));
+  let cols = perFloor >= 1000 ? 40 : Math.ceil(Math.sqrt(perFloor));
+  while (perFloor % cols !== 0) cols--;
   const rows = Math.ceil(perFloor / cols);
   if (rows * cols * floors !== n) throw new RangeError(`fleet bench: ${n} APs do not fill a grid (${floors} floors of ${rows} x ${cols})`);
   const spacing = 15;
@@ -70,17 +74,35 @@ interface Result {
   rssEndMiB: number;
   heapUsedMiB: number;
   cpuCores: number;
+  /** The JS thread alone (the rest is DuckDB's and libuv's threads). */
+  cpuCoresMain: number;
   cpuCoresConnect: number;
+  cpuCoresWarmup: number;
   eventsPerS: number;
   rowsPerS: number;
   backlogMax: number;
   backlogEnd: number;
+  heapEndMiB: number;
+  heapTotalMiB: number;
+  externalMiB: number;
+  /** What DuckDB says it holds (duckdb_memory(): buffer pool, WAL, appenders...). */
+  duckdbMiB: number;
 }
 
 const MiB = 1024 * 1024;
+
+/** CPU time (ms) of the process's main thread, from /proc (Linux); NaN elsewhere. */
+function mainThreadCpuMs(): number {
+  try {
+    const fields = readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime + stime in clock ticks (USER_HZ 100)
+  } catch {
+    return Number.NaN;
+  }
+}
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
-async function child(n: number, windowS: number): Promise<Result> {
+async function child(n: number, windowS: number, warmupS: number): Promise<Result> {
   const dir = mkdtempSync(join(tmpdir(), 'airtwin-fleet-bench-'));
   const scenarioFile = join(dir, `fleet-${n}.json`);
   writeFileSync(scenarioFile, JSON.stringify(fleetScenario(n)));
@@ -110,8 +132,21 @@ async function child(n: number, windowS: number): Promise<Result> {
     const cpuConnect = process.cpuUsage(cpu0);
     const cpuCoresConnect = (cpuConnect.user + cpuConnect.system) / 1000 / (performance.now() - t0 + 1e-9);
 
-    // Steady state: every AP has connected; the first states and healthchecks follow within a minute.
+    // Steady state: every AP has connected and, after one interval, sent its first state and
+    // healthcheck (the first state of each AP also works out who it hears); the window follows.
+    const cpuWarm0 = process.cpuUsage();
+    const warm0 = performance.now();
+    await sleep(warmupS * 1000);
+    const cpuWarm = process.cpuUsage(cpuWarm0);
+    const cpuCoresWarmup = (cpuWarm.user + cpuWarm.system) / 1000 / (performance.now() - warm0);
     globalThis.gc?.();
+    const profiler = process.env.FLEET_BENCH_CPUPROF ? new Session() : undefined;
+    if (profiler) {
+      profiler.connect();
+      await profiler.post('Profiler.enable');
+      await profiler.post('Profiler.start');
+    }
+    const main0 = mainThreadCpuMs();
     const m0 = ingest.metrics();
     const c0 = process.cpuUsage();
     const w0 = performance.now();
@@ -129,8 +164,18 @@ async function child(n: number, windowS: number): Promise<Result> {
     }
     const wall = performance.now() - w0;
     const c1 = process.cpuUsage(c0);
+    const mainMs = mainThreadCpuMs() - main0;
+    if (profiler) {
+      const { profile } = await profiler.post('Profiler.stop');
+      writeFileSync(process.env.FLEET_BENCH_CPUPROF!, JSON.stringify(profile));
+      profiler.disconnect();
+    }
     const m1 = ingest.metrics();
     const rssEnd = process.memoryUsage.rss();
+    const mem = process.memoryUsage();
+    const duck = await store.query<{ bytes: number }>('SELECT sum(memory_usage_bytes)::DOUBLE AS bytes FROM duckdb_memory()');
+    const duckdbMiB = Number(duck[0]?.bytes ?? 0) / MiB;
+    if (process.env.FLEET_BENCH_SNAPSHOT) writeHeapSnapshot(process.env.FLEET_BENCH_SNAPSHOT);
     await sim.close();
     await runtime.close();
     await ingest.close();
@@ -138,10 +183,11 @@ async function child(n: number, windowS: number): Promise<Result> {
     return {
       aps: n, buildMs, connectMs, windowS: wall / 1000,
       rssPeakMiB: Math.max(rssPeak, rssEnd) / MiB, rssMeanMiB: rssSum / samples / MiB, rssEndMiB: rssEnd / MiB, heapUsedMiB: heapUsed / MiB,
-      cpuCores: (c1.user + c1.system) / 1000 / wall, cpuCoresConnect,
+      cpuCores: (c1.user + c1.system) / 1000 / wall, cpuCoresMain: mainMs / wall, cpuCoresConnect, cpuCoresWarmup,
       eventsPerS: (m1.eventsReceived - m0.eventsReceived) / (wall / 1000),
       rowsPerS: (m1.rowsWritten - m0.rowsWritten) / (wall / 1000),
       backlogMax, backlogEnd: m1.rowsQueued,
+      heapEndMiB: mem.heapUsed / MiB, heapTotalMiB: mem.heapTotal / MiB, externalMiB: (mem.external + mem.arrayBuffers) / MiB, duckdbMiB,
     };
   } finally {
     clearInterval(sampler);
@@ -151,18 +197,20 @@ async function child(n: number, windowS: number): Promise<Result> {
 
 const args = process.argv.slice(2);
 if (args[0] === '--child') {
-  const r = await child(Number(args[1]), Number(args[2]));
+  const r = await child(Number(args[1]), Number(args[2]), Number(args[3] ?? 60));
   console.log(`RESULT ${JSON.stringify(r)}`);
   process.exit(0);
 }
 
 const quick = args.includes('--quick') || process.env.FLEET_BENCH_QUICK === '1';
-const plan: [number, number][] = quick ? [[500, 20], [2000, 30]] : [[1000, 60], [10_000, 90], [50_000, 180]];
+// [APs, window s, warm-up s]: the warm-up lets every AP send its first state (one interval).
+const plan: [number, number, number][] = quick ? [[500, 20, 15], [2000, 30, 15]] : [[1000, 60, 60], [10_000, 90, 60], [50_000, 150, 60]];
 const self = fileURLToPath(import.meta.url);
 console.log(`fleet: ${plan.map(([n]) => n.toLocaleString('en')).join(' / ')} simulated APs in real time (state + healthcheck every 60 s) -> fleet -> ingest -> DuckDB; one process each`);
 const results: Result[] = [];
-for (const [n, windowS] of plan) {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', '--expose-gc', '--max-old-space-size=8192', self, '--child', String(n), String(windowS)], {
+for (const [n, windowS, warmupS] of plan) {
+  // Node's default heap limit, as `npm start` runs.
+  const r = spawnSync(process.execPath, ['--import', 'tsx', '--expose-gc', self, '--child', String(n), String(windowS), String(warmupS)], {
     encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 64 * MiB,
   });
   const line = r.stdout.split('\n').find((l) => l.startsWith('RESULT '));
@@ -176,10 +224,28 @@ for (const [n, windowS] of plan) {
 }
 
 const pad = (s: string, w: number) => s.padStart(w);
-console.log(`\n${pad('APs', 7)} ${pad('start s', 8)} ${pad('connect s', 9)} ${pad('window s', 8)} ${pad('RSS peak', 9)} ${pad('RSS mean', 9)} ${pad('heap', 7)} ${pad('cores', 6)} ${pad('cores@conn', 10)} ${pad('events/s', 9)} ${pad('rows/s', 8)} ${pad('backlog max/end', 16)}`);
-for (const r of results) {
-  console.log(`${pad(r.aps.toLocaleString('en'), 7)} ${pad((r.buildMs / 1000).toFixed(1), 8)} ${pad((r.connectMs / 1000).toFixed(1), 9)} ${pad(r.windowS.toFixed(0), 8)} ${pad(r.rssPeakMiB.toFixed(0), 9)} ${pad(r.rssMeanMiB.toFixed(0), 9)} ${pad(r.heapUsedMiB.toFixed(0), 7)} ${pad(r.cpuCores.toFixed(3), 6)} ${pad(r.cpuCoresConnect.toFixed(2), 10)} ${pad(r.eventsPerS.toFixed(0), 9)} ${pad(r.rowsPerS.toFixed(0), 8)} ${pad(`${r.backlogMax}/${r.backlogEnd}`, 16)}`);
-}
+const cols: [string, number, (r: Result) => string][] = [
+  ['APs', 7, (r) => r.aps.toLocaleString('en')],
+  ['start s', 8, (r) => (r.buildMs / 1000).toFixed(1)],
+  ['connect s', 9, (r) => (r.connectMs / 1000).toFixed(1)],
+  ['window s', 8, (r) => r.windowS.toFixed(0)],
+  ['RSS peak', 9, (r) => r.rssPeakMiB.toFixed(0)],
+  ['RSS mean', 9, (r) => r.rssMeanMiB.toFixed(0)],
+  ['heap', 6, (r) => r.heapEndMiB.toFixed(0)],
+  ['heapTot', 7, (r) => r.heapTotalMiB.toFixed(0)],
+  ['duckdb', 6, (r) => r.duckdbMiB.toFixed(0)],
+  ['cores', 6, (r) => r.cpuCores.toFixed(3)],
+  ['JS', 6, (r) => r.cpuCoresMain.toFixed(3)],
+  ['1st min', 7, (r) => r.cpuCoresWarmup.toFixed(2)],
+  ['connect', 7, (r) => r.cpuCoresConnect.toFixed(2)],
+  ['events/s', 8, (r) => r.eventsPerS.toFixed(0)],
+  ['rows/s', 7, (r) => r.rowsPerS.toFixed(0)],
+  ['backlog max/end', 15, (r) => `${r.backlogMax}/${r.backlogEnd}`],
+];
+console.log('\nMiB; cores = process CPU time / wall time in the window (JS = main thread alone; 1st min = the warm-up minute');
+console.log('after the last connect, when each AP works out who it hears; connect = from start to all connected)');
+console.log(cols.map(([h, w]) => pad(h, w)).join(' '));
+for (const r of results) console.log(cols.map(([, w, f]) => pad(f(r), w)).join(' '));
 const last = results[results.length - 1]!;
 console.log(`\nCPU at ${last.aps.toLocaleString('en')} APs: ${last.cpuCores.toFixed(3)} cores on average over ${last.windowS.toFixed(0)} s (target < 1)`);
 report({ bench: 'fleet', metric: `RSS MiB at ${last.aps.toLocaleString('en')} APs`, value: Math.round(last.rssPeakMiB), unit: 'MiB', baseline: null, baselineName: null });
