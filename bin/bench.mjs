@@ -10,6 +10,8 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const benchDir = join(root, 'bench');
 const available = readdirSync(benchDir).filter((f) => f.endsWith('.ts') && !f.startsWith('_')).map((f) => f.slice(0, -3)).sort();
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));
+// Flags (`npm run bench -- fleet --quick`) go to every benchmark run.
+const flags = process.argv.slice(2).filter((a) => a.startsWith('-'));
 const unknown = wanted.filter((w) => !available.includes(w));
 if (unknown.length > 0) {
   console.error(`unknown benchmark: ${unknown.join(', ')} (available: ${available.join(', ')})`);
@@ -17,7 +19,7 @@ if (unknown.length > 0) {
 }
 let failed = 0;
 for (const name of wanted.length > 0 ? wanted : available) {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', '--expose-gc', join(benchDir, `${name}.ts`)], { stdio: 'inherit', cwd: root });
+  const r = spawnSync(process.execPath, ['--import', 'tsx', '--expose-gc', join(benchDir, `${name}.ts`), ...flags], { stdio: 'inherit', cwd: root });
   if (r.status !== 0) failed += 1;
 }
 process.exit(failed === 0 ? 0 : 1);
