@@ -43,6 +43,8 @@ export interface ApplierOptions {
 
 export class RrmApplier {
   private readonly lastPushAt = new Map<string, number>();
+  /** The last configuration document sent to each device. */
+  private readonly lastSent = new Map<string, DeviceConfiguration>();
   private readonly waiting = new Map<string, unknown>();
   private readonly inFlight = new Set<Promise<unknown>>();
   /** Runs in progress: close() waits for them, so none touches the store after it closes. */
@@ -90,6 +92,10 @@ export class RrmApplier {
     }
     const pushed = this.push(result.commands);
     const o = result.outcome;
+    // The device record only shows a configure once the AP took it: a device pushed moments ago
+    // may be moving to another value than its record says, so it is checked again when its
+    // window ends even when the record already matches this plan.
+    if (!req.dryRun) for (const serial of Object.keys(o.plan)) if (!result.commands.has(serial) && this.inWindow(serial)) this.later(serial, this.lastPushAt.get(serial)! + this.debounceMs - this.deps.clock.now());
     await this.rrm.recordRun({
       id: randomUUID(), zone: req.zone ?? '', algorithm: o.algorithm, mode: o.mode, seed: o.seed,
       args: typeof req.args === 'string' ? req.args : JSON.stringify(req.args ?? {}), dryRun: req.dryRun, source: req.source,
@@ -108,8 +114,14 @@ export class RrmApplier {
     return [...commands.keys()];
   }
 
+  private inWindow(serial: string): boolean {
+    const last = this.lastPushAt.get(serial);
+    return last !== undefined && this.deps.clock.now() - last < this.debounceMs;
+  }
+
   private send(serial: string, configuration: DeviceConfiguration): void {
     this.lastPushAt.set(serial, this.deps.clock.now());
+    this.lastSent.set(serial, configuration);
     const p = this.deps.commandService.configure(serial, { serialNumber: serial, configuration }, { submittedBy: 'rrm' })
       .then((c) => this.log.info({ serial, command: c.UUID, status: c.status }, 'rrm configure sent'))
       .catch((e: unknown) => this.log.warn({ serial, err: e }, 'rrm configure failed'));
@@ -133,9 +145,14 @@ export class RrmApplier {
     if (!cfg || !cfg.enableRRM || !cfg.enableConfig) return;
     const current = (await currentConfigurations(this.deps.store, [serial])).get(serial);
     if (!current) return;
-    const withChannels = withRadioValues(current, 'channel', targetValues(cfg, 'channel'));
-    const withPowers = withRadioValues(withChannels ?? current, 'txPower', targetValues(cfg, 'txPower'));
-    const next = withPowers ?? withChannels;
+    const targets = (base: DeviceConfiguration): DeviceConfiguration | null => {
+      const withChannels = withRadioValues(base, 'channel', targetValues(cfg, 'channel'));
+      return withRadioValues(withChannels ?? base, 'txPower', targetValues(cfg, 'txPower')) ?? withChannels;
+    };
+    let next = targets(current);
+    // The record matches, but the last document sent (maybe not taken yet) does not: send again.
+    const sent = this.lastSent.get(serial);
+    if (!next && sent && targets(sent)) next = current;
     if (next) this.push(new Map([[serial, next]]));
   }
 

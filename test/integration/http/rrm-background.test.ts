@@ -46,7 +46,7 @@ describe('RRM background work', () => {
     const schedule = { cron: '*/30 * * * * *', algorithms: [{ name: 'OptimizeTxPower', args: { mode: 'measure_ap_ap' } }] };
     expect((await s.rrm('POST', '/setDeviceNetworkConfig', { body: { schedule } })).status).toBe(200);
     const fired = s.running.rrmService.scheduler.fired;
-    await until('both zones fired twice', async () => [fired.get('a') ?? 0, fired.get('b') ?? 0], ([a, b]) => a >= 2 && b >= 2);
+    await until('both zones fired twice', async () => [fired.get('a') ?? 0, fired.get('b') ?? 0], ([a, b]) => a! >= 2 && b! >= 2);
     const runs = await s.running.rrmService.store.runs(20);
     expect(new Set(runs.filter((r) => r.source === 'scheduler').map((r) => `${r.zone}:${r.algorithm}:${r.mode}`))).toEqual(new Set(['a:OptimizeTxPower:measure_ap_ap', 'b:OptimizeTxPower:measure_ap_ap']));
 
