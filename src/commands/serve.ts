@@ -192,14 +192,15 @@ export async function startServe(config: Readonly<ServeConfig>, io: ServeIo): Pr
       tickMs: config.rrmCollectInterval === undefined ? undefined : config.rrmCollectInterval * 1000,
     });
     const scheduler = new RrmScheduler(rrmBase, rrmStore, applier);
-    const rrm = await buildRrm({ ...rrmBase, rrm: { store: rrmStore, applier } }, common);
-    closers.push(() => rrm.close());
-    // Stopped before the fleet and the store (closers run in reverse): no command or write after them.
+    // Closers run in reverse: the RRM API first (in-flight runs finish), then its background
+    // work, all before the fleet and the store, so no command or write comes after them.
     closers.push(async () => {
       scheduler.stop();
       collector.stop();
       await applier.close();
     });
+    const rrm = await buildRrm({ ...rrmBase, rrm: { store: rrmStore, applier } }, common);
+    closers.push(() => rrm.close());
     collector.start();
     scheduler.start();
 
