@@ -42,10 +42,12 @@ export async function deviceDocuments(store: Store, serials: readonly string[], 
   if (serials.length === 0) return [];
   const list = listValue([...serials]);
   const docs = new Map<string, DeviceDocuments>(serials.map((s) => [s, { serial: s, states: [], scans: [], capabilities: null, activeConfig: null }]));
+  // The window ranks ids only; the (large) state documents are read for the chosen rows alone.
   const states = await store.query(
-    `SELECT serial, recorded, data FROM (
-       SELECT serial, recorded, data, row_number() OVER (PARTITION BY serial ORDER BY recorded DESC, id DESC) AS rn
-       FROM statistics WHERE list_contains($1, serial)) WHERE rn <= $2`,
+    `SELECT serial, recorded, data FROM statistics WHERE id IN (
+       SELECT id FROM (
+         SELECT id, row_number() OVER (PARTITION BY serial ORDER BY recorded DESC, id DESC) AS rn
+         FROM statistics WHERE list_contains($1, serial)) WHERE rn <= $2)`,
     [list, limit],
   );
   for (const r of states) docs.get(String(r.serial))?.states.push({ recorded: Number(r.recorded) * 1000, state: parse(r.data) });
