@@ -53,12 +53,15 @@ export async function deviceDocuments(store: Store, serials: readonly string[], 
   for (const r of states) docs.get(String(r.serial))?.states.push({ recorded: Number(r.recorded) * 1000, state: parse(r.data) });
 
   // One scan = the entries of one result: same device, time and command (notifications have no
-  // command uuid, and are told apart by their time).
+  // command uuid, and are told apart by their time). Only scans with an entry the builder can use
+  // (bssid, frequency, channel, signal) are ranked, as the builder skips the others: the newest
+  // `limit` scans here are then the newest `limit` the model keeps.
   const scans = await store.query(
     `WITH scans AS (
        SELECT serial, recorded, source, command_uuid,
               row_number() OVER (PARTITION BY serial ORDER BY recorded DESC, command_uuid) AS rn
-       FROM (SELECT DISTINCT serial, recorded, source, command_uuid FROM wifi_scan_entries WHERE list_contains($1, serial)))
+       FROM (SELECT DISTINCT serial, recorded, source, command_uuid FROM wifi_scan_entries
+             WHERE list_contains($1, serial) AND bssid IS NOT NULL AND frequency IS NOT NULL AND channel IS NOT NULL AND signal IS NOT NULL))
      SELECT e.serial, e.recorded, e.source, e.command_uuid, e.data
      FROM wifi_scan_entries e JOIN scans s
        ON e.serial = s.serial AND e.recorded = s.recorded AND e.source = s.source AND e.command_uuid IS NOT DISTINCT FROM s.command_uuid
