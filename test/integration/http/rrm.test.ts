@@ -194,6 +194,13 @@ describe('runs', () => {
     expect(await layered()).toEqual(before);
   });
 
+  it('an AP with enableRRM false gets no value (so no apply either)', async () => {
+    await s.rrm('POST', `/setDeviceApConfig?serial=${A3}`, { body: { enableRRM: false } });
+    const r = await s.rrm('PUT', '/runRRM?algorithm=OptimizeTxPower&venue=lab&mock=true&args=mode=random,seed=3');
+    expect(Object.keys(r.body.txPowerMap).sort()).toEqual([A1, A2]);
+    await s.rrm('POST', `/setDeviceApConfig?serial=${A3}`);
+  });
+
   it('optimizeChannel / optimizeTxPower: mode is required and checked after the zone', async () => {
     expect(expectEnvelope(await s.rrm('GET', '/optimizeChannel?mode=least_used'), 400).ErrorDetails).toBe('zone');
     expect(expectEnvelope(await s.rrm('GET', '/optimizeChannel?mode=nope&zone=nowhere'), 404).ErrorDetails).toBe('zone');
