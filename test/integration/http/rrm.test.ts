@@ -207,6 +207,9 @@ describe('runs', () => {
     expect(expectEnvelope(await s.rrm('GET', '/optimizeChannel?zone=lab'), 400).ErrorDetails).toBe('mode');
     expect(expectEnvelope(await s.rrm('GET', '/optimizeTxPower?zone=lab&mode=least_used'), 400).ErrorDescription)
       .toBe("Unknown mode 'least_used' provided for algorithm 'OptimizeTxPower'");
+    // A typo never applies a run: dry_run / mock are strict booleans.
+    expectEnvelope(await s.rrm('GET', '/optimizeChannel?zone=lab&mode=least_used&dry_run=yes'), 400);
+    expectEnvelope(await s.rrm('PUT', '/runRRM?algorithm=OptimizeChannel&venue=lab&mock=TRUE'), 400);
   });
 
   it('after scans, dry runs plan only zone members and change nothing; currentModel has the documented shape', async () => {
