@@ -83,6 +83,10 @@ program.command('serve')
   .addOption(new Option('--log-level <level>', 'log level').choices(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'))
   .option('--body-limit <bytes>', 'largest request body', String(1024 * 1024))
   .option('--no-auto-provision', 'refuse APs that have no device record')
+  .option('--rrm-wifi-scan-interval <s>', 'RRM data collection: seconds between wifi scans of a zone member (default 900; 0 disables)')
+  .option('--rrm-capabilities-interval <s>', 'RRM data collection: seconds between state/capabilities refreshes (default 3600)')
+  .option('--rrm-collect-interval <s>', 'RRM data collection: seconds between looks for due scans (default 30)')
+  .option('--rrm-config-debounce <s>', 'RRM apply: seconds a device waits after one configure before the next (default 30)')
   .action(async (_opts, cmd: Command) => {
     const config = loadServeConfig({ flags: typedFlags(cmd), env: process.env, configFile: cmd.opts().config as string | undefined });
     const running = await startServe(config, { print: (line) => process.stdout.write(`${line}\n`) });

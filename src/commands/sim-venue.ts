@@ -18,7 +18,8 @@ export function venueApConfiguration(ap: SimAp): Record<string, unknown> {
   return {
     uuid: ap.uuid,
     radios: ap.radios.map((r) => ({ band: r.band, channel: r.channel, 'channel-width': r.width, 'tx-power': r.txPower, country: ap.country })),
-    metrics: { statistics: { interval: Math.round(ap.intervals.state / 1000) }, health: { interval: Math.round(ap.intervals.healthcheck / 1000) } },
+    // No `metrics`: scenarios may report faster than firmware allows a configuration to ask
+    // (statistics >= 60 s), so a pushed configuration leaves the venue's own intervals alone.
   };
 }
 

@@ -28,7 +28,7 @@ export const ServeConfigSchema = Type.Object({
     Type.Literal('debug'), Type.Literal('trace'), Type.Literal('silent')]),
   bodyLimit: Type.Integer({ minimum: 1024, description: 'Largest accepted request body in bytes.' }),
   autoProvision: Type.Boolean({ description: 'Create a device record for an unknown AP that connects.' }),
-  rrmWifiScanInterval: Type.Optional(Type.Integer({ description: 'RRM data collection: seconds between two wifi scans of a zone member with enableWifiScan (default 900; 0 disables).' })),
+  rrmWifiScanInterval: Type.Optional(Type.Integer({ minimum: 0, description: 'RRM data collection: seconds between two wifi scans of a zone member with enableWifiScan (default 900; 0 disables).' })),
   rrmCapabilitiesInterval: Type.Optional(Type.Integer({ minimum: 1, description: 'RRM data collection: seconds between two capability/state refreshes of a zone member (default 3600).' })),
   rrmCollectInterval: Type.Optional(Type.Integer({ minimum: 1, description: 'RRM data collection: seconds between two looks for due scans (default 30).' })),
   rrmConfigDebounce: Type.Optional(Type.Integer({ minimum: 0, description: 'RRM apply: seconds a device waits after one configure before the next (default 30).' })),
