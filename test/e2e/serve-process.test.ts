@@ -4,19 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Store } from '../../src/store/duckdb.js';
+import { until } from '../helpers/until.js';
 
 const BIN = new URL('../../bin/airtwin.mjs', import.meta.url).pathname;
 const INGEST_TABLES = ['statistics', 'health_checks', 'device_logs', 'capabilities', 'state_radios', 'state_associations', 'wifi_scan_entries', 'device_events', 'telemetry'];
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe().catch(() => undefined);
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
 
 describe('airtwin serve as a process', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'airtwin-e2e-'));
@@ -31,16 +22,14 @@ describe('airtwin serve as a process', () => {
     let out = '';
     child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
     child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
-    const banner = await until('the banner', async () => (/token\s+(\S+)/.test(out) ? out : undefined));
+    const banner = await until('the banner', async () => out, (o) => /token\s+(\S+)/.test(o), 30_000);
     const gateway = /gateway\s+(http:\/\/\S+)\/api\/v1/.exec(banner)![1]!;
     const rrm = /rrm\s+(http:\/\/\S+)\/api\/v1/.exec(banner)![1]!;
     const token = /token\s+(\S+)/.exec(banner)![1]!;
     expect(banner).toMatch(/venue\s+lab: 3 APs/);
 
-    const health = await until('3 connected APs', async () => {
-      const h = (await (await fetch(`${gateway}/health`)).json()) as any;
-      return h.devices.connected === 3 && h.ingest.rowsWritten > 0 ? h : undefined;
-    });
+    const health = await until('3 connected APs', async () => (await (await fetch(`${gateway}/health`)).json()) as any,
+      (h) => h.devices.connected === 3 && h.ingest.rowsWritten > 0, 30_000);
     expect(health.status).toBe('ok');
     const metrics = await (await fetch(`${gateway}/metrics`)).text();
     expect(metrics).toMatch(/airtwin_devices_connected 3/);

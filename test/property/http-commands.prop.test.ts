@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Command } from '../../src/store/records.js';
 import { startTestServer, type Answer, type TestServer } from '../helpers/server.js';
+import { until } from '../helpers/until.js';
 
 /**
  * Random command sequences over HTTP against the `lab` venue (20x speed): bursts of commands sent
@@ -53,17 +54,6 @@ const step: fc.Arbitrary<Step> = fc.record({
 }).map(({ serial, kind, withPrevious }) => ({ serial, command: kind.command, body: kind.body, withPrevious, bad: 'bad' in kind }));
 
 let s: TestServer;
-
-async function until<T>(what: string, read: () => Promise<T>, ok: (v: T) => boolean, timeoutMs: number): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  let last = await read();
-  while (!ok(last)) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}; last: ${JSON.stringify(last).slice(0, 300)}`);
-    await new Promise((r) => setTimeout(r, 25));
-    last = await read();
-  }
-  return last;
-}
 
 const online = (serial: string) => until(`${serial} online`, async () => (await s.gw('GET', `/device/${serial}/status`)).body.connected, (c) => c === true, 20_000);
 

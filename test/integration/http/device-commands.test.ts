@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import type { Command } from '../../../src/store/records.js';
 import { ADMIN_TOKEN, expectEnvelope, startTestServer, type Answer, type TestServer } from '../../helpers/server.js';
+import { until } from '../../helpers/until.js';
 
 /**
  * Every device command POST end to end: HTTP -> command service -> device actor -> SimLink ->
@@ -18,18 +19,6 @@ const GHOST = 'aabbccdd0201';
 const FINAL = ['completed', 'failed', 'timedout', 'expired'];
 
 let s: TestServer;
-
-/** Polls `read` until `ok` holds; fails with the last value after `timeoutMs` of wall time. */
-async function until<T>(what: string, read: () => Promise<T>, ok: (v: T) => boolean, timeoutMs = 20_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  let last: T = await read();
-  while (!ok(last)) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}; last: ${JSON.stringify(last).slice(0, 400)}`);
-    await new Promise((r) => setTimeout(r, 25));
-    last = await read();
-  }
-  return last;
-}
 
 const status = async (serial: string) => (await s.gw('GET', `/device/${serial}/status`)).body as { connected: boolean; firmware: string; UUID: number; started: number };
 const online = (serial: string) => until(`${serial} online`, () => status(serial), (st) => st.connected === true);

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../../helpers/server.js';
+import { until } from '../../helpers/until.js';
 
 /**
  * The RRM's background work through `serve` on the `lab` venue at 20x: the collector scans only
@@ -11,17 +12,6 @@ const A1 = 'a0b1c2000001';
 const A2 = 'a0b1c2000002';
 const A3 = 'a0b1c2000003';
 let s: TestServer;
-
-async function until<T>(what: string, read: () => Promise<T>, ok: (v: T) => boolean, timeoutMs = 20_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  let last = await read();
-  while (!ok(last)) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}; last: ${JSON.stringify(last).slice(0, 300)}`);
-    await new Promise((r) => setTimeout(r, 50));
-    last = await read();
-  }
-  return last;
-}
 
 const rrmScans = async (serial: string) => ((await s.gw('GET', `/commands?serialNumber=${serial}`)).body.commands as { command: string; submittedBy: string }[])
   .filter((c) => c.command === 'wifiscan' && c.submittedBy === 'rrm').length;

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../../helpers/server.js';
+import { until } from '../../helpers/until.js';
 
 /**
  * The RRM closed loop through `serve` (issue 7 §4, §5, §7): a seeded venue of 8 APs that all
@@ -46,17 +47,6 @@ ${SERIALS.map((s, i) => `  - serial: "${s}"
 `;
 
 let s: TestServer;
-
-async function until<T>(what: string, read: () => Promise<T>, ok: (v: T) => boolean, timeoutMs = 20_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  let last = await read();
-  while (!ok(last)) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}; last: ${JSON.stringify(last).slice(0, 300)}`);
-    await new Promise((r) => setTimeout(r, 50));
-    last = await read();
-  }
-  return last;
-}
 
 interface ScanEntry { bssid: string; channel: number; signal: number }
 interface Model {

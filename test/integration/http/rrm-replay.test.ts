@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../../helpers/server.js';
+import { until } from '../../helpers/until.js';
 
 /**
  * The RRM model comes only from what APs report (issue 7 §2): an optimisation on a replayed
@@ -22,17 +23,6 @@ const RUNS = [
 ];
 // The collector stays quiet: no periodic scans, so the recording holds only the scans asked for here.
 const quiet = { rrmWifiScanInterval: 0, rrmCollectInterval: 1_000_000 };
-
-async function until<T>(what: string, read: () => Promise<T>, ok: (v: T) => boolean, timeoutMs = 20_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  let last = await read();
-  while (!ok(last)) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}; last: ${JSON.stringify(last).slice(0, 300)}`);
-    await new Promise((r) => setTimeout(r, 50));
-    last = await read();
-  }
-  return last;
-}
 
 async function plans(s: TestServer): Promise<unknown[]> {
   expect((await s.rrm('POST', '/setTopology', { body: { lab: SERIALS } })).status).toBe(200);

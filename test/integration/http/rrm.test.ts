@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectEnvelope, startTestServer, type TestServer } from '../../helpers/server.js';
+import { until } from '../../helpers/until.js';
 
 /**
  * Every RRM endpoint over HTTP on the `lab` venue (3 APs, 20x wall time): layers and their merge
@@ -15,17 +16,6 @@ const FIELDS = ['enableRRM', 'schedule', 'enableConfig', 'enableWifiScan', 'boun
   'allowedChannelWidths', 'autoChannels', 'userChannels', 'allowedTxPowers', 'autoTxPowers', 'userTxPowers'];
 
 let s: TestServer;
-
-async function until<T>(what: string, read: () => Promise<T>, ok: (v: T) => boolean, timeoutMs = 20_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  let last = await read();
-  while (!ok(last)) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}; last: ${JSON.stringify(last).slice(0, 300)}`);
-    await new Promise((r) => setTimeout(r, 50));
-    last = await read();
-  }
-  return last;
-}
 
 const online = (serial: string) => until(`${serial} online`, async () => (await s.gw('GET', `/device/${serial}/status`)).body, (b) => b?.connected === true);
 const setTopology = (body: unknown) => s.rrm('POST', '/setTopology', { body });
@@ -214,7 +204,8 @@ describe('runs', () => {
 
   it('after scans, dry runs plan only zone members and change nothing; currentModel has the documented shape', async () => {
     for (const serial of [A1, A2, A3]) {
-      const w = await s.gw('POST', `/device/${serial}/wifiscan`, { body: { serialNumber: serial, verbose: true } });
+      // The collector may be talking to the AP (409 DEVICE_BUSY, by policy): wait for it.
+      const w = await until(`${serial} scanned`, () => s.gw('POST', `/device/${serial}/wifiscan`, { body: { serialNumber: serial, verbose: true } }), (a) => a.status !== 409);
       expect(w.body.status, w.text).toBe('completed');
     }
     await s.running.ingest.flush();

@@ -3,16 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startTestServer } from '../../helpers/server.js';
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+import { until } from '../../helpers/until.js';
 
 describe('serve --record, then serve --replay', () => {
   const dir = mkdtempSync(join(tmpdir(), 'airtwin-rr-'));
@@ -21,10 +12,7 @@ describe('serve --record, then serve --replay', () => {
 
   it('replays into a fresh data dir and stores one statistics row per recorded state', async () => {
     const live = await startTestServer({ sim: true, scenario: 'lab', speed: 'max', record: file, dataDir: join(dir, 'live') });
-    await until('recorded states', async () => {
-      const n = (await live.running.store.query<{ n: number }>('SELECT count(*) AS n FROM statistics'))[0]!.n;
-      return n >= 12 ? n : undefined;
-    });
+    await until('recorded states', async () => (await live.running.store.query<{ n: number }>('SELECT count(*) AS n FROM statistics'))[0]!.n, (n) => n >= 12, 30_000);
     await live.close();
 
     const lines = readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
