@@ -164,6 +164,19 @@ program.command('record')
     await runRecordImport({ fromStates: opts.fromStates, out: opts.out }, process.stdout);
   });
 
+program.command('bench')
+  .description('Run the benchmarks (all, or the named ones); each ends with one JSON result line.')
+  .argument('[names...]', 'benchmark names: the files of bench/ (gateway-api, ingest, simulator, fleet, rrm, nats-path, replay)')
+  .allowUnknownOption(true)
+  .action(async () => {
+    // Same runner as `npm run bench`: one process per benchmark, flags passed through.
+    const { spawnSync } = await import('node:child_process');
+    const runner = new URL('../bin/bench.mjs', import.meta.url).pathname;
+    const args = process.argv.slice(process.argv.indexOf('bench') + 1);
+    const r = spawnSync(process.execPath, [runner, ...args], { stdio: 'inherit' });
+    if (r.status !== 0) process.exitCode = r.status ?? 1;
+  });
+
 try {
   await program.parseAsync(process.argv);
 } catch (e) {
