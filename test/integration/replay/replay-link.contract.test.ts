@@ -72,7 +72,14 @@ describeDeviceLinkContract('ReplayLink (replayer on a recording)', async (): Pro
     link: () => link!,
     connectAp: async () => {
       replay = startReplay({ file, fleet, clock, speed: 1, keepTime: true });
-      await until(() => link !== undefined && link.connected, 1000);
+      // Lines come off the disk asynchronously. Wait for the connect line in wall time without
+      // moving virtual time past it, so the recorded ping result (40 ms later) is still ahead
+      // when the contract sends its ping; advancing first could play it before anyone asked.
+      const deadline = Date.now() + 5_000;
+      while (!(link?.connected) && Date.now() < deadline) {
+        clock.runUntil(T);
+        await new Promise((r) => setTimeout(r, 5));
+      }
     },
     until,
     // A recorded disconnect, as the replayer plays one.
