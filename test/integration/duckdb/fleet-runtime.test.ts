@@ -1,0 +1,76 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pino } from 'pino';
+import { SimulatedClock } from 'xstate';
+import { afterEach, describe, expect, it } from 'vitest';
+import { Store } from '../../../src/store/duckdb.js';
+import { DevicesRepo } from '../../../src/store/devices-repo.js';
+import { BlacklistRepo } from '../../../src/store/blacklist-repo.js';
+import { DefaultConfigsRepo } from '../../../src/store/default-configs-repo.js';
+import { CommandsRepo } from '../../../src/store/commands-repo.js';
+import { startFleetRuntime, type FleetRuntime } from '../../../src/commands/fleet-runtime.js';
+import { FakeLink, flush } from '../../helpers/fake-link.js';
+import type { Clock } from '../../../src/protocol/clock.js';
+
+const T0 = Date.parse('2026-11-21T00:00:00Z');
+const SERIAL = 'c0ffee000001';
+
+describe('fleet runtime (serve\'s admission policy on a real DuckDB file)', () => {
+  let dir: string;
+  let store: Store | undefined;
+  let runtime: FleetRuntime | undefined;
+  afterEach(async () => {
+    await runtime?.close();
+    await store?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  async function start(autoProvision: boolean, withDefault = false) {
+    dir = mkdtempSync(join(tmpdir(), 'airtwin-fr-'));
+    store = await Store.open(dir);
+    const clock = new SimulatedClock();
+    clock.set(T0);
+    const processClock: Clock = { now: () => clock.now(), setTimeout: (fn, ms) => clock.setTimeout(fn, ms), clearTimeout: (id) => clock.clearTimeout(id) };
+    const devices = await DevicesRepo.load(store);
+    const defaultConfigs = await DefaultConfigsRepo.load(store);
+    if (withDefault) {
+      await defaultConfigs.insert({ name: 'eap101', modelIds: ['edgecore_eap101'], description: '', configuration: JSON.stringify({ radios: [{ band: '5G', channel: 44 }] }), platform: 'ap', created: 0, lastModified: 0 });
+    }
+    runtime = startFleetRuntime({
+      clock: processClock, devices, blacklist: await BlacklistRepo.load(store), defaultConfigs, commands: new CommandsRepo(store),
+      autoProvision, logger: pino({ level: 'silent' }),
+    });
+    const link = new FakeLink(SERIAL, () => clock.now());
+    runtime.fleet.attach(link);
+    link.up();
+    link.connect();
+    for (let i = 0; i < 20; i++) await flush();
+    await new Promise((r) => setTimeout(r, 50));
+    return { devices, link };
+  }
+
+  it('refuses an unknown AP with --no-auto-provision and stores no record', async () => {
+    const { devices } = await start(false);
+    expect(devices.has(SERIAL)).toBe(false);
+    expect(runtime!.fleet.status(SERIAL)?.connected ?? false).toBe(false);
+  });
+
+  it('provisions an unknown AP: a record with a note, its model and firmware, connected', async () => {
+    const { devices } = await start(true);
+    const d = devices.get(SERIAL)!;
+    expect(d).toMatchObject({ compatible: 'edgecore_eap101', firmware: 'fw-1', UUID: 1 });
+    expect(d.notes[0]!.note).toBe('Auto-provisioned.');
+    expect(JSON.parse(d.configuration)).toEqual({ uuid: 1 });
+    expect(runtime!.fleet.status(SERIAL)?.connected).toBe(true);
+  });
+
+  it('gives a provisioned AP the matching default configuration, with a newer uuid, and pushes it', async () => {
+    const { devices, link } = await start(true, true);
+    const d = devices.get(SERIAL)!;
+    expect(d.notes[0]!.note).toMatch(/default configuration eap101/);
+    expect(JSON.parse(d.configuration)).toMatchObject({ radios: [{ band: '5G', channel: 44 }] });
+    expect(d.UUID).toBeGreaterThan(1);
+    expect(link.sent.some((f) => f.method === 'configure')).toBe(true);
+  });
+});
