@@ -31,7 +31,7 @@ describe('fleet runtime (serve\'s admission policy on a real DuckDB file)', () =
     store = await Store.open(dir);
     const clock = new SimulatedClock();
     clock.set(T0);
-    const processClock: Clock = { now: () => clock.now(), setTimeout: (fn, ms) => clock.setTimeout(fn, ms), clearTimeout: (id) => clock.clearTimeout(id) };
+    const processClock: Clock = { now: () => clock.now(), setTimeout: (fn, ms) => clock.setTimeout(fn, ms), clearTimeout: (id) => clock.clearTimeout(id as number) };
     const devices = await DevicesRepo.load(store);
     const defaultConfigs = await DefaultConfigsRepo.load(store);
     if (withDefault) {
