@@ -16,6 +16,9 @@ import {
 const MODES = ['random', 'least_used', 'unmanaged_aware'] as const;
 const BAND_SETS: Band[][] = [['2G'], ['5G'], ['2G', '5G'], ['2G', '5G', '6G'], ['6G']];
 
+/** Start channels that are candidates under the default config (no DFS), so no move is forced. */
+const NO_FORCED_MOVES = { '2G': [1, 3, 6, 11], '5G': [36, 44, 149, 157], '6G': [5, 21, 37] };
+
 const venueArb = fc.record({
   seed: fc.integer({ min: 0, max: 1_000_000 }),
   aps: fc.integer({ min: 1, max: 10 }),
@@ -113,22 +116,27 @@ describe('channel optimizers: properties', () => {
     }), propParams(40));
   });
 
-  it('unmanaged_aware: optimising the re-scanned, optimised venue changes nothing', () => {
+  // least_used converges too (docs/rrm.md: it counts this run's moves, unlike upstream). Its
+  // venues start on candidate channels: a move forced off a channel (DFS without opt-in) may
+  // have to land on the channel of an AP that is alone there, which never moves in that run but
+  // is no longer alone on the next scans (documented there).
+  it.each([
+    ['unmanaged_aware', undefined],
+    ['least_used', NO_FORCED_MOVES],
+  ] as const)('%s: optimising the re-scanned, optimised venue changes nothing', (mode, startChannels) => {
     fc.assert(fc.property(venueArb, (p) => {
-      const v = genVenue(p.seed, { aps: p.aps, unmanaged: p.unmanaged, bands: p.bands, sameTx: 20 });
+      const v = genVenue(p.seed, { aps: p.aps, unmanaged: p.unmanaged, bands: p.bands, sameTx: 20, startChannels });
       const configs = defaultConfigs(v);
       const serials = v.aps.map((a) => a.serial);
-      const first = run('unmanaged_aware', v, configs, serials, '1');
-      const second = run('unmanaged_aware', applyToVenue(v, 'channel', first), configs, serials, '2');
+      const first = run(mode, v, configs, serials, '1');
+      const second = run(mode, applyToVenue(v, 'channel', first), configs, serials, '2');
       expect(second).toEqual(first);
     }), propParams(30));
   });
 
   it('closed loop: co-channel interference never rises when no constraint forces a move', () => {
     fc.assert(fc.property(venueArb, fc.integer({ min: 20, max: 120 }), (p, side) => {
-      const v = genVenue(p.seed, {
-        aps: p.aps, unmanaged: p.unmanaged, bands: p.bands, side, startChannels: { '2G': [1, 3, 6, 11], '5G': [36, 44, 149, 157], '6G': [5, 21, 37] },
-      });
+      const v = genVenue(p.seed, { aps: p.aps, unmanaged: p.unmanaged, bands: p.bands, side, startChannels: NO_FORCED_MOVES });
       const mode = p.mode === 'random' ? 'unmanaged_aware' : p.mode;
       const plan = run(mode, v, defaultConfigs(v), v.aps.map((a) => a.serial));
       expect(coChannelInterferenceMw(applyToVenue(v, 'channel', plan))).toBeLessThanOrEqual(coChannelInterferenceMw(v) * (1 + 1e-9));

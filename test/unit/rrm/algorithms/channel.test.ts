@@ -6,7 +6,7 @@ import { defaultEffectiveConfig } from '../../../../src/rrm/config/layered.js';
 import type { ApView } from '../../../../src/rrm/model/view.js';
 import { runAlgorithm } from '../../../../src/rrm/algorithms/registry.js';
 import { buildModel } from '../../../../src/rrm/model/build.js';
-import { defaultConfigs, genVenue, venueModel } from '../../../helpers/rrm-models.js';
+import { applyToVenue, coChannelInterferenceMw, defaultConfigs, genVenue, venueModel } from '../../../helpers/rrm-models.js';
 
 const rng = seedrandom('t');
 const ap = (phys: ApView['phys'] = {}): ApView => ({ serial: 's', radios: [], phys, neighbours: [], byBand: {}, scanned: true });
@@ -113,14 +113,16 @@ describe('channel optimizers without scans', () => {
   });
 });
 
+/** A 5 GHz state with one radio and one SSID, and a scan entry. */
+const radio = (channel: number, bssid: string) => ({
+  radios: [{ phy: 'p', band: ['5G'], channel, channel_width: 20, tx_power: 20 }],
+  interfaces: [{ name: 'i', ssids: [{ bssid, band: '5G', radio: { $ref: '#/radios/0' } }] }],
+});
+const entry = (bssid: string, channel: number, signal: number) => ({ bssid, channel, frequency: 5000 + 5 * channel, signal });
+
 describe('interference guard', () => {
   // A (on 36, allowed 36/149) hears three weak unmanaged APs on 36 and managed B loudly on 149.
   // Counting neighbours says 149; that would put A next to B, so A stays.
-  const radio = (channel: number, bssid: string) => ({
-    radios: [{ phy: 'p', band: ['5G'], channel, channel_width: 20, tx_power: 20 }],
-    interfaces: [{ name: 'i', ssids: [{ bssid, band: '5G', radio: { $ref: '#/radios/0' } }] }],
-  });
-  const entry = (bssid: string, channel: number, signal: number) => ({ bssid, channel, frequency: 5000 + 5 * channel, signal });
   const model = buildModel([
     {
       serial: 'a', states: [{ recorded: 1, state: radio(36, '02:00:00:00:00:0a') }],
@@ -140,5 +142,35 @@ describe('interference guard', () => {
     const quiet = { ...model, latestWifiScans: { a: [model.latestWifiScans.a![0]!.slice(0, 3)] } };
     const plan = runAlgorithm({ algorithm: 'OptimizeChannel', args: 'mode=least_used', allowDefaultMode: false, model: quiet, zone: { name: 'z', serials: ['a', 'b'] }, configs, seed: '1' }).plan;
     expect(plan.a).toEqual({ '5G': 149 });
+  });
+});
+
+describe('least_used converges (no churn)', () => {
+  const run = (model: ReturnType<typeof buildModel>, serials: string[], configs: Map<string, ReturnType<typeof defaultEffectiveConfig>>, seed: string) =>
+    runAlgorithm({ algorithm: 'OptimizeChannel', args: `mode=least_used,seed=${seed}`, allowDefaultMode: false, model, zone: { name: 'z', serials }, configs, seed: '1' }).plan;
+
+  it('counts a neighbour at the channel it was given earlier in the run', () => {
+    // a and b share 36 and hear each other (below -82 dBm, so the interference guard does not
+    // step in); 40 is the only other channel. Deciding from the scans alone (upstream), both
+    // move to 40 and the next run moves them again. Here a moves first (serial order), so b
+    // sees 36 free and stays.
+    const model = buildModel([
+      { serial: 'a', states: [{ recorded: 1, state: radio(36, '02:00:00:00:00:0a') }], scans: [{ recorded: 1, entries: [entry('02:00:00:00:00:0b', 36, -85)] }] },
+      { serial: 'b', states: [{ recorded: 1, state: radio(36, '02:00:00:00:00:0b') }], scans: [{ recorded: 1, entries: [entry('02:00:00:00:00:0a', 36, -85)] }] },
+    ]);
+    const configs = new Map(['a', 'b'].map((x) => [x, { ...defaultEffectiveConfig(), allowedChannels: { '5G': [36, 40] } }]));
+    expect(run(model, ['a', 'b'], configs, '1')).toEqual({ a: { '5G': 40 }, b: { '5G': 36 } });
+  });
+
+  it('from a venue with every AP on one channel, a second run on the new scans changes nothing', () => {
+    const v = genVenue(7, { aps: 12, unmanaged: 0, bands: ['2G', '5G'], sameChannel: { '2G': 6, '5G': 36 }, sameTx: 20, side: 40 });
+    const configs = defaultConfigs(v);
+    const serials = v.aps.map((a) => a.serial);
+    const first = run(venueModel(v), serials, configs, '1');
+    const moved = serials.filter((x) => first[x]!['2G'] !== 6 || first[x]!['5G'] !== 36);
+    expect(moved.length).toBeGreaterThan(0);
+    const after = applyToVenue(v, 'channel', first);
+    expect(coChannelInterferenceMw(after)).toBeLessThan(coChannelInterferenceMw(v));
+    expect(run(venueModel(after), serials, configs, '2')).toEqual(first);
   });
 });
