@@ -2,19 +2,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { CommandService } from '../../../actors/command-service.js';
 import { Fleet, type FleetEvent } from '../../../actors/fleet.js';
 import { VirtualClock } from '../../../simulator/clock.js';
-import { startClients } from '../../../simulator/clients/dynamics.js';
-import { SimLink } from '../../../simulator/link.js';
-import { loadScenario, scenarioStart } from '../../../simulator/scenario.js';
-import { buildVenue } from '../../../simulator/venue.js';
 import { clockScheduler } from '../../../src/pipelines/clock-scheduler.js';
 import type { AppenderHandle, PipelineLogger } from '../../../src/pipelines/duckdb-sink.js';
 import { startIngest, type IngestOptions } from '../../../src/pipelines/ingest.js';
 import { Store } from '../../../src/store/duckdb.js';
 import { FakeLink, flush } from '../../helpers/fake-link.js';
-import { MemoryCommandStore } from '../../helpers/memory-command-store.js';
+import { labFleet } from '../../helpers/lab-fleet.js';
 
 /** Collects log calls so tests can assert that failures are reported, not silent. */
 function recordingLogger() {
@@ -48,33 +43,13 @@ const count = async (store: Store, table: string, where = ''): Promise<number> =
 /** The lab venue on a VirtualClock: real device actors on SimLinks, the ingest on the same clock. */
 async function lab(ingestOpts: Partial<IngestOptions> = {}) {
   const { store, dir } = await openStore();
-  const { scenario } = loadScenario('lab');
-  const clock = new VirtualClock(scenarioStart(scenario));
-  const venue = buildVenue(scenario, clock);
-  let n = 0;
-  const newId = () => `00000000-0000-4000-8000-${String(++n).padStart(12, '0')}`;
-  const fleet = new Fleet({ clock, newId });
-  const events: FleetEvent[] = [];
-  fleet.events$.subscribe((e) => events.push(e));
   const log = recordingLogger();
-  const ingest = startIngest({ events$: fleet.events$, store, scheduler: clockScheduler(clock), logger: log.logger, ...ingestOpts });
-  const svc = new CommandService({ fleet, store: new MemoryCommandStore(), clock, newId });
-  for (const ap of venue.aps) fleet.attach(new SimLink(venue, ap.serial));
-  startClients(venue);
-  const advance = async (ms: number) => {
-    const end = clock.now() + ms;
-    while (clock.now() < end) {
-      clock.runUntil(Math.min(end, clock.now() + 1000));
-      await flush();
-    }
-  };
-  const settle = async <T>(p: Promise<T>): Promise<T> => {
-    let done = false;
-    void p.then(() => { done = true; }, () => { done = true; });
-    for (let t = 0; !done && t < 300_000; t += 1000) await advance(1000);
-    return p;
-  };
-  return { store, dir, clock, fleet, events, ingest, svc, advance, settle, log, serials: venue.aps.map((a) => a.serial) };
+  let ingest!: ReturnType<typeof startIngest>;
+  const { clock, fleet, events, svc, advance, settle, serials } = labFleet({
+    // Subscribed before any AP connects, as serve does.
+    beforeAttach: (f, c) => { ingest = startIngest({ events$: f.events$, store, scheduler: clockScheduler(c), logger: log.logger, ...ingestOpts }); },
+  });
+  return { store, dir, clock, fleet, events, ingest, svc, advance, settle, log, serials };
 }
 
 const of = <T extends FleetEvent['type']>(events: FleetEvent[], type: T) => events.filter((e): e is Extract<FleetEvent, { type: T }> => e.type === type);

@@ -3,50 +3,26 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CommandService } from '../../../actors/command-service.js';
 import type { Command } from '../../../actors/device/device.types.js';
 import { Fleet, type DeviceDetails } from '../../../actors/fleet.js';
 import { VirtualClock } from '../../../simulator/clock.js';
-import { startClients } from '../../../simulator/clients/dynamics.js';
-import { SimLink } from '../../../simulator/link.js';
 import { loadScenario, scenarioStart } from '../../../simulator/scenario.js';
-import { buildVenue } from '../../../simulator/venue.js';
 import { runReplay, type ReplayResult } from '../../../src/commands/replay.js';
 import { createRecorder, partPath, type Recorder } from '../../../src/links/record/recording-link.js';
 import { readRecording } from '../../../src/links/replay/read-recording.js';
 import { startReplay } from '../../../src/links/replay/replayer.js';
 import { Store } from '../../../src/store/duckdb.js';
-import { FakeLink, flush } from '../../helpers/fake-link.js';
-import { MemoryCommandStore } from '../../helpers/memory-command-store.js';
+import { FakeLink } from '../../helpers/fake-link.js';
+import { labFleet } from '../../helpers/lab-fleet.js';
 
 const sink = () => new PassThrough().resume();
 
 /** The lab venue live: actors on recorded SimLinks, a command service, one VirtualClock. */
 function liveLab(recorder: (clock: VirtualClock) => Recorder) {
-  const { scenario } = loadScenario('lab');
-  const clock = new VirtualClock(scenarioStart(scenario));
-  const venue = buildVenue(scenario, clock, 7);
-  let n = 0;
-  const newId = () => `00000000-0000-4000-8000-${String(++n).padStart(12, '0')}`;
-  const fleet = new Fleet({ clock, newId });
-  const svc = new CommandService({ fleet, store: new MemoryCommandStore(), clock, newId });
+  const clock = new VirtualClock(scenarioStart(loadScenario('lab').scenario));
   const rec = recorder(clock);
-  for (const ap of venue.aps) fleet.attach(rec.wrap(new SimLink(venue, ap.serial)));
-  startClients(venue);
-  const advance = async (ms: number) => {
-    const end = clock.now() + ms;
-    while (clock.now() < end) {
-      clock.runUntil(Math.min(end, clock.now() + 1000));
-      await flush();
-    }
-  };
-  const settle = async <T>(p: Promise<T>): Promise<T> => {
-    let done = false;
-    void p.then(() => { done = true; }, () => { done = true; });
-    for (let t = 0; !done && t < 300_000; t += 1000) await advance(1000);
-    return p;
-  };
-  return { fleet, svc, rec, advance, settle, serials: venue.aps.map((a) => a.serial) };
+  const { fleet, svc, advance, settle, serials } = labFleet({ seed: 7, wrap: (link) => rec.wrap(link), clock });
+  return { fleet, svc, rec, advance, settle, serials };
 }
 
 function lines(file: string): string[] {

@@ -1,48 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { CommandService } from '../../../actors/command-service.js';
-import { Fleet, type FleetEvent } from '../../../actors/fleet.js';
-import { VirtualClock } from '../../../simulator/clock.js';
-import { startClients } from '../../../simulator/clients/dynamics.js';
-import { SimLink } from '../../../simulator/link.js';
-import { loadScenario, scenarioStart } from '../../../simulator/scenario.js';
-import { buildVenue } from '../../../simulator/venue.js';
-import { flush } from '../../helpers/fake-link.js';
-import { MemoryCommandStore } from '../../helpers/memory-command-store.js';
+import { labFleet } from '../../helpers/lab-fleet.js';
 
 /**
  * Wiring: real device actors on the simulator's SimLink for the `lab` venue, one VirtualClock
  * driving the APs, the actors' delays and the command service's waits.
  */
 function lab() {
-  const { scenario } = loadScenario('lab');
-  const clock = new VirtualClock(scenarioStart(scenario));
-  const venue = buildVenue(scenario, clock);
-  let n = 0;
-  const newId = () => `00000000-0000-4000-8000-${String(++n).padStart(12, '0')}`;
-  const fleet = new Fleet({ clock, newId });
-  const events: FleetEvent[] = [];
-  fleet.events$.subscribe((e) => events.push(e));
-  const store = new MemoryCommandStore();
-  const svc = new CommandService({ fleet, store, clock, newId });
-  for (const ap of venue.aps) fleet.attach(new SimLink(venue, ap.serial));
-  startClients(venue);
-  /** Advance virtual time in 1 s steps, letting promise callbacks run between steps. */
-  const advance = async (ms: number) => {
-    const end = clock.now() + ms;
-    while (clock.now() < end) {
-      clock.runUntil(Math.min(end, clock.now() + 1000));
-      await flush();
-    }
-  };
-  /** Start a call, advance time until it settles. */
-  const settle = async <T>(p: Promise<T>, maxMs = 300_000): Promise<T> => {
-    let done = false;
-    void p.then(() => { done = true; }, () => { done = true; });
-    for (let t = 0; !done && t < maxMs; t += 1000) await advance(1000);
-    return p;
-  };
-  const serials = venue.aps.map((a) => a.serial);
-  return { clock, venue, fleet, events, store, svc, advance, settle, serials };
+  const l = labFleet();
+  return { ...l, store: l.commandStore };
 }
 
 describe('fleet on SimLink (lab venue)', () => {
