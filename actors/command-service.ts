@@ -10,7 +10,8 @@ import type { CommandStore } from './command-store.js';
 import { blankCommand } from './device/commands.js';
 import type { DeviceEventOf } from './device/device.events.js';
 import { isFinalStatus, type Command, type CommandSubmission } from './device/device.types.js';
-import { normalizeSerial, type Fleet } from './fleet.js';
+import type { Fleet } from './fleet.js';
+import { serialKey } from '../src/protocol/serial.js';
 
 /** spec "PingResult": latency is the measured round trip in ms (a number, not the gateway's string). */
 export interface PingResult {
@@ -86,57 +87,57 @@ export class CommandService {
   }
 
   command(serial: string, body: Body, caller: Caller = {}): Promise<Command> {
-    return this.run(serial, caller, () => planGeneric(normalizeSerial(serial), body), 'command');
+    return this.run(serial, caller, () => planGeneric(serialKey(serial), body), 'command');
   }
 
   configure(serial: string, body: Body, caller: Caller = {}): Promise<Command> {
-    return this.run(serial, caller, () => planConfigure(normalizeSerial(serial), body, Math.floor(this.opts.clock.now() / 1000)), 'configure');
+    return this.run(serial, caller, () => planConfigure(serialKey(serial), body, Math.floor(this.opts.clock.now() / 1000)), 'configure');
   }
 
   upgrade(serial: string, body: Body, caller: Caller = {}): Promise<Command> {
-    return this.run(serial, caller, () => planUpgrade(normalizeSerial(serial), body), 'upgrade');
+    return this.run(serial, caller, () => planUpgrade(serialKey(serial), body), 'upgrade');
   }
 
   reboot(serial: string, body: Body = {}, caller: Caller = {}): Promise<Command> {
-    return this.run(serial, caller, () => planReboot(normalizeSerial(serial), body), 'reboot');
+    return this.run(serial, caller, () => planReboot(serialKey(serial), body), 'reboot');
   }
 
   factory(serial: string, body: Body = {}, caller: Caller = {}): Promise<Command> {
-    return this.run(serial, caller, () => planFactory(normalizeSerial(serial), body), 'factory');
+    return this.run(serial, caller, () => planFactory(serialKey(serial), body), 'factory');
   }
 
   leds(serial: string, body: Body, caller: Caller = {}): Promise<Command> {
-    return this.run(serial, caller, () => planLeds(normalizeSerial(serial), body), 'leds');
+    return this.run(serial, caller, () => planLeds(serialKey(serial), body), 'leds');
   }
 
   trace(serial: string, body: Body, caller: Caller = {}): Promise<Command> {
-    return this.run(serial, caller, (uuid) => planTrace(normalizeSerial(serial), body, this.opts.uploadUri?.(uuid)), 'trace');
+    return this.run(serial, caller, (uuid) => planTrace(serialKey(serial), body, this.opts.uploadUri?.(uuid)), 'trace');
   }
 
   wifiscan(serial: string, body: Body = {}, caller: Caller = {}): Promise<Command> {
-    return this.run(serial, caller, () => planWifiscan(normalizeSerial(serial), body), 'wifiscan');
+    return this.run(serial, caller, () => planWifiscan(serialKey(serial), body), 'wifiscan');
   }
 
   request(serial: string, body: Body, caller: Caller = {}): Promise<Command> {
-    return this.run(serial, caller, (uuid) => planRequest(normalizeSerial(serial), body, uuid), 'request');
+    return this.run(serial, caller, (uuid) => planRequest(serialKey(serial), body, uuid), 'request');
   }
 
   eventqueue(serial: string, body: Body, caller: Caller = {}): Promise<Command> {
-    return this.run(serial, caller, () => planEventqueue(normalizeSerial(serial), body), 'eventqueue');
+    return this.run(serial, caller, () => planEventqueue(serialKey(serial), body), 'eventqueue');
   }
 
   telemetry(serial: string, body: Body, caller: Caller = {}): Promise<Command> {
-    return this.run(serial, caller, () => planTelemetry(normalizeSerial(serial), body), 'telemetry');
+    return this.run(serial, caller, () => planTelemetry(serialKey(serial), body), 'telemetry');
   }
 
   script(serial: string, body: Body, caller: Caller = {}): Promise<Command> {
-    return this.run(serial, caller, () => planScript(normalizeSerial(serial), body, this.opts.scriptById), 'script');
+    return this.run(serial, caller, () => planScript(serialKey(serial), body, this.opts.scriptById), 'script');
   }
 
   /** Ping: the PingResult with the measured round trip. A ping the AP does not answer is a 504. */
   async ping(serial: string, caller: Caller = {}): Promise<{ result: PingResult; command: Command }> {
     let latency = 0;
-    const command = await this.run(serial, caller, () => planGeneric(normalizeSerial(serial), { command: 'ping' }), 'ping', (e) => {
+    const command = await this.run(serial, caller, () => planGeneric(serialKey(serial), { command: 'ping' }), 'ping', (e) => {
       if (e.payload.latencyMs !== undefined) latency = e.payload.latencyMs;
     });
     if (command.status !== 'completed') {
@@ -165,7 +166,7 @@ export class CommandService {
     const connectionId = this.opts.newId().replace(/-/g, '');
     const token = this.opts.newId().replace(/-/g, '');
     const password = session.password ?? 'openwifi';
-    const command = await this.run(serial, caller, () => planRtty(normalizeSerial(serial), rtty, {
+    const command = await this.run(serial, caller, () => planRtty(serialKey(serial), rtty, {
       id: connectionId, token, user: session.user ?? caller.submittedBy ?? '', password,
     }), 'rtty');
     return {
@@ -196,7 +197,7 @@ export class CommandService {
   private async run(
     rawSerial: string, caller: Caller, build: (uuid: string) => CommandPlan, name: string, onUpdate?: (e: Updated) => void,
   ): Promise<Command> {
-    const serial = normalizeSerial(rawSerial);
+    const serial = serialKey(rawSerial);
     if (this.opts.deviceExists && !(await this.opts.deviceExists(serial))) throw notFound('serialNumber', `Device ${serial} does not exist.`);
     const uuid = this.opts.newId();
     const p = build(uuid);

@@ -3,6 +3,7 @@ import { createActor, type ActorRefFrom, type SnapshotFrom } from 'xstate';
 import type { Clock } from '../src/protocol/clock.js';
 import type { DeviceLink } from '../src/protocol/device-link.js';
 import type { JsonObject } from '../src/protocol/frame.js';
+import { serialKey } from '../src/protocol/serial.js';
 import type { DeviceEvent } from './device/device.events.js';
 import { deviceMachine } from './device/device.machine.js';
 import type { Admission, CommandSubmission, DeviceDeps, DeviceStatus, DeviceTimeouts, StoredConfig } from './device/device.types.js';
@@ -54,9 +55,6 @@ export function stateName(value: DeviceSnapshot['value']): string {
   return typeof v === 'string' ? `${k}.${v}` : k;
 }
 
-export function normalizeSerial(serial: string): string {
-  return serial.trim().toLowerCase().replace(/[:-]/g, '');
-}
 
 /**
  * The fleet: one device actor per serial, created on demand, plus the merged event stream.
@@ -87,7 +85,7 @@ export class Fleet {
 
   /** The actor of a serial, creating it (offline, no link) when missing. */
   spawn(serial: string, link?: DeviceLink): DeviceActor {
-    const key = normalizeSerial(serial);
+    const key = serialKey(serial);
     const found = this.actors.get(key);
     if (found) return found.actor;
     const actor = createActor(deviceMachine, {
@@ -102,12 +100,12 @@ export class Fleet {
   }
 
   find(serial: string): DeviceActor | undefined {
-    return this.actors.get(normalizeSerial(serial))?.actor;
+    return this.actors.get(serialKey(serial))?.actor;
   }
 
   /** Give a serial its link: spawns the actor, or swaps the link of an existing one. */
   attach(link: DeviceLink): DeviceActor {
-    const key = normalizeSerial(link.serial);
+    const key = serialKey(link.serial);
     const found = this.actors.get(key);
     if (!found) return this.spawn(key, link);
     if (found.link !== link) {
@@ -123,7 +121,7 @@ export class Fleet {
    * for whoever owns it (shutdown closes links itself).
    */
   stop(serial: string, reason = 'The device actor was stopped.', opts: { closeLink?: boolean } = {}): void {
-    const key = normalizeSerial(serial);
+    const key = serialKey(serial);
     const found = this.actors.get(key);
     if (!found) return;
     found.actor.send({ type: 'device.shutdown', reason });

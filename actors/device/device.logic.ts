@@ -11,6 +11,7 @@ import {
 } from './device.types.js';
 import { needsSession, type DecodedFrame } from './frame-decoder.js';
 import { eventOf, num, statusFromState } from './notifications.js';
+import { serialKey } from '../../src/protocol/serial.js';
 
 /**
  * The device machine's context and its pure steps. Each step reads the context and an event and
@@ -163,7 +164,7 @@ export function frameViolation(ctx: DeviceContext, f: DecodedFrame): string | un
     return `result for unknown command id ${f.id}`;
   }
   if (f.method === 'connect') {
-    const serial = typeof f.params.serial === 'string' ? f.params.serial.trim().toLowerCase().replace(/[:-]/g, '') : '';
+    const serial = typeof f.params.serial === 'string' ? serialKey(f.params.serial) : '';
     if (serial !== ctx.serial) return `connect for serial ${JSON.stringify(f.params.serial)} on the link of ${ctx.serial}`;
     if (!isObject(f.params.capabilities)) return 'connect: capabilities is not an object';
     return undefined;

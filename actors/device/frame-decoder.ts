@@ -69,10 +69,3 @@ function decodeNotification(frame: JsonObject): DecodedFrame {
   if (missing.length > 0) return { kind: 'invalid', reason: `${method}: missing ${missing.join(', ')}` };
   return { kind: 'notification', method: m, params };
 }
-
-/** Serial as stored: 12 lowercase hex digits without separators. */
-export function normalizeSerial(raw: unknown): string | undefined {
-  if (typeof raw !== 'string') return undefined;
-  const s = raw.trim().toLowerCase().replace(/[:-]/g, '');
-  return /^[0-9a-f]{1,29}$/.test(s) ? s : undefined;
-}

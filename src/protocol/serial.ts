@@ -14,6 +14,14 @@ export function normalizeSerial(value: unknown, field = 'serialNumber'): string 
   return bare;
 }
 
+/**
+ * The key a serial is filed under when it is not being validated (actor maps, recordings):
+ * trimmed, lowercase, without ':' or '-'. Validation is `normalizeSerial`'s job.
+ */
+export function serialKey(raw: string): string {
+  return raw.trim().toLowerCase().replace(/[:-]/g, '');
+}
+
 export function isSerial(value: unknown): boolean {
   try {
     normalizeSerial(value);

@@ -30,6 +30,7 @@ import type { Clock } from '../../protocol/clock.js';
 import type { DeviceLink, LinkEvent } from '../../protocol/device-link.js';
 import type { DownFrame } from '../../protocol/frame.js';
 import { NdjsonWriter } from './ndjson-writer.js';
+import { serialKey } from '../../protocol/serial.js';
 
 export interface RecorderOptions {
   /** The recording file (FILE; rotated parts are FILE.1, FILE.2, ...). */
@@ -148,7 +149,6 @@ export function createRecorder(opts: RecorderOptions): Recorder {
     return lastT;
   };
 
-  const key = (serial: string) => serial.toLowerCase().replace(/[:-]/g, '');
   /** Frame text for one line: raw text is used as is unless it spans lines (pretty-printed) or is no object. */
   const frameText = (frame: object | string): string | undefined => {
     if (typeof frame !== 'string') return JSON.stringify(frame);
@@ -187,14 +187,14 @@ export function createRecorder(opts: RecorderOptions): Recorder {
   };
 
   const tap: RecorderTap = {
-    up: (serial, frame, at = clock.now()) => frameLine(key(serial), 'up', frame, at),
-    down: (serial, frame, at = clock.now()) => frameLine(key(serial), 'down', frame, at),
-    connect: (serial, at = clock.now()) => eventLine(key(serial), 'connect', at),
-    disconnect: (serial, at = clock.now()) => eventLine(key(serial), 'disconnect', at),
+    up: (serial, frame, at = clock.now()) => frameLine(serialKey(serial), 'up', frame, at),
+    down: (serial, frame, at = clock.now()) => frameLine(serialKey(serial), 'down', frame, at),
+    connect: (serial, at = clock.now()) => eventLine(serialKey(serial), 'connect', at),
+    disconnect: (serial, at = clock.now()) => eventLine(serialKey(serial), 'disconnect', at),
   };
 
   const wrap = (inner: DeviceLink): DeviceLink => {
-    const serial = key(inner.serial);
+    const serial = serialKey(inner.serial);
     const listeners: ((e: LinkEvent) => void)[] = [];
     let unsubscribe: (() => void) | undefined;
     // One subscription to the inner link however many listen, so each event is written once.

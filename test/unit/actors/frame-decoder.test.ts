@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decodeFrame, needsSession, normalizeSerial } from '../../../actors/device/frame-decoder.js';
+import { decodeFrame, needsSession } from '../../../actors/device/frame-decoder.js';
 import { deflateParams } from '../../../src/protocol/compress.js';
 
 describe('decodeFrame', () => {
@@ -34,11 +34,5 @@ describe('decodeFrame', () => {
   it('knows which events need a session (§1.2)', () => {
     expect(['state', 'healthcheck', 'log', 'telemetry', 'wifiscan'].every((m) => needsSession(m as never))).toBe(true);
     expect(['connect', 'crashlog', 'rebootLog', 'ping', 'recovery', 'venue_broadcast'].some((m) => needsSession(m as never))).toBe(false);
-  });
-
-  it('normalizes serials', () => {
-    expect(normalizeSerial(' AA:BB:CC:DD:EE:FF ')).toBe('aabbccddeeff');
-    expect(normalizeSerial('xyz')).toBeUndefined();
-    expect(normalizeSerial(12)).toBeUndefined();
   });
 });
