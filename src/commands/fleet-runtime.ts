@@ -94,8 +94,17 @@ export function startFleetRuntime(deps: FleetRuntimeDeps): FleetRuntime {
   const { clock, devices, logger } = deps;
   let writes: Promise<unknown> = Promise.resolve();
   // Record writes happen in event order, one at a time; a failure is logged, never thrown at an AP.
-  const write = (what: string, work: () => Promise<unknown>) => {
-    writes = writes.then(work).catch((e: unknown) => logger.error({ err: e }, `device record ${what} failed`));
+  /**
+   * Changes a device record in event order, one write at a time, starting from the record as it
+   * is when the write runs; a device deleted meanwhile is skipped. A failure is logged, never
+   * thrown at an AP.
+   */
+  type DeviceRecord = NonNullable<ReturnType<DevicesRepo['get']>>;
+  const patch = (what: string, serial: string, change: (current: DeviceRecord) => Partial<DeviceRecord>) => {
+    writes = writes.then(async () => {
+      const current = devices.get(serial);
+      if (current) await devices.update({ ...current, ...change(current) });
+    }).catch((e: unknown) => logger.error({ err: e }, `device record ${what} failed`));
   };
 
   const provision = async (serial: string, params: JsonObject): Promise<'accept' | 'refuse'> => {
@@ -142,15 +151,15 @@ export function startFleetRuntime(deps: FleetRuntimeDeps): FleetRuntime {
         const compatible = String(e.payload.capabilities.compatible ?? d.compatible);
         const manufacturer = String(e.payload.capabilities.model ?? d.manufacturer);
         if (compatible !== d.compatible || manufacturer !== d.manufacturer || e.payload.firmware !== d.firmware) {
-          write('connect', () => devices.update({ ...devices.get(e.serial)!, compatible, manufacturer, firmware: e.payload.firmware || d.firmware, modified: at }));
+          patch('connect', e.serial, () => ({ compatible, manufacturer, firmware: e.payload.firmware || d.firmware, modified: at }));
         }
         break;
       }
       case 'disconnected':
-        write('disconnect', () => devices.update({ ...devices.get(e.serial)!, lastRecordedContact: at }));
+        patch('disconnect', e.serial, () => ({ lastRecordedContact: at }));
         break;
       case 'firmware-changed':
-        write('firmware', () => devices.update({ ...devices.get(e.serial)!, firmware: e.payload.newFirmware, lastFWUpdate: at, modified: at }));
+        patch('firmware', e.serial, () => ({ firmware: e.payload.newFirmware, lastFWUpdate: at, modified: at }));
         break;
       case 'command-updated': {
         const c = e.payload.command;
@@ -160,14 +169,11 @@ export function startFleetRuntime(deps: FleetRuntimeDeps): FleetRuntime {
         // and reconciliation after a factory reset pushes it back instead of an older one.
         if (c.command === 'configure' && c.status === 'completed' && (c.errorCode === 0 || c.errorCode === 1)) {
           const sent = sentConfiguration(c.details);
-          write('configure', async () => {
-            const current = devices.get(e.serial)!;
-            const adopt = sent !== undefined && sent.uuid > current.UUID;
-            await devices.update({
-              ...current, lastConfigurationDownload: at,
-              ...(adopt ? { configuration: JSON.stringify(sent.config), UUID: sent.uuid, lastConfigurationChange: at, modified: at } : {}),
-            });
-          });
+          patch('configure', e.serial, (current) => ({
+            lastConfigurationDownload: at,
+            ...(sent !== undefined && sent.uuid > current.UUID
+              ? { configuration: JSON.stringify(sent.config), UUID: sent.uuid, lastConfigurationChange: at, modified: at } : {}),
+          }));
         }
         break;
       }
