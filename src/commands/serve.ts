@@ -15,6 +15,7 @@ import { FilesRepo } from '../store/files-repo.js';
 import { createAuthenticator } from '../server/auth.js';
 import { createLogging, type Logging } from '../server/logging.js';
 import { buildGateway } from '../gateway/app.js';
+import type { HealthSources } from '../gateway/routes/health.js';
 import { buildRrm } from '../rrm/app.js';
 import { RrmStore } from '../rrm/store.js';
 import { RrmApplier } from '../rrm/apply.js';
@@ -69,11 +70,11 @@ export interface ServeIo {
 
 /** The composition root of `airtwin serve`: config -> store -> services -> listening sockets. */
 export async function startServe(config: Readonly<ServeConfig>, io: ServeIo): Promise<RunningServe> {
-  // One clock for the whole process: REST time stamps, actors, simulator, replay and pipelines.
   if (config.replay && !(existsSync(config.replay) && statSync(config.replay).isFile())) {
     throw new ConfigError(`--replay: ${config.replay} is not a readable file`);
   }
   const replayFiles = config.replay ? recordingParts(config.replay) : undefined;
+  // One clock for the whole process: REST time stamps, actors, simulator, replay and pipelines.
   const driver = replayFiles
     ? replayDriver(await replayClock(replayFiles, config.speed, config.keepTime, io.clock ?? wallClock))
     : processClock(config.sim ? config.speed : 1, io.clock ?? wallClock);
@@ -117,6 +118,8 @@ export async function startServe(config: Readonly<ServeConfig>, io: ServeIo): Pr
       ? createRecorder({ path: config.record, maxBytes: config.recordMaxBytes, clock, onError: (e) => logging.for('links').error({ err: e }, 'recording stopped') })
       : undefined;
     if (recorder) closers.push(() => recorder.close());
+    // Every link, whatever its kind, passes through the recorder when there is one.
+    const wrap = (link: DeviceLink): DeviceLink => (recorder ? recorder.wrap(link) : link);
     closers.push(() => ingest.close());
     closers.push(() => runtime.close());
     // Real APs: frames from the edges over NATS, through the same actors as simulated ones.
@@ -131,7 +134,7 @@ export async function startServe(config: Readonly<ServeConfig>, io: ServeIo): Pr
       }
       const conn = natsConn;
       closers.push(async () => void (await conn.drain().catch(() => undefined)));
-      natsLinks = await NatsLinkManager.start({ nc: conn, logger: log, clock, onDevice: (link) => fleet.attach(recorder ? recorder.wrap(link) : link) });
+      natsLinks = await NatsLinkManager.start({ nc: conn, logger: log, clock, onDevice: (link) => fleet.attach(wrap(link)) });
       const manager = natsLinks;
       // Closed before the fleet stops, so no frame arrives at a stopped actor.
       closers.push(() => manager.close());
@@ -142,7 +145,6 @@ export async function startServe(config: Readonly<ServeConfig>, io: ServeIo): Pr
       onRunaway: (serial) => void commandService.telemetry(serial, { serialNumber: serial, interval: 0 }).catch(() => undefined),
     });
     closers.push(async () => telemetry.close());
-    const wrap = recorder ? (link: DeviceLink) => recorder.wrap(link) : undefined;
     const sim = config.sim && !replayFiles
       ? await startSimVenue({ scenario: config.scenario, seed: config.seed, clock, fleet, devices, wrap })
       : undefined;
@@ -169,15 +171,15 @@ export async function startServe(config: Readonly<ServeConfig>, io: ServeIo): Pr
       }, (e: unknown) => log.error({ err: e }, 'replay failed'));
     }
 
-    const links: Record<string, () => { state: string; [k: string]: unknown }> = {};
-    if (natsLinks) {
-      const manager = natsLinks;
-      links.nats = () => {
-        const st = manager.status();
-        return { ...st, state: st.link };
-      };
-    }
-    const health = { ingest: () => ingest.metrics(), links: () => Object.fromEntries(Object.entries(links).map(([k, f]) => [k, f()])) };
+    const nats = natsLinks;
+    const health: HealthSources = {
+      ingest: () => ingest.metrics(),
+      links: (): ReturnType<HealthSources['links']> => {
+        if (!nats) return {};
+        const st = nats.status();
+        return { nats: { ...st, state: st.link } };
+      },
+    };
     const gateway = await buildGateway({
       clock, store, devices, defaultConfigs, blacklist, radius, commands, deviceData, files, status: runtime.status, fleet, commandService, telemetry, logging,
       isBlacklisted: (serial) => blacklist.has(serial), version: VERSION, startedAt,
@@ -185,11 +187,12 @@ export async function startServe(config: Readonly<ServeConfig>, io: ServeIo): Pr
     closers.push(() => gateway.close());
     const rrmBase = { clock, store, logging, fleet, commandService, version: VERSION, startedAt };
     const rrmStore = await RrmStore.load(store, () => clock.now());
-    const applier = new RrmApplier(rrmBase, rrmStore, { debounceMs: config.rrmConfigDebounce === undefined ? undefined : config.rrmConfigDebounce * 1000 });
+    const ms = (seconds: number | undefined) => (seconds === undefined ? undefined : seconds * 1000);
+    const applier = new RrmApplier(rrmBase, rrmStore, { debounceMs: ms(config.rrmConfigDebounce) });
     const collector = new RrmCollector(rrmBase, rrmStore, {
-      wifiScanIntervalMs: config.rrmWifiScanInterval === undefined ? undefined : config.rrmWifiScanInterval * 1000,
-      capabilitiesIntervalMs: config.rrmCapabilitiesInterval === undefined ? undefined : config.rrmCapabilitiesInterval * 1000,
-      tickMs: config.rrmCollectInterval === undefined ? undefined : config.rrmCollectInterval * 1000,
+      wifiScanIntervalMs: ms(config.rrmWifiScanInterval),
+      capabilitiesIntervalMs: ms(config.rrmCapabilitiesInterval),
+      tickMs: ms(config.rrmCollectInterval),
     });
     const scheduler = new RrmScheduler(rrmBase, rrmStore, applier);
     // Closers run in reverse: the RRM API first (in-flight runs finish), then its background
