@@ -24,7 +24,13 @@ const layered = async () => (await s.rrm('GET', '/getDeviceLayeredConfig')).body
 beforeAll(async () => {
   s = await startTestServer({ sim: true, scenario: 'lab', speed: 20, rrmCollectInterval: 1_000_000 });
   await Promise.all([A1, A2, A3].map(online));
-}, 30_000);
+  // Runs read each AP's newest stored state: wait until every AP's first one is in DuckDB
+  // (being online is not enough on a loaded machine).
+  await until('a stored state of every lab AP', async () => {
+    await s.running.ingest.flush();
+    return s.running.store.query<{ n: number }>('SELECT count(DISTINCT serial) AS n FROM statistics');
+  }, (rows) => rows[0]!.n >= 3, 30_000);
+}, 60_000);
 afterAll(async () => s?.close());
 
 describe('service information', () => {
