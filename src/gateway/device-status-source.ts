@@ -1,8 +1,9 @@
 import type { DeviceStatus } from '../protocol/device-status.js';
 
 /**
- * What the gateway needs to know about live devices. The fleet (actors/) implements it;
- * `offlineStatusSource` stands in when no fleet runs (e.g. `serve --no-sim` without NATS).
+ * What the gateway needs to know about live devices. The fleet runtime implements it (serve
+ * always runs a fleet, even with no APs); `offlineStatusSource` is the all-offline stand-in that
+ * route tests build on.
  */
 export interface DeviceStatusSource {
   status(serial: string): DeviceStatus | undefined;
