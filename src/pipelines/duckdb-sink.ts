@@ -61,6 +61,12 @@ export class DuckDbSink {
   private readonly ids = new Map<TableName, { next: number; end: number }>();
   private readonly retry: RetryPolicy;
   private closed = false;
+  /**
+   * Rows appended by the batch being written, per table. They reach the counters when the batch
+   * is done, together with the backlog dropping, so no snapshot counts a row as both written and
+   * still queued.
+   */
+  private readonly appended = new Map<string, number>();
 
   constructor(private readonly opts: DuckDbSinkOptions) {
     this.retry = { attempts: 6, firstDelayMs: 100, maxDelayMs: 5000, ...opts.retry };
@@ -72,6 +78,15 @@ export class DuckDbSink {
   }
 
   async write(batch: readonly RowSet[]): Promise<void> {
+    try {
+      await this.writeBatch(batch);
+    } finally {
+      for (const [table, n] of this.appended) this.opts.counters.wrote(table, n);
+      this.appended.clear();
+    }
+  }
+
+  private async writeBatch(batch: readonly RowSet[]): Promise<void> {
     const byTable = new Map<TableName, Row[]>();
     const caps = new Map<string, CapabilitiesUpsert & { first: number }>();
     for (const set of batch) {
@@ -175,7 +190,7 @@ export class DuckDbSink {
       this.drop(table);
       throw e;
     }
-    this.opts.counters.wrote(table, rows.length);
+    this.appended.set(table, (this.appended.get(table) ?? 0) + rows.length);
   }
 
   private async upsertCapabilities(list: readonly (CapabilitiesUpsert & { first: number })[]): Promise<void> {
@@ -191,7 +206,7 @@ export class DuckDbSink {
        ON CONFLICT (serial) DO UPDATE SET capabilities = excluded.capabilities, compatible = excluded.compatible, last_update = excluded.last_update`,
       params,
     );
-    this.opts.counters.wrote('capabilities', list.length);
+    this.appended.set('capabilities', (this.appended.get('capabilities') ?? 0) + list.length);
   }
 
   /** One row after its batch exhausted the retries: written, or rejected loudly. */
