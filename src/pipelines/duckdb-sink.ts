@@ -16,6 +16,11 @@ export interface AppenderLike {
 
 export interface AppenderHandle {
   appender: AppenderLike;
+  /**
+   * Moves what the appender flushed into the table (a staged appender, see Store.stagedAppender);
+   * absent when the appender writes the table directly. Rejects leaving the rows staged.
+   */
+  commit?(): Promise<void>;
   close(): void;
 }
 
@@ -50,14 +55,20 @@ export interface DuckDbSinkOptions {
 const ID_BLOCK = 10_000;
 
 /**
- * Appends batches with one DuckDB appender per table, created once. A failed table write is
- * logged, counted and retried with backoff on a fresh appender (an appender that failed to flush
- * is invalid); after the retries the rows are written one by one so a single unstorable row is
- * rejected (logged with its serial, counted) without holding back the others. Tables are
- * written independently, so a retry never duplicates another table's rows.
+ * Appends batches with one DuckDB appender per table, created once. The appenders are staged
+ * (Store.stagedAppender): appending and flushing copy rows into memory on the event loop, and
+ * the commit that makes them durable runs on DuckDB's threads, for all tables of a batch at
+ * once, while the event loop goes on with the next frames. A failed table write is logged,
+ * counted and retried with backoff: a failed append on a fresh appender (an appender that failed
+ * to flush is invalid), a failed commit by committing the still staged rows again. After the
+ * retries the rows are written one by one so a single unstorable row is rejected (logged with its
+ * serial, counted) without holding back the others. Tables are written independently, so a retry
+ * never duplicates another table's rows.
  */
 export class DuckDbSink {
   private readonly handles = new Map<TableName, AppenderHandle>();
+  /** Tables whose appender holds flushed rows that are not committed yet (their commit failed). */
+  private readonly staged = new Set<TableName>();
   private readonly ids = new Map<TableName, { next: number; end: number }>();
   private readonly retry: RetryPolicy;
   private closed = false;
@@ -99,11 +110,21 @@ export class DuckDbSink {
       const c = set.capabilities;
       if (c) caps.set(c.serial, { ...c, first: caps.get(c.serial)?.first ?? c.at });
     }
-    for (const [table, rows] of byTable) {
-      await this.withRetry(table, rows.length, () => this.appendRows(table, rows), async () => {
-        for (const row of rows) await this.once(table, String(row.values[0]), () => this.appendRows(table, [row]));
-      });
-    }
+    // Tables in parallel: each has its own connection, so their commits overlap on DuckDB's threads.
+    await Promise.all([...byTable].map(([table, rows]) => this.withRetry(table, rows.length, () => this.appendRows(table, rows), async () => {
+      // Row by row from scratch: rows still staged from the failed attempts are dropped first.
+      this.drop(table);
+      for (const row of rows) {
+        await this.once(table, String(row.values[0]), async () => {
+          try {
+            await this.appendRows(table, [row]);
+          } catch (e) {
+            this.drop(table); // a rejected row must not stay staged for the next row's commit
+            throw e;
+          }
+        });
+      }
+    })));
     if (caps.size > 0) {
       const list = [...caps.values()];
       await this.withRetry('capabilities', list.length, () => this.upsertCapabilities(list), async () => {
@@ -133,6 +154,7 @@ export class DuckDbSink {
   private drop(table: TableName): void {
     const h = this.handles.get(table);
     this.handles.delete(table);
+    this.staged.delete(table);
     if (!h) return;
     try {
       h.appender.clear();
@@ -167,6 +189,14 @@ export class DuckDbSink {
   }
 
   private async appendRows(table: TableName, rows: readonly Row[]): Promise<void> {
+    // A retry after a failed commit: the rows are staged already; appending them again would duplicate them.
+    if (!this.staged.has(table)) await this.stageRows(table, rows);
+    await this.handles.get(table)?.commit?.();
+    this.staged.delete(table);
+    this.appended.set(table, (this.appended.get(table) ?? 0) + rows.length);
+  }
+
+  private async stageRows(table: TableName, rows: readonly Row[]): Promise<void> {
     const spec = TABLES[table];
     const ids = spec.sequence ? await this.takeIds(table, rows.length) : undefined;
     const kinds = spec.columns.map((c) => c[1]).filter((k) => k !== 'id');
@@ -190,7 +220,7 @@ export class DuckDbSink {
       this.drop(table);
       throw e;
     }
-    this.appended.set(table, (this.appended.get(table) ?? 0) + rows.length);
+    this.staged.add(table);
   }
 
   private async upsertCapabilities(list: readonly (CapabilitiesUpsert & { first: number })[]): Promise<void> {
@@ -248,9 +278,10 @@ export class DuckDbSink {
 }
 
 async function defaultAppender(store: Store, table: TableName): Promise<AppenderHandle> {
-  const h = await store.appender(table);
+  const h = await store.stagedAppender(table);
   return {
     appender: h.appender,
+    commit: h.commit,
     close: () => {
       try {
         h.close();

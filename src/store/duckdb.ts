@@ -111,6 +111,46 @@ export class Store {
     };
   }
 
+  /**
+   * A dedicated connection whose appender writes into a TEMP staging table shaped like `table`;
+   * `commit()` moves the staged rows into `table` in one statement that DuckDB runs on its
+   * worker threads. The expensive part of an append (WAL write, compression, checkpoints) thus
+   * leaves the event loop: a flush only copies rows into memory. Staged rows that failed to move
+   * stay staged, so a retried `commit()` moves them once; closing drops what is still staged.
+   * Call `commit()` only when no append is in progress and never twice at once.
+   */
+  async stagedAppender(table: string): Promise<{ appender: DuckDBAppender; commit: () => Promise<void>; close: () => void }> {
+    const conn = await this.instance.connect();
+    // Unqualified names look in `temp` first: a distinct name keeps `table` pointing at the real one.
+    const stage = `airtwin_stage_${table}`;
+    try {
+      await conn.run(`CREATE TEMP TABLE ${stage} AS SELECT * FROM ${table} LIMIT 0`);
+      const appender = await conn.createAppender(stage, 'main', 'temp');
+      return {
+        appender,
+        commit: async () => {
+          // One transaction: the rows land in `table` and leave the stage together, or neither.
+          await conn.run('BEGIN TRANSACTION');
+          try {
+            await conn.run(`INSERT INTO ${table} SELECT * FROM ${stage}`);
+            await conn.run(`DELETE FROM ${stage}`);
+            await conn.run('COMMIT');
+          } catch (e) {
+            await conn.run('ROLLBACK').catch(() => undefined);
+            throw e;
+          }
+        },
+        close: () => {
+          appender.closeSync();
+          conn.closeSync();
+        },
+      };
+    } catch (e) {
+      conn.closeSync();
+      throw e;
+    }
+  }
+
   private async migrate(migrations: readonly Migration[]): Promise<void> {
     await this.run(`CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name VARCHAR NOT NULL, applied_at BIGINT NOT NULL)`);
     const applied = new Set((await this.query<{ version: number }>('SELECT version FROM schema_migrations')).map((r) => r.version));

@@ -183,11 +183,14 @@ describe('ingest pipeline: odd input and failing writes', () => {
    * A fake AP on a VirtualClock whose appenders pass through `faults` (which may throw for a
    * table's flush or for a value), to drive the sink's retry paths against real DuckDB.
    */
-  async function faulty(faults: { flush?: (table: string) => void; value?: (table: string, v: string) => void }, retry = { attempts: 5, firstDelayMs: 1000 }) {
+  async function faulty(
+    faults: { flush?: (table: string) => void; value?: (table: string, v: string) => void; commit?: (table: string) => void },
+    retry = { attempts: 5, firstDelayMs: 1000 },
+  ) {
     const dev = await openStore();
     const opened: string[] = [];
     const openAppender = async (table: string): Promise<AppenderHandle> => {
-      const h = await dev.store.appender(table);
+      const h = await dev.store.stagedAppender(table);
       opened.push(table);
       const wrap = new Proxy(h.appender, {
         get(target, prop) {
@@ -197,7 +200,14 @@ describe('ingest pipeline: odd input and failing writes', () => {
           return typeof v === 'function' ? v.bind(target) : v;
         },
       });
-      return { close: () => h.close(), appender: wrap };
+      return {
+        close: () => h.close(),
+        appender: wrap,
+        commit: async () => {
+          faults.commit?.(table);
+          await h.commit();
+        },
+      };
     };
     const clock = new VirtualClock(1_700_000_000_000);
     const fleet = new Fleet({ clock, newId: () => 'id' });
@@ -239,6 +249,41 @@ describe('ingest pipeline: odd input and failing writes', () => {
     expect(ingest.metrics()).toMatchObject({ failures: 2, retries: 2, rowsRejected: 0, rowsQueued: 0 });
     expect(opened.filter((t) => t === 'statistics')).toHaveLength(3); // a fresh appender after each failed flush
     expect(log.lines.filter((l) => l.level === 'warn' && /retrying/.test(l.msg))).toHaveLength(2);
+    await ingest.close();
+  });
+
+  it('retries a failed commit with the rows still staged: each row lands once', async () => {
+    let failuresLeft = 2;
+    const { store, link, ingest, log, opened, flushAll } = await faulty({
+      commit: (table) => {
+        if (table === 'statistics' && failuresLeft-- > 0) throw new Error('disk full');
+      },
+    });
+    for (let i = 0; i < 3; i++) link.notify('state', { uuid: 1, state: { unit: { uptime: i } } });
+    await flushAll();
+    expect(await count(store, 'statistics')).toBe(3);
+    expect(ingest.metrics()).toMatchObject({ failures: 2, retries: 2, rowsRejected: 0, rowsQueued: 0 });
+    expect(opened.filter((t) => t === 'statistics')).toHaveLength(1); // the staged rows were kept, not re-appended
+    expect(log.lines.filter((l) => l.level === 'warn' && /retrying/.test(l.msg))).toHaveLength(2);
+    await ingest.close();
+  });
+
+  it('after the retries of a commit that keeps failing, rejects those rows and stores the next batch', async () => {
+    let failing = true;
+    const { store, link, ingest, flushAll } = await faulty({
+      commit: (table) => {
+        if (table === 'device_logs' && failing) throw new Error('disk full');
+      },
+    }, { attempts: 2, firstDelayMs: 10 });
+    link.notify('log', { log: 'lost-1', severity: 6 });
+    link.notify('log', { log: 'lost-2', severity: 6 });
+    await flushAll();
+    expect(ingest.metrics()).toMatchObject({ rowsRejected: 2, rowsQueued: 0 });
+    failing = false;
+    link.notify('log', { log: 'after', severity: 6 });
+    await flushAll();
+    const logs = await store.query<{ log: string }>('SELECT log FROM device_logs ORDER BY id');
+    expect(logs.map((r) => r.log)).toEqual(['after']);
     await ingest.close();
   });
 
