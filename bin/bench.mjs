@@ -19,7 +19,9 @@ if (unknown.length > 0) {
 }
 let failed = 0;
 for (const name of wanted.length > 0 ? wanted : available) {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', '--expose-gc', join(benchDir, `${name}.ts`), ...flags], { stdio: 'inherit', cwd: root });
+  // The same libuv pool size as bin/airtwin.mjs, so benchmarks see what the CLI runs with.
+  const env = { UV_THREADPOOL_SIZE: '16', ...process.env };
+  const r = spawnSync(process.execPath, ['--import', 'tsx', '--expose-gc', join(benchDir, `${name}.ts`), ...flags], { stdio: 'inherit', cwd: root, env });
   if (r.status !== 0) failed += 1;
 }
 process.exit(failed === 0 ? 0 : 1);

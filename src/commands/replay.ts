@@ -147,8 +147,9 @@ export async function runReplay(opts: ReplayCommandOptions, io: ReplayIo): Promi
       onProgress: (p) => bar?.update(Math.min(total, p.read), { frames: p.frames, devices: p.devices }),
       // Paced replays move a line every few (scaled) seconds: show each one.
       progressEvery: max ? 1000 : 1,
-      // At max speed, wait for the pipeline when its backlog passes five batches' worth of rows.
-      backpressure: () => (running.metrics().rowsQueued > 50_000 ? running.flush() : undefined),
+      // At max speed, bound memory: past five batches' worth of queued rows, wait until two are
+      // left (not until it is empty: the writer would idle while the next batch is built).
+      backpressure: () => (running.metrics().rowsQueued > 50_000 ? running.backlogAtMost(20_000) : undefined),
     });
     const summary = await replay.done;
     bar?.update(total);

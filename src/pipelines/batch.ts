@@ -69,6 +69,11 @@ export type BatchSink<T> = (batch: T[]) => Promise<void>;
 export interface BatchRun {
   /** Closes the current batch and resolves once everything received before the call is written. */
   flush(): Promise<void>;
+  /**
+   * Resolves once the backlog is at most `weight` (without closing the batch being filled): a
+   * producer that waits on it keeps the sink busy instead of letting it drain to empty.
+   */
+  backlogAtMost(weight: number): Promise<void>;
   /** Stops taking items, writes everything received, resolves when the last batch is written. */
   stop(): Promise<void>;
   /** Weight received but not yet written (the visible backlog). */
@@ -139,6 +144,11 @@ export function runBatches<T>(events$: Observable<T>, sink: BatchSink<T>, opts: 
     flush() {
       const until = received;
       flush$.next();
+      if (written >= until) return Promise.resolve();
+      return new Promise<void>((resolve) => waiters.push({ until, resolve }));
+    },
+    backlogAtMost(weight: number) {
+      const until = received - weight;
       if (written >= until) return Promise.resolve();
       return new Promise<void>((resolve) => waiters.push({ until, resolve }));
     },

@@ -107,6 +107,8 @@ export interface Ingest {
   metrics(): IngestMetrics;
   /** Resolves once everything received so far is in DuckDB. */
   flush(): Promise<void>;
+  /** Resolves once at most `rows` received rows wait to be written (backpressure for a fast producer). */
+  backlogAtMost(rows: number): Promise<void>;
   /** Stops taking events, writes everything received, closes the appenders. Safe to call twice. */
   close(): Promise<void>;
 }
@@ -168,6 +170,7 @@ export function startIngest(opts: IngestOptions): Ingest {
   return {
     metrics: () => counters.snapshot(run.backlog),
     flush: () => run.flush(),
+    backlogAtMost: (rows) => run.backlogAtMost(rows),
     close: () => (closing ??= (async () => {
       await run.stop();
       await ready;
