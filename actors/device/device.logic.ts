@@ -7,10 +7,10 @@ import {
 import type { DeviceEvent } from './device.events.js';
 import {
   emptyStatus, type Command, type CommandSubmission, type DeviceDeps, type DeviceStatus, type DeviceTimeouts,
-  type RestartKind, type VerifiedCertificate,
+  type RestartKind, type StoredConfig, type VerifiedCertificate,
 } from './device.types.js';
 import { needsSession, type DecodedFrame } from './frame-decoder.js';
-import { eventOf, num, statusFromState } from './notifications.js';
+import { eventOf, num, writeStateStatus } from './notifications.js';
 import { serialKey } from '../../src/protocol/serial.js';
 
 /**
@@ -77,11 +77,21 @@ export const MAX_PROTOCOL_ERRORS = 10;
 const MAX_CLOSED_IDS = 32;
 const MAX_REPORT_WAITERS = 16;
 
+/** T with every optional field required to be written out (its value may still be undefined). */
+type EveryField<T> = { [K in keyof Required<T>]: T[K] };
+
 export function initialContext(serial: string, deps: DeviceDeps, timeouts: DeviceTimeouts, maxPending: number, link?: DeviceLink): DeviceContext {
-  return {
-    serial, deps, timeouts, maxPending, link, status: emptyStatus(serial), linkUp: false, sessionOpen: false,
-    provisioned: false, heldFrames: [], protocolErrors: 0, nextRpcId: 2, pending: [], closedRpcIds: [], reportWaiters: [],
+  // Every field is present from the start (optional ones undefined), so every context has the same
+  // key order. XState's assign builds each new context with Object.assign({}, context, update); past
+  // 19 keys V8 turns such an object into a slow dictionary (several µs per frame) unless that key
+  // order is already known as a fast shape, which the spread below records once.
+  const ctx: EveryField<DeviceContext> = {
+    serial, deps, timeouts, maxPending, link, status: emptyStatus(serial), lastState: undefined, lastHealthcheck: undefined,
+    capabilities: undefined, linkUp: false, sessionOpen: false, provisioned: false, heldConnect: undefined, heldFrames: [],
+    protocolErrors: 0, nextRpcId: 2, current: undefined, pending: [], closedRpcIds: [], reportWaiters: [],
+    maintenance: undefined, pushedConfigUuid: undefined,
   };
+  return { ...ctx };
 }
 
 const sec = (ms: number) => Math.floor(ms / 1000);
@@ -100,18 +110,43 @@ function closeIds(ctx: DeviceContext, id: number): number[] {
   return [...ctx.closedRpcIds, id].slice(-MAX_CLOSED_IDS);
 }
 
-/** Merge several steps' effects, each later step seeing the context the earlier ones produced. */
+/** Whether a step's context update sets anything. */
+export function hasKeys<T extends object>(o: T | undefined): o is T {
+  for (const _ in o) return true;
+  return false;
+}
+
+/**
+ * Merge several steps' effects, each later step seeing the context the earlier ones produced.
+ * Only what the steps produced is set (no empty ctx or arrays), and the full context is rebuilt
+ * only when a step that changed it is followed by another step.
+ */
 export function chain(ctx: DeviceContext, ...steps: ((c: DeviceContext) => Fx)[]): Fx {
-  const out: Required<Omit<Fx, 'close'>> & Pick<Fx, 'close'> = { ctx: {}, emit: [], send: [], timers: [], cancel: [] };
+  const out: Fx = {};
   let cur = ctx;
+  /** `out.ctx` is a copy this function may extend (not a step's own object). */
+  let ownCtx = false;
+  /** The steps so far changed the context since `cur` was built. */
+  let stale = false;
   for (const step of steps) {
+    if (stale) {
+      cur = { ...ctx, ...out.ctx };
+      stale = false;
+    }
     const fx = step(cur);
-    cur = { ...cur, ...fx.ctx };
-    Object.assign(out.ctx, fx.ctx);
-    out.emit.push(...(fx.emit ?? []));
-    out.send.push(...(fx.send ?? []));
-    out.timers.push(...(fx.timers ?? []));
-    out.cancel.push(...(fx.cancel ?? []));
+    if (hasKeys(fx.ctx)) {
+      if (!out.ctx) out.ctx = fx.ctx;
+      else if (ownCtx) Object.assign(out.ctx, fx.ctx);
+      else {
+        out.ctx = { ...out.ctx, ...fx.ctx };
+        ownCtx = true;
+      }
+      stale = true;
+    }
+    if (fx.emit && fx.emit.length > 0) out.emit = out.emit ? out.emit.concat(fx.emit) : fx.emit;
+    if (fx.send && fx.send.length > 0) out.send = out.send ? out.send.concat(fx.send) : fx.send;
+    if (fx.timers && fx.timers.length > 0) out.timers = out.timers ? out.timers.concat(fx.timers) : fx.timers;
+    if (fx.cancel && fx.cancel.length > 0) out.cancel = out.cancel ? out.cancel.concat(fx.cancel) : fx.cancel;
     if (fx.close !== undefined) out.close = fx.close;
   }
   return out;
@@ -151,8 +186,12 @@ export function drop(ctx: DeviceContext, reason: Extract<DeviceEvent, { type: 'd
 
 /** Every frame, valid or not, counts as traffic and contact. */
 export function countFrame(ctx: DeviceContext, bytes: number): Fx {
+  return { ctx: { status: countedStatus(ctx, bytes) } };
+}
+
+function countedStatus(ctx: DeviceContext, bytes: number): DeviceStatus {
   const s = ctx.status;
-  return { ctx: { status: { ...s, rxBytes: s.rxBytes + bytes, messageCount: s.messageCount + 1, lastContact: sec(ctx.deps.now()) } } };
+  return { ...s, rxBytes: s.rxBytes + bytes, messageCount: s.messageCount + 1, lastContact: sec(ctx.deps.now()) };
 }
 
 /** Why a frame breaks the protocol in the current context, or undefined when it is acceptable. */
@@ -204,8 +243,16 @@ export function openSession(ctx: DeviceContext, params: JsonObject): Fx {
 
 /** Config uuid reconciliation (§1.6): push a stored configuration newer than the AP's, once per session. */
 export function reconcile(ctx: DeviceContext): Fx {
-  const stored = ctx.deps.storedConfigFor(ctx.serial);
-  if (!stored || stored.uuid === ctx.pushedConfigUuid) return {};
+  return reconcileWith(ctx, ctx.deps.storedConfigFor(ctx.serial));
+}
+
+/** Whether `stored` is a configuration this session has not pushed yet. */
+function unpushed(ctx: DeviceContext, stored: StoredConfig | undefined): stored is StoredConfig {
+  return stored !== undefined && stored.uuid !== ctx.pushedConfigUuid;
+}
+
+function reconcileWith(ctx: DeviceContext, stored: StoredConfig | undefined): Fx {
+  if (!unpushed(ctx, stored)) return {};
   const busyWithConfigure = ctx.current?.sub.method === 'configure' || ctx.pending.some((p) => p.sub.method === 'configure');
   if (busyWithConfigure) return {};
   const sub = reconcileSubmission(ctx.serial, ctx.status.UUID, stored, ctx.deps.now(), ctx.deps.newId);
@@ -216,25 +263,57 @@ export function reconcile(ctx: DeviceContext): Fx {
   }));
 }
 
+type NotificationFrame = Extract<DecodedFrame, { kind: 'notification' }>;
+
 /** A notification other than connect, on an open session (or one allowed before connect). */
-export function notification(ctx: DeviceContext, f: Extract<DecodedFrame, { kind: 'notification' }>): Fx {
+export function notification(ctx: DeviceContext, f: NotificationFrame): Fx {
+  return notificationWith(ctx, f, undefined);
+}
+
+/**
+ * countFrame then notification, as one step: the per-frame hot path. It builds one new status
+ * (traffic and, for a state, the state's fields) and one Fx; the rarer follow-ups (reconciliation
+ * push, recovery reboot, a `request`'s report) are chained after it as before.
+ */
+export function receiveNotification(ctx: DeviceContext, bytes: number, f: NotificationFrame): Fx {
+  return notificationWith(ctx, f, countedStatus(ctx, bytes));
+}
+
+/**
+ * `counted` is a status this step owns (countFrame's new one): it is updated in place and always
+ * set. Without it only a state or healthcheck sets a new status.
+ */
+function notificationWith(ctx: DeviceContext, f: NotificationFrame, counted: DeviceStatus | undefined): Fx {
   const now = ctx.deps.now();
   const event = eventOf(ctx.serial, f.method, f.params, now, ctx.status.UUID);
-  const steps: ((c: DeviceContext) => Fx)[] = [() => ({ emit: [event] })];
+  let next: Partial<DeviceContext> | undefined = counted ? { status: counted } : undefined;
+  let requestUuid: string | undefined;
+  const more: ((c: DeviceContext) => Fx)[] = [];
   if (event.type === 'state') {
     const { uuid, state } = event.payload;
-    steps.push((c) => ({ ctx: { lastState: state, status: { ...c.status, ...statusFromState(state, uuid) } } }));
-    steps.push(reconcile);
+    const status = counted ?? { ...ctx.status };
+    writeStateStatus(status, state, uuid);
+    next = { lastState: state, status };
+    requestUuid = event.payload.requestUuid;
+    // Reconciliation sees the status this state set; the stored config is looked up once.
+    const stored = ctx.deps.storedConfigFor(ctx.serial);
+    if (unpushed(ctx, stored)) more.push((c) => reconcileWith(c, stored));
   } else if (event.type === 'healthcheck') {
     const { uuid, sanity, data } = event.payload;
-    steps.push((c) => ({ ctx: { lastHealthcheck: { uuid, sanity, data, recorded: sec(now) }, status: { ...c.status, sanity } } }));
+    const status = counted ?? { ...ctx.status };
+    status.sanity = sanity;
+    next = { lastHealthcheck: { uuid, sanity, data, recorded: sec(now) }, status };
+    requestUuid = event.payload.requestUuid;
   } else if (f.method === 'recovery' && f.params.reboot === true) {
     // The AP asks to be rebooted out of recovery; it runs as soon as a session is open and idle.
-    steps.push((c) => accept(c, recoveryRebootSubmission(c.serial, now, c.deps.newId), 'queued'));
+    more.push((c) => accept(c, recoveryRebootSubmission(c.serial, now, c.deps.newId), 'queued'));
   }
-  const requestUuid = event.type === 'state' || event.type === 'healthcheck' ? event.payload.requestUuid : undefined;
-  if (requestUuid) steps.push((c) => reportArrived(c, requestUuid, f.params));
-  return chain(ctx, ...steps);
+  if (requestUuid) {
+    const uuid = requestUuid;
+    more.push((c) => reportArrived(c, uuid, f.params));
+  }
+  const fx: Fx = next ? { ctx: next, emit: [event] } : { emit: [event] };
+  return more.length === 0 ? fx : chain(ctx, () => fx, ...more);
 }
 
 /** The state/healthcheck a `request` asked for becomes that command's results (§1.5 special cases). */

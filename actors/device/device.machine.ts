@@ -6,9 +6,9 @@ import {
   DEFAULT_MAX_PENDING, DEFAULT_TIMEOUTS, type Admission, type CommandSubmission, type DeviceDeps, type DeviceTimeouts, type RestartKind,
 } from './device.types.js';
 import {
-  MAX_HELD_FRAMES, MAX_PROTOCOL_ERRORS, abandonAll, accept, chain, completeCurrent, countFrame, drop, expire, frameViolation, initialContext,
-  isCurrentResult, isScheduledLater, linkConnected, linkDisconnected, markDue, nextReady, notification, openSession,
-  protocolError, queueFull, reject, restartAfter, sendFailed, startNext, timeoutCurrent,
+  MAX_HELD_FRAMES, MAX_PROTOCOL_ERRORS, abandonAll, accept, completeCurrent, countFrame, drop, expire, frameViolation, hasKeys, initialContext,
+  isCurrentResult, isScheduledLater, linkConnected, linkDisconnected, markDue, nextReady, openSession,
+  protocolError, queueFull, receiveNotification, reject, restartAfter, sendFailed, startNext, timeoutCurrent,
   type DeviceContext, type Fx, type TimerEvent,
 } from './device.logic.js';
 import { linkActor, type LinkActorEvent, type LinkMachineEvent } from './link-actor.js';
@@ -45,11 +45,11 @@ interface Enqueue {
 
 function run(enqueue: unknown, fx: Fx): void {
   const q = enqueue as Enqueue;
-  if (fx.ctx && Object.keys(fx.ctx).length > 0) q.assign(fx.ctx);
-  for (const id of fx.cancel ?? []) q.cancel(id);
-  for (const t of fx.timers ?? []) q.raise(t.event, { delay: Math.max(0, t.delay), id: t.id });
-  for (const frame of fx.send ?? []) q.sendTo('link', { type: 'send', frame });
-  for (const e of fx.emit ?? []) q.emit(e);
+  if (hasKeys(fx.ctx)) q.assign(fx.ctx);
+  if (fx.cancel) for (const id of fx.cancel) q.cancel(id);
+  if (fx.timers) for (const t of fx.timers) q.raise(t.event, { delay: Math.max(0, t.delay), id: t.id });
+  if (fx.send) for (const frame of fx.send) q.sendTo('link', { type: 'send', frame });
+  if (fx.emit) for (const e of fx.emit) q.emit(e);
   if (fx.close !== undefined) q.sendTo('link', { type: 'close', reason: fx.close });
 }
 
@@ -138,7 +138,7 @@ export const deviceMachine = setup({
     handleNotification: enqueueActions(({ context, event, enqueue }) => {
       const f = frameOf(event);
       if (event.type !== 'link.frame' || f?.kind !== 'notification') return;
-      run(enqueue, chain(context, (c) => countFrame(c, event.bytes), (c) => notification(c, f)));
+      run(enqueue, receiveNotification(context, event.bytes, f));
     }),
     completeCurrent: enqueueActions(({ context, event, enqueue }) => {
       const f = frameOf(event);

@@ -33,17 +33,31 @@ function bandOfRadio(radio: JsonObject): Band {
   return num(radio.channel) >= 1 && num(radio.channel) <= 16 ? '2G' : '5G';
 }
 
+/** The radio an ssid's phy names; radio.phy may carry a ":<BAND>" suffix the ssid's phy lacks (device-protocol §2.2). */
+function radioOfPhy(radios: unknown, phy: unknown): JsonObject | undefined {
+  if (!Array.isArray(radios)) return undefined;
+  for (const r of radios) {
+    if (!isObject(r)) continue;
+    const p = r.phy;
+    if (p === phy) return r;
+    // Same as p.split(':')[0] === phy, without the array.
+    if (typeof p === 'string' && typeof phy === 'string' && p.indexOf(':') === phy.length && p.startsWith(phy)) return r;
+  }
+  return undefined;
+}
+
 /** Associations per band: every ssid's associations, band from the ssid or its radio (by phy). */
 export function countAssociations(state: JsonObject): Record<Band, number> {
   const counts: Record<Band, number> = { '2G': 0, '5G': 0, '6G': 0 };
-  const radios = arr(state.radios).filter(isObject);
-  for (const itf of arr(state.interfaces).filter(isObject)) {
-    for (const ssid of arr(itf.ssids).filter(isObject)) {
-      if (!Array.isArray(ssid.associations)) continue;
+  const interfaces = state.interfaces;
+  if (!Array.isArray(interfaces)) return counts;
+  for (const itf of interfaces) {
+    if (!isObject(itf) || !Array.isArray(itf.ssids)) continue;
+    for (const ssid of itf.ssids) {
+      if (!isObject(ssid) || !Array.isArray(ssid.associations)) continue;
       let band = bandName(ssid.band);
       if (!band) {
-        // radio.phy may carry a ":<BAND>" suffix the ssid's phy lacks (device-protocol §2.2).
-        const radio = radios.find((r) => r.phy === ssid.phy || (typeof r.phy === 'string' && r.phy.split(':')[0] === ssid.phy));
+        const radio = radioOfPhy(state.radios, ssid.phy);
         band = radio ? bandOfRadio(radio) : '2G';
       }
       counts[band] += ssid.associations.length;
@@ -52,24 +66,32 @@ export function countAssociations(state: JsonObject): Record<Band, number> {
   return counts;
 }
 
+/** The status fields a state document sets, written into `into` (a status the caller owns). */
+export function writeStateStatus(into: Partial<DeviceStatus>, state: JsonObject, uuid: number): void {
+  const unit = isObject(state.unit) ? state.unit : undefined;
+  const memory = unit && isObject(unit.memory) ? unit.memory : undefined;
+  const total = num(memory?.total);
+  const a = countAssociations(state);
+  into.UUID = uuid;
+  into.associations_2G = a['2G'];
+  into.associations_5G = a['5G'];
+  into.associations_6G = a['6G'];
+  into.memoryUsed = total > 0 ? Math.round((1000 * (total - num(memory?.free))) / total) / 10 : 0;
+  // The 1-minute load average (unit.load is [1, 5, 15] minutes).
+  into.load = num(first(unit?.load));
+  into.temperature = num(first(unit?.temperature));
+  into.uptime = num(unit?.uptime);
+}
+
+function first(v: unknown): unknown {
+  return Array.isArray(v) ? v[0] : undefined;
+}
+
 /** Status fields a state document sets. `uptime` always (the gateway only sets it sometimes: bug §8.17). */
 export function statusFromState(state: JsonObject, uuid: number): Partial<DeviceStatus> {
-  const unit = isObject(state.unit) ? state.unit : {};
-  const memory = isObject(unit.memory) ? unit.memory : {};
-  const total = num(memory.total);
-  const a = countAssociations(state);
-  const temps = arr(unit.temperature);
-  return {
-    UUID: uuid,
-    associations_2G: a['2G'],
-    associations_5G: a['5G'],
-    associations_6G: a['6G'],
-    memoryUsed: total > 0 ? Math.round((1000 * (total - num(memory.free))) / total) / 10 : 0,
-    // The 1-minute load average (unit.load is [1, 5, 15] minutes).
-    load: num(arr(unit.load)[0]),
-    temperature: num(temps[0]),
-    uptime: num(unit.uptime),
-  };
+  const out: Partial<DeviceStatus> = {};
+  writeStateStatus(out, state, uuid);
+  return out;
 }
 
 function str(v: unknown): string {
@@ -85,36 +107,35 @@ function requestUuid(params: JsonObject): string | undefined {
  * uuid the AP last reported, which logs are filed under.
  */
 export function eventOf(serial: string, method: NotificationMethod, params: JsonObject, nowMs: number, configUuid: number): DeviceEvent {
-  const base = { serial, at: nowMs };
   switch (method) {
     case 'state':
-      return { ...base, type: 'state', payload: { uuid: num(params.uuid), state: isObject(params.state) ? params.state : {}, requestUuid: requestUuid(params) } };
+      return { serial, at: nowMs, type: 'state', payload: { uuid: num(params.uuid), state: isObject(params.state) ? params.state : {}, requestUuid: requestUuid(params) } };
     case 'healthcheck':
-      return { ...base, type: 'healthcheck', payload: { uuid: num(params.uuid), sanity: num(params.sanity), data: isObject(params.data) ? params.data : {}, requestUuid: requestUuid(params) } };
+      return { serial, at: nowMs, type: 'healthcheck', payload: { uuid: num(params.uuid), sanity: num(params.sanity), data: isObject(params.data) ? params.data : {}, requestUuid: requestUuid(params) } };
     case 'log':
-      return { ...base, type: 'log', payload: { log: str(params.log), severity: num(params.severity), data: isObject(params.data) ? params.data : {}, logType: 0, uuid: configUuid, recorded: Math.floor(nowMs / 1000) } };
+      return { serial, at: nowMs, type: 'log', payload: { log: str(params.log), severity: num(params.severity), data: isObject(params.data) ? params.data : {}, logType: 0, uuid: configUuid, recorded: Math.floor(nowMs / 1000) } };
     case 'rebootLog':
       // The AP's own date is the record time (§1.3 rebootLog).
-      return { ...base, type: 'log', payload: { log: str(params.type), severity: 6, data: { info: arr(params.info) }, logType: 2, uuid: num(params.uuid), recorded: num(params.date) } };
+      return { serial, at: nowMs, type: 'log', payload: { log: str(params.type), severity: 6, data: { info: arr(params.info) }, logType: 2, uuid: num(params.uuid), recorded: num(params.date) } };
     case 'crashlog':
-      return { ...base, type: 'crashlog', payload: { uuid: num(params.uuid), loglines: arr(params.loglines).map(String), recovery: false } };
+      return { serial, at: nowMs, type: 'crashlog', payload: { uuid: num(params.uuid), loglines: arr(params.loglines).map(String), recovery: false } };
     case 'recovery':
-      return { ...base, type: 'crashlog', payload: { uuid: num(params.uuid), loglines: arr(params.loglines).map(String), recovery: true, firmware: str(params.firmware) } };
+      return { serial, at: nowMs, type: 'crashlog', payload: { uuid: num(params.uuid), loglines: arr(params.loglines).map(String), recovery: true, firmware: str(params.firmware) } };
     case 'telemetry':
-      return { ...base, type: 'telemetry', payload: { data: isObject(params.data) ? params.data : {}, adhoc: params.adhoc !== undefined && params.adhoc !== false } };
+      return { serial, at: nowMs, type: 'telemetry', payload: { data: isObject(params.data) ? params.data : {}, adhoc: params.adhoc !== undefined && params.adhoc !== false } };
     case 'event': {
       // data.event = [<timestamp>, {type, payload}] (device-protocol §6.1)
       const ev = isObject(params.data) ? arr(params.data.event) : [];
       const body = isObject(ev[1]) ? ev[1] : {};
-      return { ...base, type: 'event', payload: { eventType: str(body.type), timestamp: num(ev[0]), payload: isObject(body.payload) ? body.payload : {} } };
+      return { serial, at: nowMs, type: 'event', payload: { eventType: str(body.type), timestamp: num(ev[0]), payload: isObject(body.payload) ? body.payload : {} } };
     }
     case 'alarm':
-      return { ...base, type: 'alarm', payload: { data: params.data } };
+      return { serial, at: nowMs, type: 'alarm', payload: { data: params.data } };
     case 'wifiscan':
-      return { ...base, type: 'wifiscan-result', payload: { source: 'notification', entries: arr(params.data) } };
+      return { serial, at: nowMs, type: 'wifiscan-result', payload: { source: 'notification', entries: arr(params.data) } };
     case 'cfgpending':
-      return { ...base, type: 'config-pending', payload: { source: 'device', deviceUuid: num(params.active), pendingUuid: num(params.uuid) } };
+      return { serial, at: nowMs, type: 'config-pending', payload: { source: 'device', deviceUuid: num(params.active), pendingUuid: num(params.uuid) } };
     default:
-      return { ...base, type: 'notification', payload: { method, params } };
+      return { serial, at: nowMs, type: 'notification', payload: { method, params } };
   }
 }
