@@ -6,7 +6,7 @@ import {
 } from './commands.js';
 import type { DeviceEvent } from './device.events.js';
 import {
-  emptyStatus, type Command, type CommandSubmission, type DeviceDeps, type DeviceStatus, type DeviceTimeouts,
+  copyStatus, emptyStatus, type Command, type CommandSubmission, type DeviceDeps, type DeviceStatus, type DeviceTimeouts,
   type RestartKind, type StoredConfig, type VerifiedCertificate,
 } from './device.types.js';
 import { needsSession, type DecodedFrame } from './frame-decoder.js';
@@ -190,8 +190,11 @@ export function countFrame(ctx: DeviceContext, bytes: number): Fx {
 }
 
 function countedStatus(ctx: DeviceContext, bytes: number): DeviceStatus {
-  const s = ctx.status;
-  return { ...s, rxBytes: s.rxBytes + bytes, messageCount: s.messageCount + 1, lastContact: sec(ctx.deps.now()) };
+  const status = copyStatus(ctx.status);
+  status.rxBytes += bytes;
+  status.messageCount += 1;
+  status.lastContact = sec(ctx.deps.now());
+  return status;
 }
 
 /** Why a frame breaks the protocol in the current context, or undefined when it is acceptable. */
@@ -291,7 +294,7 @@ function notificationWith(ctx: DeviceContext, f: NotificationFrame, counted: Dev
   const more: ((c: DeviceContext) => Fx)[] = [];
   if (event.type === 'state') {
     const { uuid, state } = event.payload;
-    const status = counted ?? { ...ctx.status };
+    const status = counted ?? copyStatus(ctx.status);
     writeStateStatus(status, state, uuid);
     next = { lastState: state, status };
     requestUuid = event.payload.requestUuid;
@@ -300,7 +303,7 @@ function notificationWith(ctx: DeviceContext, f: NotificationFrame, counted: Dev
     if (unpushed(ctx, stored)) more.push((c) => reconcileWith(c, stored));
   } else if (event.type === 'healthcheck') {
     const { uuid, sanity, data } = event.payload;
-    const status = counted ?? { ...ctx.status };
+    const status = counted ?? copyStatus(ctx.status);
     status.sanity = sanity;
     next = { lastHealthcheck: { uuid, sanity, data, recorded: sec(now) }, status };
     requestUuid = event.payload.requestUuid;

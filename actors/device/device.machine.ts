@@ -90,9 +90,13 @@ export const deviceMachine = setup({
   },
   guards: {
     blacklisted: ({ context }) => context.deps.isBlacklisted(context.serial),
-    lastProtocolError: ({ context, event }) => violation(context, event) !== undefined && context.protocolErrors + 1 >= MAX_PROTOCOL_ERRORS,
+    lastProtocolError: ({ context, event }) => context.protocolErrors + 1 >= MAX_PROTOCOL_ERRORS && violation(context, event) !== undefined,
     protocolViolation: ({ context, event }) => violation(context, event) !== undefined,
     isConnect: ({ event }) => isConnect(event),
+    plainNotification: ({ event }) => {
+      const f = frameOf(event);
+      return f?.kind === 'notification' && f.method !== 'connect';
+    },
     connectOfProvisioned: ({ context, event }) => isConnect(event) && context.provisioned,
     rebootAck: ackOf('reboot'),
     upgradeAck: ackOf('upgrade'),
@@ -189,6 +193,9 @@ export const deviceMachine = setup({
       { guard: 'blacklisted', target: '.offline', actions: ['countFrame', 'dropBlacklisted'] },
       { guard: 'lastProtocolError', target: '.offline', actions: ['countFrame', 'noteProtocolError', 'dropForErrors'] },
       { guard: 'protocolViolation', actions: ['countFrame', 'noteProtocolError'] },
+      // The hot path (state, healthcheck, telemetry...): one action, one context update. Every
+      // guard below needs a connect or a result, so it comes before them and skips their evaluation.
+      { guard: 'plainNotification', actions: 'handleNotification' },
       { guard: 'connectOfProvisioned', target: '.online', actions: ['countFrame', 'openSessionFromFrame'] },
       { guard: 'isConnect', target: '.connecting.admitting', actions: ['countFrame', 'holdConnect'] },
       { guard: 'rebootAck', target: '.rebooting', actions: ['countFrame', 'completeCurrent'] },
@@ -197,8 +204,6 @@ export const deviceMachine = setup({
       { guard: 'currentResult', target: '.online.idle', actions: ['countFrame', 'completeCurrent'] },
       // A late reply to a timed-out or one-way command: counted as traffic, otherwise ignored.
       { guard: ({ event }) => frameOf(event)?.kind === 'result', actions: 'countFrame' },
-      // The hot path (state, healthcheck, telemetry...): one action, one context update.
-      { actions: 'handleNotification' },
     ],
     'link.sendFailed': { guard: 'currentRpc', target: '.online.idle', actions: 'sendFailed' },
     'command.submit': submitHandlers('rejectOffline'),

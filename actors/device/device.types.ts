@@ -69,6 +69,20 @@ export function emptyStatus(serial: string): DeviceStatus {
   };
 }
 
+/**
+ * A copy of a status, field by field in emptyStatus's order (the order every status has): one
+ * object shape for all copies, cheaper on the per-frame path than a spread.
+ */
+export function copyStatus(s: DeviceStatus): DeviceStatus {
+  return {
+    serialNumber: s.serialNumber, connected: s.connected, ipAddress: s.ipAddress, txBytes: s.txBytes, rxBytes: s.rxBytes,
+    messageCount: s.messageCount, UUID: s.UUID, firmware: s.firmware, lastContact: s.lastContact, associations_2G: s.associations_2G,
+    associations_5G: s.associations_5G, associations_6G: s.associations_6G, verifiedCertificate: s.verifiedCertificate, started: s.started,
+    connectReason: s.connectReason, compatible: s.compatible, sanity: s.sanity, memoryUsed: s.memoryUsed, load: s.load,
+    temperature: s.temperature, uptime: s.uptime,
+  };
+}
+
 /** Which maintenance state a successful command leads to while the AP restarts. */
 export type RestartKind = 'reboot' | 'upgrade' | 'factory';
 

@@ -35,6 +35,8 @@ const ALLOWED_BEFORE_CONNECT: ReadonlySet<NotificationMethod> = new Set([
   'connect', 'crashlog', 'rebootLog', 'ping', 'recovery', 'venue_broadcast',
 ]);
 
+const KNOWN_METHODS: ReadonlySet<string> = new Set(NOTIFICATION_METHODS);
+
 export function needsSession(method: NotificationMethod): boolean {
   return !ALLOWED_BEFORE_CONNECT.has(method);
 }
@@ -53,7 +55,7 @@ export function decodeFrame(frame: unknown): DecodedFrame {
 
 function decodeNotification(frame: JsonObject): DecodedFrame {
   const method = frame.method;
-  if (typeof method !== 'string' || !(NOTIFICATION_METHODS as readonly string[]).includes(method)) {
+  if (typeof method !== 'string' || !KNOWN_METHODS.has(method)) {
     return { kind: 'invalid', reason: `unknown method ${JSON.stringify(method)}` };
   }
   if (frame.id !== undefined) return { kind: 'invalid', reason: `notification ${method} carries an id` };
@@ -65,7 +67,10 @@ function decodeNotification(frame: JsonObject): DecodedFrame {
     params = inflated.params;
   }
   const m = method as NotificationMethod;
-  const missing = REQUIRED_PARAMS[m].filter((k) => params[k] === undefined);
-  if (missing.length > 0) return { kind: 'invalid', reason: `${method}: missing ${missing.join(', ')}` };
+  for (const k of REQUIRED_PARAMS[m]) {
+    if (params[k] !== undefined) continue;
+    const missing = REQUIRED_PARAMS[m].filter((r) => params[r] === undefined);
+    return { kind: 'invalid', reason: `${method}: missing ${missing.join(', ')}` };
+  }
   return { kind: 'notification', method: m, params };
 }

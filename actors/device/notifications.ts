@@ -20,6 +20,7 @@ type Band = '2G' | '5G' | '6G';
 function bandName(v: unknown): Band | undefined {
   const s = Array.isArray(v) ? v[0] : v;
   if (typeof s !== 'string') return undefined;
+  if (s === '2G' || s === '5G' || s === '6G') return s;
   const u = s.toUpperCase();
   return u === '2G' || u === '5G' || u === '6G' ? u : undefined;
 }
