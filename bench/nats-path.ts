@@ -67,7 +67,7 @@ try {
   const ingest = startIngest({ events$: fleet.events$, store, scheduler: clockScheduler(wallClock), logger: silentLogger });
   let states = 0;
   fleet.events$.subscribe((e) => { if (e.type === 'state') states++; });
-  const manager = await NatsLinkManager.start({ url: nats.url, logger: silentLogger, onDevice: (l) => fleet.attach(l) });
+  const manager = await NatsLinkManager.start({ url: nats.url, logger: silentLogger, onDevice: (l) => fleet.attach(l), persisted: () => ingest.flush() });
   const child = fork(fileURLToPath(new URL('./_nats-path-aps.ts', import.meta.url)), [], { execArgv: ['--import', 'tsx'], stdio: 'inherit' });
   const fromChild = () => new Promise<unknown>((r) => child.once('message', r));
   child.send({ url: nats.url, aps: APS, frames: FRAMES_PER_AP });

@@ -134,7 +134,8 @@ export async function startServe(config: Readonly<ServeConfig>, io: ServeIo): Pr
       }
       const conn = natsConn;
       closers.push(async () => void (await conn.drain().catch(() => undefined)));
-      natsLinks = await NatsLinkManager.start({ nc: conn, logger: log, clock, onDevice: (link) => fleet.attach(wrap(link)) });
+      // A frame is acknowledged to JetStream once the rows it became are in DuckDB.
+      natsLinks = await NatsLinkManager.start({ nc: conn, logger: log, clock, onDevice: (link) => fleet.attach(wrap(link)), persisted: () => ingest.flush() });
       const manager = natsLinks;
       // Closed before the fleet stops, so no frame arrives at a stopped actor.
       closers.push(() => manager.close());

@@ -1,11 +1,15 @@
 /**
  * The NATS side of `airtwin serve --nats URL`: one durable JetStream consumer over the stream of
  * `.up` frames and presence, one NatsLink per serial seen there, handed to `onDevice` (the
- * composition root wires it to `fleet.attach`). A frame is acknowledged only after its link's
- * listeners took it, so frames captured while serve was down, or not yet ingested when it
- * stopped, are delivered after a restart. NATS outages are ridden out by nats.js reconnects.
+ * composition root wires it to `fleet.attach`). Frames are acknowledged in cycles, cumulatively:
+ * every ACK_EVERY frames or ACK_INTERVAL_MS, the manager waits for `persisted()` (serve: the
+ * ingest pipeline has written everything the actors emitted so far) and then acks the newest
+ * frame taken before that wait. So a frame is acknowledged only once its rows are in DuckDB, and
+ * frames captured while serve was down, or not stored when it died, are delivered after a
+ * restart (at least once: a crash between the write and the ack repeats up to one cycle).
+ * NATS outages are ridden out by nats.js reconnects.
  *
- *   const nats = await NatsLinkManager.start({ url, logger, onDevice: (link) => fleet.attach(link) });
+ *   const nats = await NatsLinkManager.start({ url, logger, onDevice: (l) => fleet.attach(l), persisted: () => ingest.flush() });
  *   app.get('/health', () => nats.status());
  */
 import type { ConsumerMessages, JsMsg, NatsConnection } from 'nats';
@@ -14,7 +18,7 @@ import { isObject, type UpFrame } from '../../protocol/frame.js';
 import { isSerial } from '../../protocol/serial.js';
 import { connectNats, type LinkLogger, type NatsStatus } from './connect.js';
 import { NatsLink } from './nats-link.js';
-import { DEFAULT_DURABLE, HDR_AT, HDR_MALFORMED, HDR_RESYNC, RESYNC_SUBJECT, STREAM, ensureConsumer, ensureStream, isPresence, parseSubject, type StreamLimits } from './subjects.js';
+import { ACK_EVERY, ACK_INTERVAL_MS, DEFAULT_DURABLE, HDR_AT, HDR_MALFORMED, HDR_RESYNC, RESYNC_SUBJECT, STREAM, ensureConsumer, ensureStream, isPresence, parseSubject, type StreamLimits } from './subjects.js';
 
 export interface NatsLinkManagerOptions {
   /** Comma-separated server URLs (a cluster); ignored when `nc` is given. */
@@ -31,6 +35,11 @@ export interface NatsLinkManagerOptions {
   stream?: StreamLimits;
   /** Connection name shown by the server (default airtwin-serve). */
   name?: string;
+  /**
+   * Resolves once everything the devices emitted so far is stored (serve: `ingest.flush`).
+   * Without it a frame is acknowledged as soon as its actor took it.
+   */
+  persisted?: () => Promise<void>;
 }
 
 export interface NatsLinkStatus {
@@ -44,14 +53,24 @@ export interface NatsLinkStatus {
   presence: number;
   /** Messages on unknown subjects or with invalid serials, acknowledged and skipped. */
   skipped: number;
+  /** Messages acknowledged (cumulatively), and taken but not yet acknowledged. */
+  acked: number;
+  unacked: number;
 }
 
 export class NatsLinkManager {
   private readonly links = new Map<string, NatsLink>();
   private linkStatus: NatsStatus = 'connected';
   private messages?: ConsumerMessages;
-  private readonly counts = { frames: 0, malformed: 0, presence: 0, skipped: 0 };
+  private readonly counts = { frames: 0, malformed: 0, presence: 0, skipped: 0, acked: 0 };
   private readonly durable: string;
+  /** The newest message taken and not acknowledged, and how many were taken since the last ack. */
+  private newest?: JsMsg;
+  private unacked = 0;
+  /** Messages of the cycle waiting on `persisted()`. */
+  private ackingCount = 0;
+  private ackTimer?: ReturnType<typeof setTimeout>;
+  private acking?: Promise<void>;
 
   private constructor(private readonly nc: NatsConnection, private readonly opts: NatsLinkManagerOptions, private readonly ownsConnection: boolean) {
     this.durable = opts.durable ?? DEFAULT_DURABLE;
@@ -74,7 +93,7 @@ export class NatsLinkManager {
     for (const l of this.links.values()) if (l.connected) connectedDevices++;
     return {
       link: this.nc.isClosed() ? 'closed' : this.linkStatus, server: this.nc.getServer(), durable: this.durable,
-      devices: this.links.size, connectedDevices, ...this.counts,
+      devices: this.links.size, connectedDevices, ...this.counts, unacked: this.unacked + this.ackingCount,
     };
   }
 
@@ -86,19 +105,78 @@ export class NatsLinkManager {
     return [...this.links.keys()];
   }
 
+  /** Stops taking messages, acknowledges what was taken once it is persisted, then lets go. */
   async close(): Promise<void> {
     this.messages?.stop();
+    // A connection that is gone cannot ack: JetStream delivers those frames again.
+    if (!this.nc.isClosed()) await this.ackCycle(true);
     if (this.ownsConnection && !this.nc.isClosed()) await this.nc.drain().catch(() => this.nc.close());
   }
 
-  private async ensure(): Promise<void> {
+  /** `takeOver` at start only: then frames a dead predecessor left unacknowledged come again at once. */
+  private async ensure(takeOver: boolean): Promise<void> {
     const jsm = await this.nc.jetstreamManager();
     await ensureStream(jsm, this.opts.stream);
-    await ensureConsumer(jsm, this.durable, this.opts.filterSubjects);
+    const made = await ensureConsumer(jsm, this.durable, this.opts.filterSubjects, { takeOver });
+    if (made === 'migrated') this.opts.logger.warn({ durable: this.durable }, 'nats link: consumer made again with cumulative acks, from its ack floor');
+    if (made === 'reset') this.opts.logger.warn({ durable: this.durable }, 'nats link: frames a previous serve took but never acknowledged are delivered again');
+  }
+
+  /** A message was handed to its link: acknowledge it with the next cycle. */
+  private taken(m: JsMsg): void {
+    this.newest = m;
+    this.unacked++;
+    if (this.unacked >= ACK_EVERY) void this.ackCycle();
+    else if (this.ackTimer === undefined) {
+      // Wall time, not the process clock: a virtual clock may race or stand still.
+      this.ackTimer = setTimeout(() => void this.ackCycle(), ACK_INTERVAL_MS);
+      this.ackTimer.unref?.();
+    }
+  }
+
+  /**
+   * Acknowledges the newest message taken, once `persisted()` says everything before it is stored.
+   * One cycle at a time. While a link holds frames for a `connect` that is still to come, the ack
+   * waits (those frames are not stored yet), except on close, where nothing more will come.
+   */
+  private async ackCycle(closing = false): Promise<void> {
+    if (this.ackTimer !== undefined) clearTimeout(this.ackTimer);
+    this.ackTimer = undefined;
+    while (this.acking) await this.acking;
+    const m = this.newest;
+    if (!m) return;
+    if (!closing && this.holding()) {
+      this.ackTimer = setTimeout(() => void this.ackCycle(), ACK_INTERVAL_MS);
+      this.ackTimer.unref?.();
+      return;
+    }
+    const n = this.unacked;
+    this.newest = undefined;
+    this.unacked = 0;
+    this.ackingCount = n;
+    this.acking = (async () => {
+      try {
+        await this.opts.persisted?.();
+        if (!this.nc.isClosed()) m.ack();
+        this.counts.acked += n;
+      } catch (err) {
+        // Not acknowledged: JetStream delivers these again after ack_wait (at least once).
+        this.opts.logger.error({ err: (err as Error).message, messages: n }, 'nats link: frames could not be acknowledged');
+      } finally {
+        this.ackingCount = 0;
+      }
+    })();
+    await this.acking;
+    this.acking = undefined;
+  }
+
+  private holding(): boolean {
+    for (const l of this.links.values()) if (l.holding > 0) return true;
+    return false;
   }
 
   private async consume(): Promise<void> {
-    await this.ensure();
+    await this.ensure(true);
     const consumer = await this.nc.jetstream().consumers.get(STREAM, this.durable);
     this.messages = await consumer.consume({ max_messages: 10_000, threshold_messages: 5_000, callback: (m) => this.onMessage(m) });
     // Edges re-announce their sessions: actors of a restarted serve need presence and connect.
@@ -129,7 +207,7 @@ export class NatsLinkManager {
     if (s === 'connected' && was === 'reconnecting') {
       // A server that came back without its store lost stream and consumer: make them again
       // (idempotent; the running pull loop targets the durable by name and picks it up).
-      void this.ensure().catch((err: unknown) => this.opts.logger.error({ err: (err as Error).message }, 'nats link: stream or consumer could not be re-created'));
+      void this.ensure(false).catch((err: unknown) => this.opts.logger.error({ err: (err as Error).message }, 'nats link: stream or consumer could not be re-created'));
       this.nc.publish(RESYNC_SUBJECT, '');
     }
   }
@@ -145,36 +223,40 @@ export class NatsLinkManager {
   }
 
   private onMessage(m: JsMsg): void {
-    const ack = (): void => m.ack();
+    this.route(m);
+    this.taken(m);
+  }
+
+  private route(m: JsMsg): void {
     const s = parseSubject(m.subject);
     if (!s || s.kind === 'down' || !isSerial(s.serial) || s.serial !== s.serial.toLowerCase()) {
       this.counts.skipped++;
-      return ack();
+      return;
     }
     const link = this.linkFor(s.serial);
     if (s.kind === 'presence') {
       const p = parseJson(m.data);
       if (!isPresence(p)) {
         this.counts.skipped++;
-        return ack();
+        return;
       }
       this.counts.presence++;
-      return link.presence(p, ack);
+      return link.presence(p);
     }
     const at = Number(m.headers?.get(HDR_AT)) || Math.floor(m.info.timestampNanos / 1e6);
     const bytes = m.data.length;
     const malformed = m.headers?.get(HDR_MALFORMED);
     if (malformed) {
       this.counts.malformed++;
-      return link.malformed(malformed, bytes, at, ack);
+      return link.malformed(malformed, bytes, at);
     }
     const frame = parseJson(m.data);
     if (!isObject(frame) || frame.jsonrpc !== '2.0') {
       this.counts.malformed++;
-      return link.malformed('not a JSON-RPC 2.0 object', bytes, at, ack);
+      return link.malformed('not a JSON-RPC 2.0 object', bytes, at);
     }
     this.counts.frames++;
-    link.frame(frame as unknown as UpFrame, bytes, at, ack, m.headers?.get(HDR_RESYNC) === '1');
+    link.frame(frame as unknown as UpFrame, bytes, at, undefined, m.headers?.get(HDR_RESYNC) === '1');
   }
 }
 

@@ -42,6 +42,11 @@ export class NatsLink implements DeviceLink {
 
   constructor(readonly serial: string, private readonly deps: NatsLinkDeps) {}
 
+  /** Frames taken from the stream but not yet handed to the actor (held for a `connect`, or early). */
+  get holding(): number {
+    return this.held.length + this.early.length;
+  }
+
   subscribe(listener: (event: LinkEvent) => void): () => void {
     this.listeners.push(listener);
     for (const e of this.early.splice(0)) this.dispatch(e.event, e.ack);

@@ -90,21 +90,39 @@ export async function ensureStream(jsm: JetStreamManager, limits: StreamLimits =
   }
 }
 
-/** The durable pull consumer a serve worker reads from; survives the worker's restarts. */
-export async function ensureConsumer(jsm: JetStreamManager, durable: string, filterSubjects?: string[]): Promise<void> {
-  try {
-    await jsm.consumers.info(STREAM, durable);
-    return;
-  } catch {
-    // missing: create below
-  }
+/** serve acknowledges every this many frames, or this long after the oldest unacknowledged one. */
+export const ACK_EVERY = 5_000;
+export const ACK_INTERVAL_MS = 1_000;
+
+/** Most frames a worker holds unacknowledged (the ack cycle acks long before: NatsLinkManager). */
+export const MAX_ACK_PENDING = 50_000;
+
+/**
+ * The durable pull consumer a serve worker reads from; survives the worker's restarts. Acks are
+ * cumulative (AckPolicy.All): the worker acks the newest frame once everything before it is
+ * stored, one ack per cycle instead of one per frame. One worker per durable, so a cumulative ack
+ * never covers another worker's frames. The durable is made again from its ack floor, so nothing
+ * unacknowledged is skipped, when an older airtwin made it with per-message acks ('migrated'), or
+ * when it has frames delivered to a previous worker that died before acknowledging them ('reset':
+ * they come again now instead of after ack_wait).
+ */
+export async function ensureConsumer(
+  jsm: JetStreamManager, durable: string, filterSubjects?: string[], opts: { takeOver: boolean } = { takeOver: true },
+): Promise<'created' | 'kept' | 'migrated' | 'reset'> {
+  const found = await jsm.consumers.info(STREAM, durable).catch(() => undefined);
+  // A worker that is consuming (takeOver false: it only makes sure the consumer still exists)
+  // holds unacknowledged frames itself: those are not a dead worker's.
+  if (found && found.config.ack_policy === AckPolicy.All && (found.num_ack_pending === 0 || !opts.takeOver)) return 'kept';
+  const floor = found?.ack_floor.stream_seq ?? 0;
+  if (found) await jsm.consumers.delete(STREAM, durable);
   await jsm.consumers.add(STREAM, {
     durable_name: durable,
-    ack_policy: AckPolicy.Explicit,
+    ack_policy: AckPolicy.All,
     // All: the first worker also ingests what edges captured before it ever ran (bounded by max_age).
-    deliver_policy: DeliverPolicy.All,
+    ...(floor > 0 ? { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: floor + 1 } : { deliver_policy: DeliverPolicy.All }),
     ack_wait: 30_000_000_000,
-    max_ack_pending: 20_000,
+    max_ack_pending: MAX_ACK_PENDING,
     ...(filterSubjects ? { filter_subjects: filterSubjects } : {}),
   });
+  return !found ? 'created' : found.config.ack_policy === AckPolicy.All ? 'reset' : 'migrated';
 }
