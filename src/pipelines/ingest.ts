@@ -1,6 +1,7 @@
 import { filter, map, type Observable, type SchedulerLike } from 'rxjs';
 import type { FleetEvent } from '../../actors/fleet.js';
 import { isObject } from '../protocol/frame.js';
+import { takeSource } from '../protocol/json-source.js';
 import type { Store } from '../store/duckdb.js';
 import { runBatches } from './batch.js';
 import { DuckDbSink, type AppenderHandle, type PipelineLogger, type RetryPolicy } from './duckdb-sink.js';
@@ -26,7 +27,8 @@ export function eventRows(e: FleetEvent): RowSet | undefined {
       const { uuid, state } = e.payload;
       const derived = stateRows(e.serial, recorded, uuid, state);
       // The statistics row first: the document itself is stored even when its parts are odd.
-      return { rows: [row('statistics', [e.serial, uuid, json(state), recorded]), ...derived.rows], odd: derived.odd };
+      // The text the link parsed the state from, when it kept it; else serialised here.
+      return { rows: [row('statistics', [e.serial, uuid, takeSource(state) ?? json(state), recorded]), ...derived.rows], odd: derived.odd };
     }
     case 'healthcheck': {
       const { uuid, sanity, data } = e.payload;
@@ -78,6 +80,9 @@ export function eventRows(e: FleetEvent): RowSet | undefined {
       return undefined;
   }
 }
+
+/** Largest write made of batches that queued up while DuckDB committed the previous one. */
+const COALESCE_ROWS = 20_000;
 
 const weightOf = (s: RowSet): number => s.rows.length + (s.capabilities ? 1 : 0);
 
@@ -162,6 +167,8 @@ export function startIngest(opts: IngestOptions): Ingest {
     scheduler,
     maxRows: opts.maxRows ?? 2000,
     maxDelayMs: opts.maxDelayMs ?? 1000,
+    // Batches that waited behind a commit go out together: one commit per table for all of them.
+    coalesceRows: Math.max(opts.maxRows ?? 2000, COALESCE_ROWS),
     weight: weightOf,
     onError: (err, batch) => logger.error({ err, sets: batch?.length }, 'ingest: pipeline error'),
   });

@@ -15,6 +15,7 @@
 import type { ConsumerMessages, JsMsg, NatsConnection } from 'nats';
 import { wallClock, type Clock } from '../../protocol/clock.js';
 import { isObject, type UpFrame } from '../../protocol/frame.js';
+import { rememberStateText } from '../../protocol/json-source.js';
 import { isSerial } from '../../protocol/serial.js';
 import { connectNats, type LinkLogger, type NatsStatus } from './connect.js';
 import { NatsLink } from './nats-link.js';
@@ -235,7 +236,7 @@ export class NatsLinkManager {
     }
     const link = this.linkFor(s.serial);
     if (s.kind === 'presence') {
-      const p = parseJson(m.data);
+      const p = parseJson(utf8(m.data));
       if (!isPresence(p)) {
         this.counts.skipped++;
         return;
@@ -250,19 +251,26 @@ export class NatsLinkManager {
       this.counts.malformed++;
       return link.malformed(malformed, bytes, at);
     }
-    const frame = parseJson(m.data);
+    const text = utf8(m.data);
+    const frame = parseJson(text);
     if (!isObject(frame) || frame.jsonrpc !== '2.0') {
       this.counts.malformed++;
       return link.malformed('not a JSON-RPC 2.0 object', bytes, at);
     }
     this.counts.frames++;
+    // The state's own text, so ingest does not serialise it again.
+    if (frame.method === 'state') rememberStateText(frame, text);
     link.frame(frame as unknown as UpFrame, bytes, at, undefined, m.headers?.get(HDR_RESYNC) === '1');
   }
 }
 
-function parseJson(data: Uint8Array): unknown {
+function utf8(data: Uint8Array): string {
+  return Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString('utf8');
+}
+
+function parseJson(text: string): unknown {
   try {
-    return JSON.parse(Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString('utf8'));
+    return JSON.parse(text);
   } catch {
     return undefined;
   }

@@ -12,6 +12,7 @@
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { isCommand, isObject, type CommandFrame, type JsonObject } from '../../protocol/frame.js';
+import { rememberStateText } from '../../protocol/json-source.js';
 import { isSerial, normalizeSerial } from '../../protocol/serial.js';
 
 export type RecordLine =
@@ -32,7 +33,12 @@ const UP_FRAME_KEY = ',"dir":"up","frame":';
  */
 function frameBytes(text: string, frame: JsonObject): number {
   const at = text.indexOf(UP_FRAME_KEY);
-  if (at > 0 && text.endsWith('}}')) return Buffer.byteLength(text) - Buffer.byteLength(text.slice(0, at + UP_FRAME_KEY.length)) - 1;
+  if (at > 0 && text.endsWith('}}')) {
+    const start = at + UP_FRAME_KEY.length;
+    // The state's own text, so ingest does not serialise it again.
+    if (frame.method === 'state') rememberStateText(frame, text, start, text.length - 1);
+    return Buffer.byteLength(text) - Buffer.byteLength(text.slice(0, start)) - 1;
+  }
   return Buffer.byteLength(JSON.stringify(frame));
 }
 

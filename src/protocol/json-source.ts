@@ -1,0 +1,42 @@
+import { isObject, type JsonObject } from './frame.js';
+
+/**
+ * The source text of a `state` document, so the ingest pipeline stores it without serialising
+ * it again (JSON.stringify of a 4 KB state costs about as much as parsing it). A link that
+ * parsed a frame from text calls `rememberStateText`; ingest calls `takeSource` for the parsed
+ * state object and serialises only when there is none. Entries are weak and taken entries are
+ * deleted, so no text outlives its document or is handed out twice.
+ */
+
+const sources = new WeakMap<object, string>();
+
+/** The remembered text of `value`, forgotten as it is handed out. */
+export function takeSource(value: object): string | undefined {
+  const text = sources.get(value);
+  if (text !== undefined) sources.delete(value);
+  return text;
+}
+
+function lastKey(o: JsonObject): string | undefined {
+  let last: string | undefined;
+  for (const k in o) last = k;
+  return last;
+}
+
+/**
+ * `text.slice(start, end)` is the text `frame` was parsed from. When that text is exactly what
+ * JSON.stringify writes for the frame up to its `params.state` (our recordings, and firmware
+ * that writes compact JSON with `state` as the last key of the last member), everything between
+ * that prefix and the closing `}}` is the state's own text: remember it for `frame.params.state`.
+ * Anything else (other key orders, spaces, escapes) is left alone and ingest serialises.
+ */
+export function rememberStateText(frame: JsonObject, text: string, start = 0, end = text.length): void {
+  const params = frame.params;
+  if (!isObject(params) || !isObject(params.state) || lastKey(frame) !== 'params' || lastKey(params) !== 'state') return;
+  // `..."state":0}}` with everything before the state exactly as JSON.stringify writes it.
+  const head = JSON.stringify({ ...frame, params: { ...params, state: 0 } });
+  const prefix = head.length - 3;
+  if (end - start < prefix + 4 || text.charCodeAt(end - 1) !== 125 || text.charCodeAt(end - 2) !== 125) return;
+  if (!text.startsWith(head.slice(0, prefix), start)) return;
+  sources.set(params.state, text.slice(start + prefix, end - 2));
+}

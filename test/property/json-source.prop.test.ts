@@ -1,0 +1,41 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import type { JsonObject } from '../../src/protocol/frame.js';
+import { rememberStateText, takeSource } from '../../src/protocol/json-source.js';
+
+/** Any JSON object (keys may be anything, strings may need escapes). */
+const jsonObject = fc.dictionary(fc.string(), fc.jsonValue({ maxDepth: 3 }), { maxKeys: 6 }) as fc.Arbitrary<JsonObject>;
+const stateFrame = fc.record({
+  serial: fc.string(),
+  uuid: fc.integer(),
+  state: jsonObject,
+}).map((params) => ({ jsonrpc: '2.0', method: 'state', params }) as JsonObject);
+
+const stateOf = (f: JsonObject) => (f.params as { state: JsonObject }).state;
+
+describe('state text kept from the source (json-source)', () => {
+  it('hands out exactly JSON.stringify(state) for compactly written frames, once', () => {
+    fc.assert(fc.property(stateFrame, fc.string(), fc.string(), (frame, before, after) => {
+      const inner = JSON.stringify(frame);
+      const text = before + inner + after;
+      const parsed = JSON.parse(inner) as JsonObject;
+      rememberStateText(parsed, text, before.length, before.length + inner.length);
+      expect(takeSource(stateOf(parsed))).toBe(JSON.stringify(stateOf(parsed)));
+      expect(takeSource(stateOf(parsed))).toBeUndefined();
+    }));
+  });
+
+  it('keeps nothing when the text is not the compact form (spaces, another key order, state not last)', () => {
+    fc.assert(fc.property(stateFrame, fc.constantFrom('spaces', 'order', 'notLast'), (frame, how) => {
+      const params = frame.params as JsonObject;
+      const variant: JsonObject = how === 'order' ? { params, jsonrpc: '2.0', method: 'state' }
+        : how === 'notLast' ? { ...frame, params: { state: params.state, serial: params.serial, uuid: params.uuid } } : frame;
+      const text = how === 'spaces' ? JSON.stringify(variant, null, 1) : JSON.stringify(variant);
+      const parsed = JSON.parse(text) as JsonObject;
+      rememberStateText(parsed, text);
+      const kept = takeSource(stateOf(parsed));
+      // Whatever is kept must be the state's text; for these shapes nothing is.
+      expect(kept).toBeUndefined();
+    }));
+  });
+});
