@@ -1,4 +1,4 @@
-import { Observable, Subject, catchError, concatMap, defer, EMPTY, takeUntil, type OperatorFunction, type SchedulerLike, type Subscription } from 'rxjs';
+import { Observable, Subject, catchError, EMPTY, takeUntil, type OperatorFunction, type SchedulerLike, type Subscription } from 'rxjs';
 
 /** Size and time limits of a batch (conventions §2.8: the scheduler is an argument, never a default). */
 export interface BatchLimits {
@@ -88,12 +88,18 @@ export interface RunBatchesOptions<T> extends BatchOptions<T> {
   onError?: (error: unknown, batch?: T[]) => void;
   /** After each batch is handed to the sink and settled. */
   onWritten?: (batch: T[], weight: number) => void;
+  /**
+   * Batches that queued up while the sink was busy are written together, up to this weight
+   * (default `maxRows`: no merging). Under load a write then costs one commit for many
+   * batches; when idle, batches still go out alone as soon as they close.
+   */
+  coalesceRows?: number;
 }
 
 /**
  * The pipeline shape of conventions §2.8: `(events$, sink, { scheduler, maxRows, maxDelayMs })`.
- * Batches are written one at a time, in order (`concatMap`), so a slow sink shows up as a
- * growing backlog instead of overlapping writes.
+ * Batches are written one at a time, in order, so a slow sink shows up as a growing backlog
+ * instead of overlapping writes; batches waiting behind a write are merged (`coalesceRows`).
  */
 export function runBatches<T>(events$: Observable<T>, sink: BatchSink<T>, opts: RunBatchesOptions<T>): BatchRun {
   const weight = opts.weight ?? (() => 1);
@@ -119,16 +125,20 @@ export function runBatches<T>(events$: Observable<T>, sink: BatchSink<T>, opts: 
     complete: () => sub.complete(),
   }));
 
-  counted.pipe(
-    catchError((e: unknown) => {
-      opts.onError?.(e);
-      return EMPTY;
-    }),
-    takeUntil(stop$),
-    batchBy({ ...opts, weight, flush$ }),
-    concatMap((batch) => defer(async () => {
-      let w = 0;
-      for (const item of batch) w += weight(item);
+  const coalesce = opts.coalesceRows ?? opts.maxRows;
+  const queue: { batch: T[]; weight: number }[] = [];
+  let writing = false;
+  let sourceDone = false;
+  const pump = async (): Promise<void> => {
+    if (writing) return;
+    writing = true;
+    while (queue.length > 0) {
+      let { batch, weight: w } = queue.shift()!;
+      while (queue.length > 0 && w + queue[0]!.weight <= coalesce) {
+        const next = queue.shift()!;
+        batch = batch.concat(next.batch);
+        w += next.weight;
+      }
       try {
         await sink(batch);
       } catch (e) {
@@ -137,8 +147,30 @@ export function runBatches<T>(events$: Observable<T>, sink: BatchSink<T>, opts: 
       written += w;
       opts.onWritten?.(batch, w);
       settle();
-    })),
-  ).subscribe({ complete: () => finished() });
+    }
+    writing = false;
+    if (sourceDone) finished();
+  };
+
+  counted.pipe(
+    catchError((e: unknown) => {
+      opts.onError?.(e);
+      return EMPTY;
+    }),
+    takeUntil(stop$),
+    batchBy({ ...opts, weight, flush$ }),
+  ).subscribe({
+    next: (batch) => {
+      let w = 0;
+      for (const item of batch) w += weight(item);
+      queue.push({ batch, weight: w });
+      void pump();
+    },
+    complete: () => {
+      sourceDone = true;
+      if (!writing) finished();
+    },
+  });
 
   return {
     flush() {

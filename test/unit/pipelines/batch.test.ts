@@ -97,6 +97,26 @@ describe('runBatches', () => {
     expect(run.backlog).toBe(0);
   });
 
+  it('merges the batches that queued behind a busy sink into one write, up to coalesceRows', async () => {
+    const clock = new VirtualClock(0);
+    const events = new Subject<number>();
+    const written: number[][] = [];
+    let release!: () => void;
+    let gate = new Promise<void>((r) => (release = r));
+    const run = runBatches(events, async (b) => {
+      await gate;
+      written.push(b);
+    }, { scheduler: clockScheduler(clock), maxRows: 2, maxDelayMs: 500, coalesceRows: 5 });
+    for (let i = 1; i <= 8; i++) events.next(i); // [1,2] is being written; [3,4] [5,6] [7,8] wait
+    expect(run.backlog).toBe(8);
+    gate = Promise.resolve();
+    release();
+    await run.flush();
+    // 3..6 fit in one write of at most 5 rows; [7,8] would make 6, so it goes next.
+    expect(written).toEqual([[1, 2], [3, 4, 5, 6], [7, 8]]);
+    expect(run.backlog).toBe(0);
+  });
+
   it('stop() writes everything received and nothing after', async () => {
     const clock = new VirtualClock(0);
     const events = new Subject<string>();
