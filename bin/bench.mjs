@@ -19,9 +19,9 @@ if (unknown.length > 0) {
 }
 let failed = 0;
 for (const name of wanted.length > 0 ? wanted : available) {
-  // The same libuv pool size as bin/airtwin.mjs, so benchmarks see what the CLI runs with.
+  // The same libuv pool and young generation as bin/airtwin.mjs, so benchmarks run as the CLI does.
   const env = { UV_THREADPOOL_SIZE: '16', ...process.env };
-  const r = spawnSync(process.execPath, ['--import', 'tsx', '--expose-gc', join(benchDir, `${name}.ts`), ...flags], { stdio: 'inherit', cwd: root, env });
+  const r = spawnSync(process.execPath, ['--max-semi-space-size=64', '--import', 'tsx', '--expose-gc', join(benchDir, `${name}.ts`), ...flags], { stdio: 'inherit', cwd: root, env });
   if (r.status !== 0) failed += 1;
 }
 process.exit(failed === 0 ? 0 : 1);
