@@ -122,7 +122,8 @@ export class EdgeSession {
       return this.protocolError(`connect serial ${check.serial} differs from session serial ${this.serial}`, text);
     }
     if (check.isConnect) this.connectText = check.text;
-    this.publishUp(check.text);
+    // Unchanged frames go on as the bytes that came in: no second UTF-8 encoding.
+    this.publishUp(check.text === text ? data : check.text);
   }
 
   /** The session's serial: the connect serial; before connect, the certificate CN (TLS) or the frame's serial (lab). */
@@ -177,7 +178,7 @@ export class EdgeSession {
     }
   }
 
-  private publishUp(text: string, malformed?: string, resync = false): void {
+  private publishUp(text: string | Uint8Array, malformed?: string, resync = false): void {
     const h = headers();
     h.set(HDR_AT, String(this.ctx.now()));
     if (resync) h.set(HDR_RESYNC, '1');
