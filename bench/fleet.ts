@@ -209,8 +209,8 @@ const self = fileURLToPath(import.meta.url);
 console.log(`fleet: ${plan.map(([n]) => n.toLocaleString('en')).join(' / ')} simulated APs in real time (state + healthcheck every 60 s) -> fleet -> ingest -> DuckDB; one process each`);
 const results: Result[] = [];
 for (const [n, windowS, warmupS] of plan) {
-  // Node's default heap limit, as `npm start` runs.
-  const r = spawnSync(process.execPath, ['--import', 'tsx', '--expose-gc', self, '--child', String(n), String(windowS), String(warmupS)], {
+  // Node's default heap limit and bin/airtwin.mjs's young generation, as `npm start` runs.
+  const r = spawnSync(process.execPath, ['--max-semi-space-size=64', '--import', 'tsx', '--expose-gc', self, '--child', String(n), String(windowS), String(warmupS)], {
     encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 64 * MiB,
   });
   const line = r.stdout.split('\n').find((l) => l.startsWith('RESULT '));
