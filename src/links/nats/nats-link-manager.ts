@@ -128,11 +128,13 @@ export class NatsLinkManager {
     this.newest = m;
     this.unacked++;
     if (this.unacked >= ACK_EVERY) void this.ackCycle();
-    else if (this.ackTimer === undefined) {
-      // Wall time, not the process clock: a virtual clock may race or stand still.
-      this.ackTimer = setTimeout(() => void this.ackCycle(), ACK_INTERVAL_MS);
-      this.ackTimer.unref?.();
-    }
+    else if (this.ackTimer === undefined) this.ackLater();
+  }
+
+  /** The next cycle in ACK_INTERVAL_MS of wall time (a virtual process clock may race or stand still). */
+  private ackLater(): void {
+    this.ackTimer = setTimeout(() => void this.ackCycle(), ACK_INTERVAL_MS);
+    this.ackTimer.unref?.();
   }
 
   /**
@@ -146,11 +148,7 @@ export class NatsLinkManager {
     while (this.acking) await this.acking;
     const m = this.newest;
     if (!m) return;
-    if (!closing && this.holding()) {
-      this.ackTimer = setTimeout(() => void this.ackCycle(), ACK_INTERVAL_MS);
-      this.ackTimer.unref?.();
-      return;
-    }
+    if (!closing && this.holding()) return this.ackLater();
     const n = this.unacked;
     this.newest = undefined;
     this.unacked = 0;
@@ -260,7 +258,7 @@ export class NatsLinkManager {
     this.counts.frames++;
     // The state's own text, so ingest does not serialise it again.
     if (frame.method === 'state') rememberStateText(frame, text);
-    link.frame(frame as unknown as UpFrame, bytes, at, undefined, m.headers?.get(HDR_RESYNC) === '1');
+    link.frame(frame as unknown as UpFrame, bytes, at, m.headers?.get(HDR_RESYNC) === '1');
   }
 }
 

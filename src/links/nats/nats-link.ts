@@ -1,8 +1,8 @@
 /**
  * NatsLink: the DeviceLink adapter for one real AP behind an edge (conventions §2.6). Presence
  * drives connected/disconnected, `.up` messages become frame or malformed events, `send()`
- * publishes on `.down`. The manager feeds it messages with an `ack` that runs only after the
- * listeners (the device actor) took the event, so JetStream redelivers what was not ingested.
+ * publishes on `.down`. The manager acknowledges what it fed here once it is stored; frames held
+ * for a `connect` (`holding`) keep that ack back until they reach the actor.
  */
 import { headers, type NatsConnection } from 'nats';
 import { airtwinError, deviceOffline } from '../../errors.js';
@@ -10,8 +10,6 @@ import type { Clock } from '../../protocol/clock.js';
 import type { DeviceLink, LinkEvent } from '../../protocol/device-link.js';
 import type { DownFrame, UpFrame } from '../../protocol/frame.js';
 import { HDR_CONTROL, HDR_REASON, downSubject, type Presence } from './subjects.js';
-
-type Ack = () => void;
 
 /**
  * Events allowed before `connect` (reference/gateway-behaviour.md §1.2). Kept here, not imported
@@ -32,8 +30,8 @@ export interface NatsLinkDeps {
 export class NatsLink implements DeviceLink {
   private readonly listeners: ((e: LinkEvent) => void)[] = [];
   /** Events that arrived before anyone listened (the fleet attaches synchronously, so rarely used). */
-  private readonly early: { event: LinkEvent; ack?: Ack }[] = [];
-  private held: { event: LinkEvent; ack?: Ack }[] = [];
+  private readonly early: LinkEvent[] = [];
+  private held: LinkEvent[] = [];
   private holdTimer: unknown;
   private current?: { edge: string; session?: number };
   private lastPresence?: Presence;
@@ -49,7 +47,7 @@ export class NatsLink implements DeviceLink {
 
   subscribe(listener: (event: LinkEvent) => void): () => void {
     this.listeners.push(listener);
-    for (const e of this.early.splice(0)) this.dispatch(e.event, e.ack);
+    for (const e of this.early.splice(0)) this.dispatch(e);
     return () => {
       const i = this.listeners.indexOf(listener);
       if (i >= 0) this.listeners.splice(i, 1);
@@ -78,24 +76,24 @@ export class NatsLink implements DeviceLink {
   }
 
   /** A presence message for this serial. */
-  presence(p: Presence, ack?: Ack): void {
+  presence(p: Presence): void {
     if (p.event === 'connect') {
       const same = this.connected && this.current?.edge === p.edge && this.current.session === p.session;
       this.lastPresence = p;
       // The same session announced again (a resync that raced with another): nothing changed.
-      if (same) return ack?.();
+      if (same) return;
       this.current = { edge: p.edge, session: p.session };
       this.connected = true;
       this.seenConnect = false;
-      this.dispatch({ type: 'connected', at: p.at, ipAddress: p.ipAddress, certificate: p.certificate }, ack);
+      this.dispatch({ type: 'connected', at: p.at, ipAddress: p.ipAddress, certificate: p.certificate });
       return;
     }
     // A late disconnect of a socket the AP already replaced (same or another edge) changes nothing.
     const c = this.current;
     const stale = c !== undefined && (c.edge !== p.edge || (p.session !== undefined && c.session !== p.session));
-    if (!this.connected || stale) return ack?.();
+    if (!this.connected || stale) return;
     this.flushHeld();
-    this.disconnect(p.at, p.reason ?? `disconnected from edge ${p.edge}`, ack);
+    this.disconnect(p.at, p.reason ?? `disconnected from edge ${p.edge}`);
   }
 
   /** The NATS connection dropped: the AP cannot be reached until the edge announces it again. */
@@ -106,31 +104,31 @@ export class NatsLink implements DeviceLink {
   }
 
   /** An `.up` frame, already parsed. */
-  frame(frame: UpFrame, bytes: number, at: number, ack?: Ack, resync = false): void {
+  frame(frame: UpFrame, bytes: number, at: number, resync = false): void {
     const method = 'method' in frame ? frame.method : undefined;
     // A re-announced connect for a session this serve already has: the actor must not restart it.
-    if (resync && method === 'connect' && this.connected && this.seenConnect) return ack?.();
+    if (resync && method === 'connect' && this.connected && this.seenConnect) return;
     this.ensureConnected(at);
     const event: LinkEvent = { type: 'frame', at, frame, bytes };
     if (method === 'connect') {
       this.seenConnect = true;
-      this.dispatch(event, ack);
+      this.dispatch(event);
       this.flushHeld();
       return;
     }
     // serve restarted while the AP stayed on its edge: the actor is new and needs `connect` first.
     // The edge re-sends it on resync; until then (bounded) frames that need a session wait.
     if (!this.seenConnect && method !== undefined && !BEFORE_CONNECT.has(method) && this.held.length < MAX_HELD) {
-      this.held.push({ event, ack });
+      this.held.push(event);
       if (this.holdTimer === undefined) this.holdTimer = this.deps.clock.setTimeout(() => this.flushHeld(), HOLD_MS);
       return;
     }
-    this.dispatch(event, ack);
+    this.dispatch(event);
   }
 
-  malformed(reason: string, bytes: number, at: number, ack?: Ack): void {
+  malformed(reason: string, bytes: number, at: number): void {
     this.ensureConnected(at);
-    this.dispatch({ type: 'malformed', at, reason, bytes }, ack);
+    this.dispatch({ type: 'malformed', at, reason, bytes });
   }
 
   private ensureConnected(at: number): void {
@@ -141,10 +139,10 @@ export class NatsLink implements DeviceLink {
     this.dispatch({ type: 'connected', at, ipAddress: p?.ipAddress, certificate: p?.certificate });
   }
 
-  private disconnect(at: number, reason: string, ack?: Ack): void {
+  private disconnect(at: number, reason: string): void {
     this.connected = false;
     this.seenConnect = false;
-    this.dispatch({ type: 'disconnected', at, reason }, ack);
+    this.dispatch({ type: 'disconnected', at, reason });
   }
 
   private flushHeld(): void {
@@ -152,15 +150,14 @@ export class NatsLink implements DeviceLink {
     this.holdTimer = undefined;
     const held = this.held;
     this.held = [];
-    for (const h of held) this.dispatch(h.event, h.ack);
+    for (const e of held) this.dispatch(e);
   }
 
-  private dispatch(event: LinkEvent, ack?: Ack): void {
+  private dispatch(event: LinkEvent): void {
     if (this.listeners.length === 0) {
-      this.early.push({ event, ack });
+      this.early.push(event);
       return;
     }
     for (const l of [...this.listeners]) l(event);
-    ack?.();
   }
 }
