@@ -8,10 +8,11 @@
  * Every server is private: its own nats-server on a free port, temp dirs removed at the end.
  */
 import { fork, spawn } from 'node:child_process';
+import { AckPolicy, StorageType } from 'nats';
 import { fileURLToPath } from 'node:url';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Fleet } from '../actors/fleet.js';
 import { createEdge } from '../src/links/edge/edge-server.js';
@@ -23,12 +24,25 @@ import { wallClock } from '../src/protocol/clock.js';
 import { Store } from '../src/store/duckdb.js';
 import { startNats } from '../test/helpers/nats.js';
 import { stateTexts } from './_nats-path-aps.js';
+import { appendRaw, readAppendedRows } from './_raw-appender.js';
 import { report } from './_report.js';
 
 const APS = 200;
 const FRAMES_PER_AP = 100;
 const BASELINE_MESSAGES = 100_000;
 const MANY_APS = 10_000;
+
+/** CPU seconds (user + system) a process has used so far, from /proc (Linux; clock ticks of 1/100 s). */
+function cpuSeconds(pid: number | undefined): number {
+  if (pid === undefined) return 0;
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return 0;
+  }
+}
+const ownCpu = () => { const u = process.cpuUsage(); return (u.user + u.system) / 1e6; };
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 async function until(cond: () => boolean, maxMs: number): Promise<boolean> {
@@ -74,6 +88,8 @@ try {
   await fromChild(); // ready
   await until(() => fleet.connectionStatistics().connectedDevices === APS, 30_000);
   const total = APS * FRAMES_PER_AP;
+  const cpuAt = () => [cpuSeconds(child.pid), ownCpu(), cpuSeconds(nats.pid())];
+  const cpu0 = cpuAt();
   const t0 = performance.now();
   child.send('go');
   let edgeDone: number | undefined;
@@ -81,6 +97,9 @@ try {
   const done = await until(() => states >= total, 300_000);
   await ingest.flush();
   const pathSeconds = (performance.now() - t0) / 1000;
+  // CPU per frame of each process: [APs + edge, serve, nats-server].
+  const pathCpu = cpuAt().map((c, i) => ((c - cpu0[i]!) / total) * 1e6);
+  const pathCpuUs = pathCpu.reduce((a, b) => a + b, 0);
   const value = states / pathSeconds;
   console.log(`  stages: edge published all at ${edgeDone?.toFixed(2) ?? '?'} s, actors and DuckDB done at ${pathSeconds.toFixed(2)} s`);
   console.log(`  path: ${states}/${total} state frames through edge -> NATS -> actor -> DuckDB in ${pathSeconds.toFixed(2)} s = ${Math.round(value)} frames/s${done ? '' : ' (INCOMPLETE)'}`);
@@ -90,7 +109,28 @@ try {
   await manager.close();
   fleet.stopAll();
   await ingest.close();
+  const pathRows = await readAppendedRows(store);
   await store.close();
+
+  // --- references: two parts of the path alone, same frames, nothing else running ---
+  // Not the ratio's baseline (that stays raw pub/sub, architecture.md): they say how fast the
+  // path could be on this machine if all our own code cost nothing.
+  let c0 = ownCpu() + cpuSeconds(nats.pid());
+  const jsFps = await rawJetStream(nats.url, total);
+  const jsCpuUs = ((ownCpu() + cpuSeconds(nats.pid()) - c0) / total) * 1e6;
+  c0 = ownCpu();
+  const duckMs = await appendRaw(join(dataDir, 'raw-appender'), pathRows, 10_000);
+  const duckCpuUs = ((ownCpu() - c0) / total) * 1e6;
+  const duckFps = total / (duckMs / 1000);
+  const share = (x: number) => (x / baseline).toFixed(2);
+  console.log(`  references, each part alone: JetStream (core publish into a file stream, pull consumer, cumulative acks) ${Math.round(jsFps)} frames/s = ${share(jsFps)} of raw pub/sub, `
+    + `${jsCpuUs.toFixed(0)} us CPU per frame (client + nats-server); raw DuckDB appender of the path's ${pathRows.reduce((n, t) => n + t.rows.length, 0)} rows `
+    + `${Math.round(duckFps)} frames/s = ${share(duckFps)} of raw pub/sub, ${duckCpuUs.toFixed(0)} us CPU per frame`);
+  // On this machine's cores, a ratio of 0.3 leaves this much CPU per frame for every process of the path together.
+  const cores = availableParallelism();
+  const budgetUs = (cores / (0.3 * baseline)) * 1e6;
+  console.log(`  CPU per frame: the path used ${pathCpuUs.toFixed(0)} us (APs + edge ${pathCpu[0]!.toFixed(0)}, serve ${pathCpu[1]!.toFixed(0)}, nats-server ${pathCpu[2]!.toFixed(0)}); a ratio of 0.3 on ${cores} cores allows ${budgetUs.toFixed(0)} us, `
+    + `of which JetStream and the DuckDB append alone take ${(jsCpuUs + duckCpuUs).toFixed(0)} us`);
 
   // --- 10,000 websocket APs on one edge ---
   const nc2 = await connectNats({ url: nats.url, name: 'bench-edge-many', logger: silentLogger });
@@ -115,6 +155,38 @@ try {
 } finally {
   await nats.stop();
   rmSync(dataDir, { recursive: true, force: true });
+}
+
+/**
+ * The NATS part of the path with nothing of ours: the same frames published with core publish on
+ * a subject a file-backed stream captures (as the edge does), read by a durable pull consumer
+ * acking cumulatively every 5,000 (as serve does). Frames/s from the first publish to the last
+ * delivery.
+ */
+async function rawJetStream(url: string, n: number): Promise<number> {
+  const nc = await connectNats({ url, name: 'bench-js', logger: silentLogger });
+  try {
+    const jsm = await nc.jetstreamManager();
+    await jsm.streams.add({ name: 'BENCHRAW', subjects: ['benchraw.>'], storage: StorageType.File });
+    await jsm.consumers.add('BENCHRAW', { durable_name: 'bench', ack_policy: AckPolicy.All, max_ack_pending: 50_000 });
+    const consumer = await nc.jetstream().consumers.get('BENCHRAW', 'bench');
+    let got = 0;
+    const messages = await consumer.consume({ max_messages: 10_000, threshold_messages: 5_000, callback: (msg) => {
+      if (++got % 5_000 === 0 || got === n) msg.ack();
+    } });
+    const t0 = performance.now();
+    for (let i = 0; i < n; i++) {
+      nc.publish(`benchraw.${i % APS}.up`, payloads[i % payloads.length]!);
+      if (i % 1000 === 999) await nc.flush();
+    }
+    await until(() => got >= n, 120_000);
+    const fps = got / ((performance.now() - t0) / 1000);
+    await messages.close();
+    await jsm.streams.delete('BENCHRAW');
+    return fps;
+  } finally {
+    await nc.close();
+  }
 }
 
 /** `n` minimal APs in a child process: open a socket, send `connect`, keep it open. */

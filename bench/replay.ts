@@ -16,8 +16,8 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { runReplay } from '../src/commands/replay.js';
 import { runSimulate } from '../src/commands/simulate.js';
-import { TABLES, type TableName } from '../src/pipelines/tables.js';
 import { Store } from '../src/store/duckdb.js';
+import { appendRaw, readAppendedRows, type TableRows } from './_raw-appender.js';
 import { report } from './_report.js';
 
 const HOURS = Number(process.env.REPLAY_BENCH_HOURS ?? 1);
@@ -25,48 +25,11 @@ const BATCH = 10_000; // src/commands/replay.ts: maxRows at --speed max
 const dir = mkdtempSync(join(tmpdir(), 'airtwin-bench-replay-'));
 const quiet = () => new PassThrough().resume();
 
-type Table = { name: TableName; kinds: string[]; rows: unknown[][] };
-
-/** Every row the replay wrote to the appended tables, in column order. */
-async function readRows(dataDir: string): Promise<Table[]> {
+/** Every row the replay wrote to the appended tables. */
+async function readRows(dataDir: string): Promise<TableRows[]> {
   const store = await Store.open(dataDir);
   try {
-    const out: Table[] = [];
-    for (const name of Object.keys(TABLES) as TableName[]) {
-      const spec = TABLES[name];
-      const cols = spec.columns.map(([c]) => `"${c}"`).join(', ');
-      const rows = await store.query(`SELECT ${cols} FROM ${spec.name}`);
-      out.push({ name, kinds: spec.columns.map(([, k]) => k), rows: rows.map((r) => spec.columns.map(([c]) => r[c])) });
-    }
-    return out;
-  } finally {
-    await store.close();
-  }
-}
-
-/** The baseline: the same rows through raw appenders. Returns ms spent appending. */
-async function appendRaw(dataDir: string, tables: Table[]): Promise<number> {
-  const store = await Store.open(dataDir);
-  try {
-    const handles = await Promise.all(tables.map((t) => store.appender(TABLES[t.name].name)));
-    const t0 = performance.now();
-    tables.forEach((t, i) => {
-      const a = handles[i]!.appender;
-      t.rows.forEach((row, r) => {
-        row.forEach((v, c) => {
-          if (v === null || v === undefined) a.appendNull();
-          else if (t.kinds[c] === 'text') a.appendVarchar(String(v));
-          else if (t.kinds[c] === 'bool') a.appendBoolean(v === true);
-          else a.appendDouble(Number(v));
-        });
-        a.endRow();
-        if ((r + 1) % BATCH === 0) a.flushSync();
-      });
-      a.flushSync();
-    });
-    const ms = performance.now() - t0;
-    for (const h of handles) h.close();
-    return ms;
+    return await readAppendedRows(store);
   } finally {
     await store.close();
   }
@@ -91,7 +54,7 @@ try {
 
   const tables = await readRows(join(dir, 'replayed'));
   const baseRows = tables.reduce((n, t) => n + t.rows.length, 0);
-  const baseMs = await appendRaw(join(dir, 'baseline'), tables);
+  const baseMs = await appendRaw(join(dir, 'baseline'), tables, BATCH);
   const baseFps = frames / (baseMs / 1000);
   console.log(`  raw appender: the same ${baseRows} rows in ${(baseMs / 1000).toFixed(2)} s -> ${Math.round(baseFps)} frames/s equivalent`);
   report({ bench: 'replay', metric: 'frames/s replayed at --speed max into DuckDB', value: Math.round(fps), unit: 'frames/s', baseline: Math.round(baseFps), baselineName: 'raw DuckDB appender, same rows' });

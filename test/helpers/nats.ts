@@ -17,6 +17,8 @@ export interface TestNats {
   restart(): Promise<void>;
   /** Stop without starting again (to test an outage); `start()` brings it back. */
   kill(): Promise<void>;
+  /** The running server's process id (benchmarks read its CPU time). */
+  pid(): number | undefined;
   start(): Promise<void>;
 }
 
@@ -78,6 +80,7 @@ export async function startNats(opts: { jetstream?: boolean } = {}): Promise<Tes
     port,
     storeDir,
     start,
+    pid: () => proc?.pid,
     kill,
     restart: async () => { await kill(); await start(); },
     stop: async () => { await kill(); rmSync(storeDir, { recursive: true, force: true }); },
