@@ -135,7 +135,10 @@ export async function startServe(config: Readonly<ServeConfig>, io: ServeIo): Pr
       const conn = natsConn;
       closers.push(async () => void (await conn.drain().catch(() => undefined)));
       // A frame is acknowledged to JetStream once the rows it became are in DuckDB.
-      natsLinks = await NatsLinkManager.start({ nc: conn, logger: log, clock, onDevice: (link) => fleet.attach(wrap(link)), persisted: () => ingest.flush() });
+      natsLinks = await NatsLinkManager.start({
+        nc: conn, logger: log, clock, onDevice: (link) => fleet.attach(wrap(link)), persisted: () => ingest.flush(),
+        durable: config.natsDurable, ...(config.natsFilter ? { filterSubjects: [...config.natsFilter] } : {}),
+      });
       const manager = natsLinks;
       // Closed before the fleet stops, so no frame arrives at a stopped actor.
       closers.push(() => manager.close());
@@ -220,7 +223,10 @@ export async function startServe(config: Readonly<ServeConfig>, io: ServeIo): Pr
     else if (replayFiles) io.print(`  replay   ${replayFiles.join(', ')} at speed ${config.speed}${config.keepTime ? ', recorded times' : ''}`);
     else io.print('  venue    none (--no-sim)');
     if (recorder) io.print(`  record   ${config.record}`);
-    if (natsLinks) io.print(`  nats     ${config.nats} (real APs through \`airtwin edge\`)`);
+    if (natsLinks) {
+      const st = natsLinks.status();
+      io.print(`  nats     ${config.nats} (real APs through \`airtwin edge\`), durable ${st.durable}, filter ${st.filter.join(',')}${st.filtering === 'client' ? ' (applied by this worker: see the log)' : ''}`);
+    }
     if (authenticator.generatedToken) io.print(`  token    ${authenticator.generatedToken}   (send "Authorization: Bearer <token>")`);
 
     let closing: Promise<void> | undefined;

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import { Value } from 'typebox/value';
 import { SERVE_DEFAULTS, ServeConfigSchema, type ServeConfig } from './schema.js';
+import { filterProblem, filtersOverlap } from '../links/nats/subjects.js';
 
 /** A setting that cannot be used; src/cli.ts prints the message on one line and exits 2. */
 export class ConfigError extends Error {
@@ -12,7 +13,7 @@ type Raw = Record<string, unknown>;
 
 const NUMERIC = new Set(['gatewayPort', 'rrmPort', 'seed', 'bodyLimit', 'recordMaxBytes', 'rrmWifiScanInterval', 'rrmCapabilitiesInterval', 'rrmCollectInterval', 'rrmConfigDebounce']);
 const BOOLEAN = new Set(['sim', 'keepTime', 'autoProvision']);
-const LIST = new Set(['apiTokens']);
+const LIST = new Set(['apiTokens', 'natsFilter']);
 
 /** `gatewayPort` -> `--gateway-port`, for messages that name the flag the user typed. */
 export function flagName(key: string): string {
@@ -50,6 +51,22 @@ function readConfigFile(path: string): Raw {
   }
 }
 
+/** A filter JetStream would refuse or that could never match is a start-up error, not a silent worker. */
+function checkNatsFilter(c: ServeConfig): void {
+  const filter = c.natsFilter;
+  if (!filter) return;
+  if (!c.nats) throw new ConfigError('--nats-filter: needs --nats (it narrows the NATS consumer of this worker)');
+  for (const f of filter) {
+    const problem = filterProblem(f);
+    if (problem) throw new ConfigError(`--nats-filter: ${JSON.stringify(f)} is invalid: ${problem}`);
+  }
+  for (const [i, a] of filter.entries()) {
+    for (const b of filter.slice(i + 1)) {
+      if (filtersOverlap(a, b)) throw new ConfigError(`--nats-filter: ${a} and ${b} overlap (JetStream refuses overlapping filter subjects)`);
+    }
+  }
+}
+
 /**
  * defaults < config file < AIRTWIN_* env < flags; validated once and frozen.
  * `flags` holds only what the user typed (undefined for untouched flags).
@@ -83,5 +100,6 @@ export function loadServeConfig(input: { flags: Raw; env: Record<string, string 
   }
   if (merged.jwtSecret && merged.jwtPublicKey) throw new ConfigError('--jwt-secret and --jwt-public-key: choose one JWT mode');
   if (Boolean(merged.tlsCert) !== Boolean(merged.tlsKey)) throw new ConfigError('--tls-cert and --tls-key go together');
+  checkNatsFilter(merged as ServeConfig);
   return Object.freeze(merged as ServeConfig);
 }

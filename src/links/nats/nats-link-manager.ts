@@ -19,7 +19,10 @@ import { rememberStateText } from '../../protocol/json-source.js';
 import { isSerial } from '../../protocol/serial.js';
 import { connectNats, type LinkLogger, type NatsStatus } from './connect.js';
 import { NatsLink } from './nats-link.js';
-import { ACK_EVERY, ACK_INTERVAL_MS, DEFAULT_DURABLE, HDR_AT, HDR_MALFORMED, HDR_RESYNC, RESYNC_SUBJECT, STREAM, ensureConsumer, ensureStream, isPresence, parseSubject, type StreamLimits } from './subjects.js';
+import {
+  ACK_EVERY, ACK_INTERVAL_MS, DEFAULT_DURABLE, HDR_AT, HDR_MALFORMED, HDR_RESYNC, RESYNC_SUBJECT, STREAM, STREAM_SUBJECTS,
+  ensureConsumer, ensureStream, isPresence, parseSubject, subjectMatches, type Filtering, type StreamLimits,
+} from './subjects.js';
 
 export interface NatsLinkManagerOptions {
   /** Comma-separated server URLs (a cluster); ignored when `nc` is given. */
@@ -31,7 +34,10 @@ export interface NatsLinkManagerOptions {
   clock?: Clock;
   /** Durable consumer name; workers that split a fleet use one durable each (default airtwin-serve). */
   durable?: string;
-  /** e.g. ['ucentral.*.up', 'ucentral.*.presence'] narrowed to a partition's serial prefix. */
+  /**
+   * The worker's part of the fleet, e.g. ['ucentral.a0b1c2300047.*'] (subjects.ts filterProblem
+   * says what is valid); default the whole stream. Applied by nats-server where it can, else here.
+   */
   filterSubjects?: string[];
   stream?: StreamLimits;
   /** Connection name shown by the server (default airtwin-serve). */
@@ -47,6 +53,10 @@ export interface NatsLinkStatus {
   link: NatsStatus;
   server: string;
   durable: string;
+  /** The subjects this worker takes (the stream's when no filter was given). */
+  filter: string[];
+  /** Who applies the filter: 'client' means nats-server refused it and this worker skips the rest. */
+  filtering: Filtering;
   devices: number;
   connectedDevices: number;
   frames: number;
@@ -54,6 +64,8 @@ export interface NatsLinkStatus {
   presence: number;
   /** Messages on unknown subjects or with invalid serials, acknowledged and skipped. */
   skipped: number;
+  /** Messages outside the filter, acknowledged and skipped (filtering 'client' only). */
+  outside: number;
   /** Messages acknowledged (cumulatively), and taken but not yet acknowledged. */
   acked: number;
   unacked: number;
@@ -63,8 +75,10 @@ export class NatsLinkManager {
   private readonly links = new Map<string, NatsLink>();
   private linkStatus: NatsStatus = 'connected';
   private messages?: ConsumerMessages;
-  private readonly counts = { frames: 0, malformed: 0, presence: 0, skipped: 0, acked: 0 };
+  private readonly counts = { frames: 0, malformed: 0, presence: 0, skipped: 0, outside: 0, acked: 0 };
   private readonly durable: string;
+  private readonly filter: string[];
+  private filtering: Filtering = 'none';
   /** The newest message taken and not acknowledged, and how many were taken since the last ack. */
   private newest?: JsMsg;
   private unacked = 0;
@@ -75,6 +89,7 @@ export class NatsLinkManager {
 
   private constructor(private readonly nc: NatsConnection, private readonly opts: NatsLinkManagerOptions, private readonly ownsConnection: boolean) {
     this.durable = opts.durable ?? DEFAULT_DURABLE;
+    this.filter = opts.filterSubjects ?? [];
   }
 
   static async start(opts: NatsLinkManagerOptions): Promise<NatsLinkManager> {
@@ -94,6 +109,7 @@ export class NatsLinkManager {
     for (const l of this.links.values()) if (l.connected) connectedDevices++;
     return {
       link: this.nc.isClosed() ? 'closed' : this.linkStatus, server: this.nc.getServer(), durable: this.durable,
+      filter: this.filter.length > 0 ? [...this.filter] : [...STREAM_SUBJECTS], filtering: this.filtering,
       devices: this.links.size, connectedDevices, ...this.counts, unacked: this.unacked + this.ackingCount,
     };
   }
@@ -118,9 +134,16 @@ export class NatsLinkManager {
   private async ensure(takeOver: boolean): Promise<void> {
     const jsm = await this.nc.jetstreamManager();
     await ensureStream(jsm, this.opts.stream);
-    const made = await ensureConsumer(jsm, this.durable, this.opts.filterSubjects, { takeOver });
-    if (made === 'migrated') this.opts.logger.warn({ durable: this.durable }, 'nats link: consumer made again with cumulative acks, from its ack floor');
-    if (made === 'reset') this.opts.logger.warn({ durable: this.durable }, 'nats link: frames a previous serve took but never acknowledged are delivered again');
+    const { made, filtering, refused } = await ensureConsumer(jsm, this.durable, this.filter, { takeOver });
+    const log = this.opts.logger;
+    if (made === 'migrated') log.warn({ durable: this.durable }, 'nats link: consumer made again with cumulative acks, from its ack floor');
+    if (made === 'reset') log.warn({ durable: this.durable }, 'nats link: frames a previous serve took but never acknowledged are delivered again');
+    if (made === 'refiltered') log.warn({ durable: this.durable, filter: this.filter }, 'nats link: consumer was made for another filter; made again for this one from its ack floor');
+    if (filtering === 'client' && this.filtering !== 'client') {
+      log.warn({ durable: this.durable, filter: this.filter, server: this.nc.info?.version, refused },
+        'nats link: nats-server cannot apply this filter (before 2.10 it takes one subject within ucentral.*.up or ucentral.*.presence, or covering them; several need 2.10): this worker receives the whole stream and skips what is outside the filter');
+    }
+    this.filtering = filtering;
   }
 
   /** A message was handed to its link: acknowledge it with the next cycle. */
@@ -227,6 +250,11 @@ export class NatsLinkManager {
   }
 
   private route(m: JsMsg): void {
+    // Checked even when the server filters: cheap, and right whoever applies the filter.
+    if (this.filter.length > 0 && !this.filter.some((f) => subjectMatches(f, m.subject))) {
+      this.counts.outside++;
+      return;
+    }
     const s = parseSubject(m.subject);
     if (!s || s.kind === 'down' || !isSerial(s.serial) || s.serial !== s.serial.toLowerCase()) {
       this.counts.skipped++;

@@ -54,7 +54,52 @@ export function isPresence(v: unknown): v is Presence {
 
 /** Stream and durable consumer defaults; several serve workers may use distinct durables. */
 export const STREAM = 'UCENTRAL_UP';
+export const STREAM_SUBJECTS = ['ucentral.*.up', 'ucentral.*.presence'];
 export const DEFAULT_DURABLE = 'airtwin-serve';
+
+/**
+ * Why `filter` cannot be a serve worker's filter subject, or undefined when it can: a NATS subject
+ * that can match `ucentral.<serial>.up` / `.presence`, e.g. `ucentral.a0b1c2300047.*` or
+ * `ucentral.*.*`. Wildcards match whole tokens only, so a serial prefix is not expressible.
+ */
+export function filterProblem(filter: string): string | undefined {
+  const tokens = filter.split('.');
+  const shape = 'expected ucentral.<serial>.* or ucentral.*.* (serial: 12 lowercase hex digits; wildcards * and > stand for whole tokens)';
+  if (tokens[0] !== 'ucentral' || tokens.length < 2) return `not a subject under ucentral. (${shape})`;
+  for (const [i, t] of tokens.entries()) {
+    if (t === '' || /\s/.test(t)) return `empty token or white space (${shape})`;
+    if (t !== '*' && t !== '>' && /[*>]/.test(t)) return `a wildcard must be a whole token (${shape})`;
+    if (t === '>' && i !== tokens.length - 1) return `> must be the last token (${shape})`;
+  }
+  const [, serial, kind] = tokens;
+  if (tokens.length > 3 || (tokens.length === 2 && serial !== '>')) return `matches no ucentral.<serial>.<kind> subject (${shape})`;
+  if (serial !== '*' && serial !== '>' && !/^[0-9a-f]{12}$/.test(serial!)) return `${serial} is not a serial (${shape})`;
+  if (kind !== undefined && !['*', '>', 'up', 'presence'].includes(kind)) return `the stream holds only .up and .presence (${shape})`;
+  return undefined;
+}
+
+/** Whether a NATS subject matches a filter (`*` one token, `>` the rest). */
+export function subjectMatches(filter: string, subject: string): boolean {
+  const f = filter.split('.');
+  const s = subject.split('.');
+  for (let i = 0; i < f.length; i++) {
+    if (f[i] === '>') return s.length > i;
+    if (i >= s.length || (f[i] !== '*' && f[i] !== s[i])) return false;
+  }
+  return f.length === s.length;
+}
+
+/** Whether some subject matches both filters (JetStream refuses overlapping filter subjects). */
+export function filtersOverlap(a: string, b: string): boolean {
+  const x = a.split('.');
+  const y = b.split('.');
+  for (let i = 0; i < Math.max(x.length, y.length); i++) {
+    if (x[i] === '>' || y[i] === '>') return x[i] !== undefined && y[i] !== undefined;
+    if (x[i] === undefined || y[i] === undefined) return false;
+    if (x[i] !== '*' && y[i] !== '*' && x[i] !== y[i]) return false;
+  }
+  return true;
+}
 
 export interface StreamLimits {
   /** How long frames are kept for a worker that is down (default 24 h). */
@@ -72,7 +117,7 @@ export interface StreamLimits {
 export async function ensureStream(jsm: JetStreamManager, limits: StreamLimits = {}): Promise<void> {
   const config = {
     name: STREAM,
-    subjects: ['ucentral.*.up', 'ucentral.*.presence'],
+    subjects: STREAM_SUBJECTS,
     storage: StorageType.File,
     retention: RetentionPolicy.Limits,
     max_age: (limits.maxAgeMs ?? 86_400_000) * 1_000_000,
@@ -97,32 +142,92 @@ export const ACK_INTERVAL_MS = 1_000;
 /** Most frames a worker holds unacknowledged (the ack cycle acks long before: NatsLinkManager). */
 export const MAX_ACK_PENDING = 50_000;
 
+/** Where a worker's filter is applied: nowhere (the whole stream), by nats-server, or by the worker itself. */
+export type Filtering = 'none' | 'server' | 'client';
+
+/** The consumer's description records the filter it was made for, whether or not the server applies it. */
+const FILTER_NOTE = 'airtwin serve, filter: ';
+
+type FilterConfig = { description?: string; filter_subject?: string; filter_subjects?: string[] };
+
+/** The subjects nats-server filters this consumer on. */
+function serverFilter(config: FilterConfig): string[] {
+  return config.filter_subjects?.length ? config.filter_subjects : config.filter_subject ? [config.filter_subject] : [];
+}
+
+function madeFor(config: FilterConfig): string[] {
+  if (config.description?.startsWith(FILTER_NOTE)) return config.description.slice(FILTER_NOTE.length).split(',').filter(Boolean);
+  // Made by an airtwin that did not record it: what the server filters is what it was made for.
+  return serverFilter(config);
+}
+
+const sameSet = (a: string[], b: string[]): boolean => a.length === b.length && a.every((x) => b.includes(x));
+
+/**
+ * nats-server refuses this filter, though the worker can apply it itself: several subjects
+ * before 2.10 (nats.js checks), or before 2.10 one that neither lies within nor covers a stream
+ * subject (`ucentral.<serial>.*`: 10093, "not a valid subset of the interest subjects").
+ */
+function refusedFilter(e: unknown): boolean {
+  const err = e as { message?: string; api_error?: { err_code?: number } };
+  return err.api_error?.err_code === 10093 || /'filter_subjects' requires server/.test(String(err.message));
+}
+
+export interface ConsumerMade {
+  made: 'created' | 'kept' | 'migrated' | 'reset' | 'refiltered';
+  filtering: Filtering;
+  /** Why nats-server does not apply the filter (filtering 'client'). */
+  refused?: string;
+}
+
 /**
  * The durable pull consumer a serve worker reads from; survives the worker's restarts. Acks are
  * cumulative (AckPolicy.All): the worker acks the newest frame once everything before it is
  * stored, one ack per cycle instead of one per frame. One worker per durable, so a cumulative ack
  * never covers another worker's frames. The durable is made again from its ack floor, so nothing
- * unacknowledged is skipped, when an older airtwin made it with per-message acks ('migrated'), or
+ * unacknowledged is skipped, when an older airtwin made it with per-message acks ('migrated'),
  * when it has frames delivered to a previous worker that died before acknowledging them ('reset':
- * they come again now instead of after ack_wait).
+ * they come again now instead of after ack_wait), or when it was made for another filter
+ * ('refiltered': frames of the new filter from the floor on; earlier ones stay skipped).
+ *
+ * `filter` narrows the consumer to a worker's part of the fleet: one subject goes as
+ * `filter_subject` (any nats-server), several as `filter_subjects` (nats-server >= 2.10). Where
+ * the server refuses the filter (see refusedFilter) the consumer covers the whole stream and the
+ * worker skips what does not match ('client'): it still gets only its own APs, at the price of
+ * receiving every frame.
  */
 export async function ensureConsumer(
-  jsm: JetStreamManager, durable: string, filterSubjects?: string[], opts: { takeOver: boolean } = { takeOver: true },
-): Promise<'created' | 'kept' | 'migrated' | 'reset'> {
+  jsm: JetStreamManager, durable: string, filter: string[] = [], opts: { takeOver: boolean } = { takeOver: true },
+): Promise<ConsumerMade> {
   const found = await jsm.consumers.info(STREAM, durable).catch(() => undefined);
+  const sameFilter = found !== undefined && sameSet(madeFor(found.config), filter);
   // A worker that is consuming (takeOver false: it only makes sure the consumer still exists)
   // holds unacknowledged frames itself: those are not a dead worker's.
-  if (found && found.config.ack_policy === AckPolicy.All && (found.num_ack_pending === 0 || !opts.takeOver)) return 'kept';
+  if (found && sameFilter && found.config.ack_policy === AckPolicy.All && (found.num_ack_pending === 0 || !opts.takeOver)) {
+    return { made: 'kept', filtering: filter.length === 0 ? 'none' : sameSet(serverFilter(found.config), filter) ? 'server' : 'client' };
+  }
   const floor = found?.ack_floor.stream_seq ?? 0;
   if (found) await jsm.consumers.delete(STREAM, durable);
-  await jsm.consumers.add(STREAM, {
+  const config = {
     durable_name: durable,
     ack_policy: AckPolicy.All,
     // All: the first worker also ingests what edges captured before it ever ran (bounded by max_age).
     ...(floor > 0 ? { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: floor + 1 } : { deliver_policy: DeliverPolicy.All }),
     ack_wait: 30_000_000_000,
     max_ack_pending: MAX_ACK_PENDING,
-    ...(filterSubjects ? { filter_subjects: filterSubjects } : {}),
-  });
-  return !found ? 'created' : found.config.ack_policy === AckPolicy.All ? 'reset' : 'migrated';
+    ...(filter.length > 0 ? { description: `${FILTER_NOTE}${filter.join(',')}` } : {}),
+  };
+  const made = !found ? 'created' : !sameFilter ? 'refiltered' : found.config.ack_policy === AckPolicy.All ? 'reset' : 'migrated';
+  if (filter.length === 0) {
+    await jsm.consumers.add(STREAM, config);
+    return { made, filtering: 'none' };
+  }
+  try {
+    await jsm.consumers.add(STREAM, { ...config, ...(filter.length === 1 ? { filter_subject: filter[0] } : { filter_subjects: filter }) });
+    return { made, filtering: 'server' };
+  } catch (e) {
+    if (!refusedFilter(e)) throw e;
+    await jsm.consumers.add(STREAM, config);
+    return { made, filtering: 'client', refused: (e as Error).message };
+  }
 }
