@@ -27,7 +27,7 @@ import type { Clock } from '../../protocol/clock.js';
 import type { DeviceLink } from '../../protocol/device-link.js';
 import { inflateParams, isCompressed } from '../../protocol/compress.js';
 import type { CommandFrame, JsonObject } from '../../protocol/frame.js';
-import { readRecording, type RecordLine } from './read-recording.js';
+import { readRecordingChunks, type RecordLine } from './read-recording.js';
 import { ReplayLink } from './replay-link.js';
 
 /** What the replayer needs of the fleet (actors/fleet.ts `Fleet` has it). */
@@ -233,7 +233,8 @@ export function startReplay(opts: ReplayOptions): ReplayHandle {
     let read = 0;
     const progress = () => opts.onProgress?.({ read, lines, frames: s.frames, devices: links.size, t: lastT });
     try {
-      for await (const item of readRecording(files, { signal })) {
+      // A read's lines are parsed together (one await per MiB); they are played one by one.
+      reading: for await (const chunk of readRecordingChunks(files, { signal })) for (const item of chunk) {
         lines++;
         read += item.size;
         const part = files.indexOf(item.file);
@@ -249,9 +250,13 @@ export function startReplay(opts: ReplayOptions): ReplayHandle {
           }
           const wait = waitUntil(rec.t + offset);
           if (wait) await wait;
-          if (signal.aborted) break;
+          if (signal.aborted) break reading;
           lastT = rec.t;
           play(rec, part, item.line, file);
+          // Connects, commands and their results start asynchronous work in the actor (admission,
+          // sending the next command): let it finish before the next line, as a live AP's next
+          // frame would arrive after it. Plain notifications (nearly every line) need no turn.
+          if (rec.kind !== 'up' || rec.frame.method === 'connect' || rec.frame.method === undefined) await yieldToLoop();
         }
         if (lines % progressEvery === 0) progress();
         if (speed === 'max' && lines % every === 0) {

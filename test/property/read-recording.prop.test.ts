@@ -1,0 +1,92 @@
+import { mkdtempSync, rmSync, writeFileSync, createReadStream } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import fc from 'fast-check';
+import { afterAll, describe, expect, it } from 'vitest';
+import { parseLine, readRecording, type ReadItem } from '../../src/links/replay/read-recording.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'airtwin-read-prop-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/**
+ * The oracle: node's readline splits the file into lines (as the reader did before it read
+ * whole chunks), and every non-blank line goes through parseLine in order.
+ */
+async function viaReadline(file: string): Promise<ReadItem[]> {
+  const out: ReadItem[] = [];
+  let lastT = -Infinity;
+  let line = 0;
+  const rl = createInterface({ input: createReadStream(file, { encoding: 'utf8' }), crlfDelay: Infinity });
+  for await (const text of rl) {
+    line++;
+    if (text.trim() === '') continue;
+    const r = parseLine(text, lastT);
+    if ('reason' in r) out.push({ ok: false, line, file, size: text.length + 1, reason: r.reason });
+    else {
+      lastT = r.rec.t;
+      out.push({ ok: true, line, file, size: text.length + 1, rec: r.rec });
+    }
+  }
+  return out;
+}
+
+async function collect(file: string, chunkBytes?: number): Promise<ReadItem[]> {
+  const out: ReadItem[] = [];
+  for await (const item of readRecording(file, { chunkBytes })) out.push(item);
+  return out;
+}
+
+// Text with multi-byte characters, so reads cut UTF-8 sequences as well as lines.
+const unicode = fc.string({ unit: fc.constantFrom('a', 'Z', '0', ' ', 'é', '€', '😀', '"', '\\', '{') , maxLength: 12 });
+const recordLine = fc.record({
+  t: fc.integer({ min: 0, max: 2_000 }),
+  serial: fc.constantFrom('a0b1c2300001', 'A0:B1:C2:30:00:02', 'bad'),
+  note: unicode,
+  kind: fc.constantFrom('up', 'connect', 'down'),
+}).map(({ t, serial, note, kind }) => JSON.stringify(kind === 'connect'
+  ? { t, serial, event: 'connect' }
+  : kind === 'up'
+    ? { t, serial, dir: 'up', frame: { jsonrpc: '2.0', method: 'state', params: { serial, uuid: 1, state: { note } } } }
+    : { t, serial, dir: 'down', frame: { jsonrpc: '2.0', method: 'ping', id: 3, params: { note } } }));
+const anyLine = fc.oneof(
+  { weight: 6, arbitrary: recordLine },
+  { weight: 2, arbitrary: fc.constantFrom('', '   ', '\t') },
+  { weight: 1, arbitrary: unicode.map((s) => `{not json ${s}`) },
+);
+const breakOf = fc.constantFrom('\n', '\r\n', '\r');
+const file = fc.tuple(fc.array(fc.tuple(anyLine, breakOf), { maxLength: 25 }), fc.boolean()).map(([lines, trailing]) =>
+  lines.map(([l, b], i) => l + (i < lines.length - 1 || trailing ? b : '')).join(''));
+
+let n = 0;
+describe('reading a recording a chunk at a time', () => {
+  it('gives the same items, line numbers and sizes as reading it line by line with readline', async () => {
+    await fc.assert(fc.asyncProperty(file, fc.integer({ min: 1, max: 64 }), async (content, chunkBytes) => {
+      const path = join(dir, `r${n++}.ndjson`);
+      writeFileSync(path, content);
+      const expected = await viaReadline(path);
+      expect(await collect(path, chunkBytes)).toEqual(expected);
+      expect(await collect(path)).toEqual(expected);
+    }), { numRuns: 200 });
+  });
+
+  it('counts the empty line between a lone CR and a CRLF, as readline does', async () => {
+    const path = join(dir, 'crcrlf.ndjson');
+    const line = (t: number) => JSON.stringify({ t, serial: 'a0b1c2300001', event: 'connect' });
+    writeFileSync(path, `${line(1)}\r\r\n${line(2)}\n`);
+    expect((await collect(path, 7)).map((i) => i.line)).toEqual([1, 3]);
+    expect(await collect(path, 7)).toEqual(await viaReadline(path));
+  });
+
+  it('stops reading when its signal is aborted', async () => {
+    const path = join(dir, 'abort.ndjson');
+    writeFileSync(path, Array.from({ length: 100 }, (_, i) => JSON.stringify({ t: i, serial: 'a0b1c2300001', event: 'connect' })).join('\n'));
+    const signal = { aborted: false };
+    const got: ReadItem[] = [];
+    for await (const item of readRecording(path, { signal, chunkBytes: 256 })) {
+      got.push(item);
+      if (got.length === 5) signal.aborted = true;
+    }
+    expect(got).toHaveLength(5);
+  });
+});
