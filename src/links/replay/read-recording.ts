@@ -158,7 +158,8 @@ export async function* readRecording(files: string | readonly string[], opts: Re
 /** Time of the first valid line of a recording, or undefined when it has none. */
 export async function firstTime(files: string | readonly string[]): Promise<number | undefined> {
   const signal = { aborted: false };
-  for await (const item of readRecording(files, { signal })) {
+  // Small reads: only the first valid line is wanted, not a MiB of checked lines.
+  for await (const item of readRecording(files, { signal, chunkBytes: 64 * 1024 })) {
     if (item.ok) {
       signal.aborted = true;
       return item.rec.t;
