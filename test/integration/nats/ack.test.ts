@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { AckPolicy, DeliverPolicy, headers, type NatsConnection } from 'nats';
+import { AckPolicy, DeliverPolicy, type NatsConnection } from 'nats';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Fleet, type FleetEvent } from '../../../actors/fleet.js';
 import { connectNats, silentLogger } from '../../../src/links/nats/connect.js';
 import { NatsLinkManager } from '../../../src/links/nats/nats-link-manager.js';
-import { DEFAULT_DURABLE, HDR_AT, HDR_RESYNC, RESYNC_SUBJECT, STREAM, ensureStream, presenceSubject, upSubject } from '../../../src/links/nats/subjects.js';
+import { DEFAULT_DURABLE, STREAM, ensureStream, upSubject } from '../../../src/links/nats/subjects.js';
 import { wallClock } from '../../../src/protocol/clock.js';
-import { connectFrame, logFrame } from './frames.js';
-import { startNats, waitFor, type TestNats } from './harness.js';
+import { logFrame } from './frames.js';
+import { apAgent, startNats, waitFor, type TestNats } from './harness.js';
 
 /**
  * Acknowledgement semantics of serve's NATS link: a frame is acknowledged (cumulatively) only
@@ -26,24 +26,8 @@ describe('NATS link acknowledgements', () => {
     const nc = await connectNats({ url: nats.url, name: 'ap-agent', logger: silentLogger });
     cleanups.push(() => nc.close());
     await ensureStream(await nc.jetstreamManager());
-    const js = nc.jetstream();
-    const pub = (subject: string, body: object) => {
-      const h = headers();
-      h.set(HDR_AT, String(Date.now()));
-      return js.publish(subject, JSON.stringify(body), { headers: h });
-    };
-    // Like an edge: a serve that (re)starts asks for the sessions, and gets presence + connect again.
-    nc.subscribe(RESYNC_SUBJECT, { callback: () => {
-      const h = headers();
-      h.set(HDR_RESYNC, '1');
-      h.set(HDR_AT, String(Date.now()));
-      nc.publish(presenceSubject(serial), JSON.stringify({ event: 'connect', edge: 'agent', at: Date.now() }));
-      nc.publish(upSubject(serial), JSON.stringify(connectFrame(serial)), { headers: h });
-    } });
-    return { nc, pub, session: async () => {
-      await pub(presenceSubject(serial), { event: 'connect', edge: 'agent', at: Date.now() });
-      await pub(upSubject(serial), connectFrame(serial));
-    } };
+    const agent = apAgent(nc, [serial]);
+    return { nc, pub: agent.pub, session: () => agent.session(serial) };
   }
 
   /** A serve side on its own connection, so a test can cut it without a clean close (a crash). */

@@ -12,7 +12,9 @@ import { NatsLinkManager } from '../../../src/links/nats/nats-link-manager.js';
 import { wallClock } from '../../../src/protocol/clock.js';
 import { MemoryCommandStore } from '../../helpers/memory-command-store.js';
 import { startNats, type TestNats } from '../../helpers/nats.js';
-import type { NatsConnection } from 'nats';
+import { headers, type NatsConnection } from 'nats';
+import { HDR_AT, HDR_RESYNC, RESYNC_SUBJECT, presenceSubject, upSubject } from '../../../src/links/nats/subjects.js';
+import { connectFrame } from './frames.js';
 
 /** Poll `cond` every 20 ms, at most `timeoutMs`; returns whether it became true. */
 export async function waitFor(cond: () => boolean, timeoutMs = 10_000): Promise<boolean> {
@@ -69,6 +71,34 @@ export async function startEdgeSide(url: string, opts: { tls?: EdgeTls; limits?:
       await nc.drain().catch(() => undefined);
     },
   };
+}
+
+/**
+ * An AP-side agent on `nc` without an edge: publishes into JetStream with the edge's receive-time
+ * header and, like an edge, answers a starting serve's resync with presence + connect of `serials`.
+ */
+export function apAgent(nc: NatsConnection, serials: readonly string[]) {
+  const js = nc.jetstream();
+  const pub = (subject: string, body: object) => {
+    const h = headers();
+    h.set(HDR_AT, String(Date.now()));
+    return js.publish(subject, JSON.stringify(body), { headers: h });
+  };
+  nc.subscribe(RESYNC_SUBJECT, { callback: () => {
+    for (const s of serials) {
+      const h = headers();
+      h.set(HDR_RESYNC, '1');
+      h.set(HDR_AT, String(Date.now()));
+      nc.publish(presenceSubject(s), JSON.stringify({ event: 'connect', edge: 'agent', at: Date.now() }));
+      nc.publish(upSubject(s), JSON.stringify(connectFrame(s)), { headers: h });
+    }
+  } });
+  /** A session as an edge starts it: presence, then the AP's connect. */
+  const session = async (serial: string) => {
+    await pub(presenceSubject(serial), { event: 'connect', edge: 'agent', at: Date.now() });
+    await pub(upSubject(serial), connectFrame(serial));
+  };
+  return { pub, session };
 }
 
 export { startNats, type TestNats };

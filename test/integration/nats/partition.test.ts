@@ -1,17 +1,17 @@
 import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { headers, type NatsConnection } from 'nats';
+import type { NatsConnection } from 'nats';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Fleet, type FleetEvent } from '../../../actors/fleet.js';
 import { startSimulateLoad, type LoadRun } from '../../../src/commands/simulate-load.js';
 import { ConfigError, loadServeConfig } from '../../../src/config/load.js';
 import { connectNats, silentLogger, type LinkLogger } from '../../../src/links/nats/connect.js';
 import { NatsLinkManager } from '../../../src/links/nats/nats-link-manager.js';
-import { HDR_AT, HDR_RESYNC, RESYNC_SUBJECT, STREAM, ensureConsumer, ensureStream, presenceSubject, upSubject } from '../../../src/links/nats/subjects.js';
+import { STREAM, ensureConsumer, ensureStream, upSubject } from '../../../src/links/nats/subjects.js';
 import { wallClock } from '../../../src/protocol/clock.js';
 import { startTestServer, type TestServer } from '../../helpers/server.js';
-import { connectFrame, logFrame } from './frames.js';
-import { startEdgeSide, startNats, waitFor, type EdgeSide, type TestNats } from './harness.js';
+import { logFrame } from './frames.js';
+import { apAgent, startEdgeSide, startNats, waitFor, type EdgeSide, type TestNats } from './harness.js';
 
 /** nats-server 2.10 filters a consumer on a subject that only overlaps the stream's; 2.9 refuses it. */
 const filtersOnServer = (nc: NatsConnection): boolean => {
@@ -140,25 +140,9 @@ describe('a durable whose filter changes', () => {
 
   it('a worker moved to another serial gets that serial from the ack floor on, and nothing of the old one', async () => {
     const { nats, nc } = await setup();
-    const js = nc.jetstream();
-    const pub = (subject: string, body: object) => {
-      const h = headers();
-      h.set(HDR_AT, String(Date.now()));
-      return js.publish(subject, JSON.stringify(body), { headers: h });
-    };
-    // Like an edge: a starting serve asks for the sessions and gets presence + connect again.
-    nc.subscribe(RESYNC_SUBJECT, { callback: () => {
-      for (const s of [s1, s2]) {
-        const h = headers();
-        h.set(HDR_RESYNC, '1');
-        h.set(HDR_AT, String(Date.now()));
-        nc.publish(presenceSubject(s), JSON.stringify({ event: 'connect', edge: 'agent', at: Date.now() }));
-        nc.publish(upSubject(s), JSON.stringify(connectFrame(s)), { headers: h });
-      }
-    } });
+    const { pub, session } = apAgent(nc, [s1, s2]);
     for (const s of [s1, s2]) {
-      await pub(presenceSubject(s), { event: 'connect', edge: 'agent', at: Date.now() });
-      await pub(upSubject(s), connectFrame(s));
+      await session(s);
       await pub(upSubject(s), logFrame(s, `${s} before`));
     }
 
