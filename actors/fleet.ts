@@ -47,6 +47,8 @@ export interface DeviceDetails {
   pending: number;
   /** UUID of the command on the wire, if any. */
   running?: string;
+  /** Notifications ignored for a missing params.serial since the actor started (§1.2). */
+  ignoredFrames: number;
 }
 
 export function stateName(value: DeviceSnapshot['value']): string {
@@ -151,7 +153,7 @@ export class Fleet {
     const c = snap.context;
     return {
       status: c.status, state: stateName(snap.value), lastState: c.lastState, lastHealthcheck: c.lastHealthcheck,
-      capabilities: c.capabilities, pending: c.pending.length, running: c.current?.sub.command.UUID,
+      capabilities: c.capabilities, pending: c.pending.length, running: c.current?.sub.command.UUID, ignoredFrames: c.ignoredFrames,
     };
   }
 

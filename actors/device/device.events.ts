@@ -15,8 +15,11 @@ interface Base<T extends string, P> {
 export type DeviceEvent =
   | Base<'connected', { ipAddress: string; firmware: string; uuid: number; capabilities: JsonObject; reason: string; params: JsonObject }>
   | Base<'disconnected', { reason: string }>
-  /** The actor dropped or refused the AP: blacklisted, not provisioned, too many protocol errors, no connect. */
-  | Base<'dropped', { reason: 'blacklisted' | 'not-provisioned' | 'protocol-errors' | 'no-connect' | 'admission-failed'; detail: string }>
+  /**
+   * The actor dropped or refused the AP: blacklisted, not provisioned, too many protocol errors, no connect,
+   * a notification whose params.serial is not hex (`bad-serial`, §1.2).
+   */
+  | Base<'dropped', { reason: 'blacklisted' | 'not-provisioned' | 'protocol-errors' | 'no-connect' | 'admission-failed' | 'bad-serial'; detail: string }>
   | Base<'state', { uuid: number; state: JsonObject; requestUuid?: string }>
   | Base<'healthcheck', { uuid: number; sanity: number; data: JsonObject; requestUuid?: string }>
   /** logType 0 normal, 2 reboot log (recorded = device date); crash logs have their own event. */
@@ -36,6 +39,11 @@ export type DeviceEvent =
   /** A submission the actor could not take: the service turns it into a 409. */
   | Base<'command-rejected', { command: Command; code: 'DEVICE_OFFLINE' | 'DEVICE_BUSY'; reason: string }>
   | Base<'protocol-error', { reason: string; count: number }>
+  /**
+   * A notification without params.serial, ignored (§1.2) and not a protocol error. `count` is
+   * the actor's running total (DeviceContext.ignoredFrames).
+   */
+  | Base<'frame-ignored', { method: string; reason: string; count: number }>
   | Base<'firmware-changed', { oldFirmware: string; newFirmware: string }>
   /** source `gateway`: a stored configuration newer than the AP's was pushed; `device`: the AP's cfgpending. */
   | Base<'config-pending', { source: 'gateway' | 'device'; deviceUuid: number; pendingUuid: number; commandUuid?: string }>

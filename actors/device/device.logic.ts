@@ -39,6 +39,8 @@ export interface DeviceContext {
   /** Frames that arrived while admission was pending, replayed once it says yes. */
   heldFrames: HeldFrame[];
   protocolErrors: number;
+  /** Notifications ignored for a missing params.serial (§1.2), over the actor's life; not protocol errors. */
+  ignoredFrames: number;
   nextRpcId: number;
   current?: Running;
   pending: Pending[];
@@ -88,7 +90,7 @@ export function initialContext(serial: string, deps: DeviceDeps, timeouts: Devic
   const ctx: EveryField<DeviceContext> = {
     serial, deps, timeouts, maxPending, link, status: emptyStatus(serial), lastState: undefined, lastHealthcheck: undefined,
     capabilities: undefined, linkUp: false, sessionOpen: false, provisioned: false, heldConnect: undefined, heldFrames: [],
-    protocolErrors: 0, nextRpcId: 2, current: undefined, pending: [], closedRpcIds: [], reportWaiters: [],
+    protocolErrors: 0, ignoredFrames: 0, nextRpcId: 2, current: undefined, pending: [], closedRpcIds: [], reportWaiters: [],
     maintenance: undefined, pushedConfigUuid: undefined,
   };
   return { ...ctx };
@@ -200,6 +202,8 @@ function countedStatus(ctx: DeviceContext, bytes: number): DeviceStatus {
 /** Why a frame breaks the protocol in the current context, or undefined when it is acceptable. */
 export function frameViolation(ctx: DeviceContext, f: DecodedFrame): string | undefined {
   if (f.kind === 'invalid') return f.reason;
+  // Not protocol errors: the machine drops (bad-serial) or counts (ignored) these before asking.
+  if (f.kind === 'ignored' || f.kind === 'bad-serial') return undefined;
   if (f.kind === 'result') {
     if (f.id <= 1) return undefined; // ids 0 and 1 are one-way (§1.4): replies are ignored
     if (ctx.current?.rpcId === f.id || ctx.closedRpcIds.includes(f.id)) return undefined;
@@ -217,6 +221,15 @@ export function frameViolation(ctx: DeviceContext, f: DecodedFrame): string | un
 export function protocolError(ctx: DeviceContext, reason: string): Fx {
   const count = ctx.protocolErrors + 1;
   return { ctx: { protocolErrors: count }, emit: [ev(ctx, { type: 'protocol-error', payload: { reason, count } })] };
+}
+
+/** A notification without params.serial (§1.2): counted as traffic and as ignored, nothing else. */
+export function ignoreFrame(ctx: DeviceContext, bytes: number, f: Extract<DecodedFrame, { kind: 'ignored' }>): Fx {
+  const count = ctx.ignoredFrames + 1;
+  return {
+    ctx: { status: countedStatus(ctx, bytes), ignoredFrames: count },
+    emit: [ev(ctx, { type: 'frame-ignored', payload: { method: f.method, reason: f.reason, count } })],
+  };
 }
 
 /** A `connect` was admitted: the session opens, status and capabilities come from its params. */

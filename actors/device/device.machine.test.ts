@@ -4,7 +4,7 @@ import { flush } from '../../test/helpers/fake-link.js';
 import { SERIAL, T0, startDevice, submission } from '../../test/helpers/device-fixtures.js';
 import { inflateParams } from '../../src/protocol/compress.js';
 import { deviceMachine } from './device.machine.js';
-import { SEND_RETRY_MS } from './device.logic.js';
+import { MAX_PROTOCOL_ERRORS, SEND_RETRY_MS } from './device.logic.js';
 import type { DeviceDeps } from './device.types.js';
 
 async function online(opts: Parameters<typeof startDevice>[0] = {}, expected: unknown = { online: 'idle' }) {
@@ -181,6 +181,112 @@ describe('device machine: connection lifecycle', () => {
   it('does not push a stored configuration that is not newer', async () => {
     const d = await online({ stored: () => ({ uuid: 1, configuration: {} }) });
     expect(d.link.sent).toHaveLength(0);
+  });
+});
+
+describe('device machine: params.serial of every notification (§1.2)', () => {
+  const bare = (method: string, params: Record<string, unknown>) => ({ jsonrpc: '2.0', method, params } as never);
+
+  it('drops an AP whose notification carries a serial that is not hex, without a protocol error', async () => {
+    const d = await online();
+    d.link.notify('state', { serial: 'zz!', uuid: 1, state: STATE });
+    expect(d.value()).toBe('offline');
+    expect(d.of('dropped').map((e) => e.payload)).toEqual([{ reason: 'bad-serial', detail: 'state: params.serial "zz!" is not 1-29 hex digits' }]);
+    expect(d.link.closed).toEqual(['state: params.serial "zz!" is not 1-29 hex digits']);
+    expect(d.of('state')).toHaveLength(0);
+    expect(d.of('protocol-error')).toHaveLength(0);
+    const st = d.actor.getSnapshot().context.status;
+    expect(st).toMatchObject({ connected: false, messageCount: 2 });
+    // Frames until the link's disconnect arrives are counted, not acted on (no second drop).
+    d.link.notify('state', { serial: 'zz!', uuid: 1, state: STATE });
+    expect(d.of('dropped')).toHaveLength(1);
+    expect(d.actor.getSnapshot().context.status.messageCount).toBe(3);
+  });
+
+  it('checks the serial inside compress_64 params', async () => {
+    const d = await online();
+    d.link.notify('healthcheck', { serial: 'x'.repeat(12), uuid: 1, sanity: 50, data: {} }, true);
+    expect(d.of('dropped')[0]?.payload.reason).toBe('bad-serial');
+  });
+
+  it('ignores and counts a notification without params.serial; it stays connected and it is no protocol error', async () => {
+    const d = await online();
+    for (let i = 0; i < MAX_PROTOCOL_ERRORS + 2; i++) d.link.frame(bare('state', { uuid: 1, state: STATE }));
+    expect(d.value()).toEqual({ online: 'idle' });
+    expect(d.of('state')).toHaveLength(0);
+    expect(d.of('protocol-error')).toHaveLength(0);
+    expect(d.of('dropped')).toHaveLength(0);
+    const ignored = d.of('frame-ignored');
+    expect(ignored.map((e) => e.payload.count)).toEqual(Array.from({ length: MAX_PROTOCOL_ERRORS + 2 }, (_, i) => i + 1));
+    expect(ignored[0]?.payload).toEqual({ method: 'state', reason: 'state: params.serial is missing', count: 1 });
+    const c = d.actor.getSnapshot().context;
+    expect(c).toMatchObject({ ignoredFrames: MAX_PROTOCOL_ERRORS + 2, protocolErrors: 0, lastState: undefined });
+    expect(c.status).toMatchObject({ connected: true, messageCount: MAX_PROTOCOL_ERRORS + 3, associations_2G: 0 });
+    // The same AP's next good frame is taken as usual.
+    d.link.notify('state', { uuid: 1, state: STATE });
+    expect(d.of('state')).toHaveLength(1);
+  });
+
+  it('takes a valid serial that is not its own and files the frame under the connection serial', async () => {
+    const d = await online();
+    d.link.notify('state', { serial: ' 0123456789AB ', uuid: 1, state: STATE });
+    expect(d.value()).toEqual({ online: 'idle' });
+    expect(d.of('state').map((e) => e.serial)).toEqual([SERIAL]);
+    expect(d.actor.getSnapshot().context.status.associations_2G).toBe(2);
+  });
+
+  it('before connect: a frame without serial is ignored (not a protocol error), a connect without one does not open the session', () => {
+    const d = startDevice({ timeouts: { connectMs: 1000 } });
+    d.link.up();
+    d.link.frame(bare('state', { uuid: 1, state: {} }));
+    d.link.frame(bare('connect', { uuid: 1, firmware: 'fw-1', capabilities: {} }));
+    expect(d.value()).toEqual({ connecting: 'awaitingConnect' });
+    expect(d.of('frame-ignored').map((e) => e.payload.method)).toEqual(['state', 'connect']);
+    expect(d.of('protocol-error')).toHaveLength(0);
+    d.clock.increment(1000);
+    expect(d.of('dropped').map((e) => e.payload.reason)).toEqual(['no-connect']);
+  });
+
+  it('drops a connect with a bad serial, before admission and while admission is pending', async () => {
+    const first = startDevice();
+    first.link.up();
+    first.link.connect({ serial: 'not-a-serial' });
+    await flush();
+    expect(first.value()).toBe('offline');
+    expect(first.of('dropped').map((e) => e.payload.reason)).toEqual(['bad-serial']);
+    expect(first.of('connected')).toHaveLength(0);
+
+    const d = startDevice({ admit: () => new Promise(() => undefined) });
+    d.link.up();
+    d.link.connect();
+    expect(d.value()).toEqual({ connecting: 'admitting' });
+    d.link.connect({ serial: 'zz!' });
+    expect(d.value()).toBe('offline');
+    expect(d.of('dropped').map((e) => e.payload.reason)).toEqual(['bad-serial']);
+    expect(d.link.closed).toHaveLength(1);
+  });
+
+  it('while admission is pending, holds a frame without serial and counts it as ignored once admitted', async () => {
+    let admit: (a: 'accept') => void = () => undefined;
+    const d = startDevice({ admit: () => new Promise((resolve) => { admit = resolve; }) });
+    d.link.up();
+    d.link.connect();
+    d.link.frame(bare('state', { uuid: 1, state: STATE }));
+    expect(d.of('frame-ignored')).toHaveLength(0);
+    admit('accept');
+    await flush();
+    expect(d.value()).toEqual({ online: 'idle' });
+    expect(d.of('frame-ignored')).toHaveLength(1);
+    expect(d.of('state')).toHaveLength(0);
+    expect(d.of('protocol-error')).toHaveLength(0);
+  });
+
+  it('checks the blacklist before the serial', async () => {
+    let black = false;
+    const d = await online({ blacklisted: () => black });
+    black = true;
+    d.link.notify('state', { serial: 'zz!', uuid: 1, state: STATE });
+    expect(d.of('dropped').map((e) => e.payload.reason)).toEqual(['blacklisted']);
   });
 });
 

@@ -6,7 +6,7 @@ import {
   DEFAULT_MAX_PENDING, DEFAULT_TIMEOUTS, type Admission, type CommandSubmission, type DeviceDeps, type DeviceTimeouts, type RestartKind,
 } from './device.types.js';
 import {
-  MAX_HELD_FRAMES, MAX_PROTOCOL_ERRORS, abandonAll, accept, completeCurrent, countFrame, drop, expire, frameViolation, hasKeys, initialContext,
+  MAX_HELD_FRAMES, MAX_PROTOCOL_ERRORS, abandonAll, accept, completeCurrent, countFrame, drop, expire, frameViolation, hasKeys, ignoreFrame, initialContext,
   isCurrentResult, isScheduledLater, linkConnected, linkDisconnected, markDue, nextReady, openSession,
   protocolError, queueFull, receiveNotification, reject, restartAfter, sendFailed, startNext, timeoutCurrent,
   type DeviceContext, type Fx, type TimerEvent,
@@ -90,6 +90,8 @@ export const deviceMachine = setup({
   },
   guards: {
     blacklisted: ({ context }) => context.deps.isBlacklisted(context.serial),
+    badSerial: ({ event }) => frameOf(event)?.kind === 'bad-serial',
+    ignoredFrame: ({ event }) => frameOf(event)?.kind === 'ignored',
     lastProtocolError: ({ context, event }) => context.protocolErrors + 1 >= MAX_PROTOCOL_ERRORS && violation(context, event) !== undefined,
     protocolViolation: ({ context, event }) => violation(context, event) !== undefined,
     isConnect: ({ event }) => isConnect(event),
@@ -117,6 +119,14 @@ export const deviceMachine = setup({
     countFrame: enqueueActions(({ context, event, enqueue }) => run(enqueue, countFrame(context, (event as Ev<'link.frame'>).bytes))),
     noteProtocolError: enqueueActions(({ context, event, enqueue }) => run(enqueue, protocolError(context, violation(context, event) ?? 'invalid frame'))),
     dropForErrors: enqueueActions(({ context, enqueue }) => run(enqueue, drop(context, 'protocol-errors', `${context.protocolErrors} protocol errors`))),
+    dropBadSerial: enqueueActions(({ context, event, enqueue }) => {
+      const f = frameOf(event);
+      if (f?.kind === 'bad-serial') run(enqueue, drop(context, 'bad-serial', f.reason));
+    }),
+    noteIgnored: enqueueActions(({ context, event, enqueue }) => {
+      const f = frameOf(event);
+      if (event.type === 'link.frame' && f?.kind === 'ignored') run(enqueue, ignoreFrame(context, event.bytes, f));
+    }),
     dropBlacklisted: enqueueActions(({ context, enqueue }) => run(enqueue, drop(context, 'blacklisted', `${context.serial} is blacklisted`))),
     dropNoConnect: enqueueActions(({ context, enqueue }) => run(enqueue, drop(context, 'no-connect', 'no connect message in time'))),
     refuseUnprovisioned: enqueueActions(({ context, enqueue }) => run(enqueue, drop(context, 'not-provisioned', `${context.serial} is not provisioned`))),
@@ -188,9 +198,12 @@ export const deviceMachine = setup({
       { target: '.connecting', actions: 'linkConnected' },
     ],
     'link.disconnected': { target: '.offline', actions: 'linkDisconnected' },
-    // Order matters: the blacklist is checked on every frame first (§1.2), then the error budget.
+    // Order matters: the blacklist is checked on every frame first (§1.2), then params.serial
+    // (not hex: drop; missing: ignored and counted, not a protocol error), then the error budget.
     'link.frame': [
       { guard: 'blacklisted', target: '.offline', actions: ['countFrame', 'dropBlacklisted'] },
+      { guard: 'badSerial', target: '.offline', actions: ['countFrame', 'dropBadSerial'] },
+      { guard: 'ignoredFrame', actions: 'noteIgnored' },
       { guard: 'lastProtocolError', target: '.offline', actions: ['countFrame', 'noteProtocolError', 'dropForErrors'] },
       { guard: 'protocolViolation', actions: ['countFrame', 'noteProtocolError'] },
       // The hot path (state, healthcheck, telemetry...): one action, one context update. Every
@@ -233,10 +246,13 @@ export const deviceMachine = setup({
             onError: { target: '#device.offline', actions: 'admissionFailed' },
           },
           after: { admitTimeout: { target: '#device.offline', actions: 'admissionFailed' } },
-          // The AP does not wait for the admission hook: keep what it says meanwhile.
+          // The AP does not wait for the admission hook: keep what it says meanwhile (frames
+          // without params.serial too: they are counted as ignored when replayed). A frame with a
+          // bad serial, a connect included, drops the AP at once, as on an open session.
           on: {
             'link.frame': [
               { guard: 'blacklisted', target: '#device.offline', actions: ['countFrame', 'dropBlacklisted'] },
+              { guard: 'badSerial', target: '#device.offline', actions: ['countFrame', 'dropBadSerial'] },
               { guard: 'isConnect', actions: ['countFrame', 'holdConnect'] },
               { actions: 'holdFrame' },
             ],

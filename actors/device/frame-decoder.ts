@@ -2,18 +2,42 @@ import { inflateParams, isCompressed } from '../../src/protocol/compress.js';
 import { NOTIFICATION_METHODS, isObject, type JsonObject, type NotificationMethod } from '../../src/protocol/frame.js';
 
 /**
- * Turns whatever a link delivered into one of three shapes the machine's guards can read,
+ * Turns whatever a link delivered into one of the shapes the machine's guards can read,
  * following reference/gateway-behaviour.md §1.1-1.2. Decoding happens once, at the edge of the
- * machine (the link actor), so guards stay cheap and pure.
+ * machine (the link actor), so guards stay cheap and pure: they read `kind` only.
+ *
+ * - `ignored`: a notification without `params.serial` (§1.2: silently ignored upstream). The
+ *   actor counts it (`frame-ignored`), it is not a protocol error.
+ * - `bad-serial`: a notification whose `params.serial` is not a string of 1-29 hex digits once
+ *   trimmed and lowercased (§1.2: the connection is dropped). The actor drops the AP.
  */
 export type DecodedFrame =
   | { kind: 'notification'; method: NotificationMethod; params: JsonObject }
   | { kind: 'result'; id: number; result: JsonObject }
-  | { kind: 'invalid'; reason: string };
+  | { kind: 'invalid'; reason: string }
+  | { kind: 'ignored'; method: NotificationMethod; reason: string }
+  | { kind: 'bad-serial'; method: NotificationMethod; reason: string };
 
-/** Params each notification must carry (missing -> protocol error), per §1.3. */
+/**
+ * §1.2 (upstream `ValidSerialNumber` after trim + lowercase): hex digits only, fewer than 30.
+ * Case and surrounding white space are allowed here instead of building a trimmed copy per frame.
+ * An empty serial is refused too (upstream lets it through).
+ */
+const PER_MESSAGE_SERIAL = /^\s*[0-9a-f]{1,29}\s*$/i;
+
+/** A bad serial as the drop reason shows it: strings cut to 40 characters, other values by type. */
+function shown(v: unknown): string {
+  if (typeof v === 'string') return JSON.stringify(v.length > 40 ? `${v.slice(0, 40)}...` : v);
+  return v === null ? 'null' : `of type ${Array.isArray(v) ? 'array' : typeof v}`;
+}
+
+/**
+ * Params each notification must carry (missing -> protocol error), per §1.3. `serial` is not
+ * listed: every notification needs it and a missing one is ignored, not an error (§1.2), for
+ * connect, recovery and venue_broadcast too; decodeNotification checks it before this table.
+ */
 const REQUIRED_PARAMS: Record<NotificationMethod, readonly string[]> = {
-  connect: ['serial', 'uuid', 'firmware', 'capabilities'],
+  connect: ['uuid', 'firmware', 'capabilities'],
   state: ['uuid', 'state'],
   healthcheck: ['uuid', 'sanity', 'data'],
   log: ['log', 'severity'],
@@ -21,10 +45,10 @@ const REQUIRED_PARAMS: Record<NotificationMethod, readonly string[]> = {
   rebootLog: ['uuid', 'info', 'type', 'date'],
   ping: ['uuid'],
   cfgpending: ['uuid', 'active'],
-  recovery: ['serial', 'firmware', 'uuid', 'reboot', 'loglines'],
+  recovery: ['firmware', 'uuid', 'reboot', 'loglines'],
   deviceupdate: [],
   telemetry: ['data'],
-  venue_broadcast: ['data', 'serial', 'timestamp'],
+  venue_broadcast: ['data', 'timestamp'],
   event: ['data'],
   alarm: ['data'],
   wifiscan: ['data'],
@@ -67,6 +91,13 @@ function decodeNotification(frame: JsonObject): DecodedFrame {
     params = inflated.params;
   }
   const m = method as NotificationMethod;
+  // §1.2, on the inflated params: no serial -> ignored; a serial that is not hex -> drop. The
+  // value is not kept: after connect the actor's serial is the one everything is filed under.
+  const serial = params.serial;
+  if (serial === undefined) return { kind: 'ignored', method: m, reason: `${method}: params.serial is missing` };
+  if (typeof serial !== 'string' || !PER_MESSAGE_SERIAL.test(serial)) {
+    return { kind: 'bad-serial', method: m, reason: `${method}: params.serial ${shown(serial)} is not 1-29 hex digits` };
+  }
   for (const k of REQUIRED_PARAMS[m]) {
     if (params[k] !== undefined) continue;
     const missing = REQUIRED_PARAMS[m].filter((r) => params[r] === undefined);

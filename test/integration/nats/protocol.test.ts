@@ -56,6 +56,35 @@ describe('edge frame handling', () => {
     expect(serve.fleet.status(serial)?.connected).toBe(true);
   });
 
+  it('drops an AP whose state carries a params.serial that is not hex (§1.2)', async () => {
+    const serial = 'a0b1c2000055';
+    const c = await ap();
+    c.send(connectFrame(serial));
+    expect(await waitFor(() => serve.fleet.status(serial)?.connected === true)).toBe(true);
+    c.send({ jsonrpc: '2.0', method: 'state', params: { serial: 'zz!', uuid: 1, state: { unit: {} } } });
+    const { code, reason } = await c.closed;
+    expect(code).toBe(4001);
+    expect(reason).toContain('params.serial "zz!"');
+    expect(await waitFor(() => serve.fleet.status(serial)?.connected === false)).toBe(true);
+    expect(serve.events.filter((e) => e.serial === serial && (e.type === 'dropped' || e.type === 'protocol-error' || e.type === 'state')).map((e) => e.type === 'dropped' ? e.payload.reason : e.type))
+      .toEqual(['bad-serial']);
+  });
+
+  it('ignores and counts a state without params.serial; the AP stays connected (§1.2)', async () => {
+    const serial = 'a0b1c2000056';
+    const c = await ap();
+    c.send(connectFrame(serial));
+    expect(await waitFor(() => serve.fleet.status(serial)?.connected === true)).toBe(true);
+    c.send({ jsonrpc: '2.0', method: 'state', params: { uuid: 1, state: { unit: { load: [0.1, 0.2, 0.3] } } } });
+    c.send(logFrame(serial, 'after the serial-less state'));
+    expect(await waitFor(() => serve.events.some((e) => e.type === 'log' && e.serial === serial))).toBe(true);
+    // No state event, so nothing for the ingest pipeline to store.
+    expect(serve.events.filter((e) => e.serial === serial && (e.type === 'state' || e.type === 'protocol-error' || e.type === 'dropped'))).toEqual([]);
+    expect(serve.events.filter((e) => e.type === 'frame-ignored' && e.serial === serial).map((e) => e.payload))
+      .toEqual([{ method: 'state', reason: 'state: params.serial is missing', count: 1 }]);
+    expect(serve.fleet.details(serial)).toMatchObject({ state: 'online.idle', lastState: undefined, ignoredFrames: 1, status: { connected: true, messageCount: 3 } });
+  });
+
   it('drops an AP after 10 protocol errors', async () => {
     const serial = 'a0b1c2000052';
     const c = await ap();
