@@ -143,6 +143,24 @@ export function startFleetRuntime(deps: FleetRuntimeDeps): FleetRuntime {
   });
 
   const subscription = fleet.events$.subscribe((e) => {
+    // What the actors refuse is logged here, whichever link the AP came by (the edge logs only
+    // what it refuses itself): every drop and protocol error (at most 10 per link session before
+    // the drop), and ignored frames at their 1st, 10th, 100th... per AP, which bounds the volume.
+    switch (e.type) {
+      case 'dropped':
+        logger.warn({ serial: e.serial, reason: e.payload.reason, detail: e.payload.detail }, 'device dropped');
+        break;
+      case 'protocol-error':
+        logger.warn({ serial: e.serial, reason: e.payload.reason, count: e.payload.count }, 'device protocol error');
+        break;
+      case 'frame-ignored':
+        if (Number.isInteger(Math.log10(e.payload.count))) {
+          logger.warn({ serial: e.serial, method: e.payload.method, reason: e.payload.reason, count: e.payload.count }, 'device frame ignored');
+        }
+        break;
+      default:
+        break;
+    }
     const d = devices.get(e.serial);
     if (!d) return;
     const at = Math.floor(e.at / 1000);

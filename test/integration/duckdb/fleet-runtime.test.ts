@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { SimulatedClock } from 'xstate';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -26,7 +27,10 @@ describe('fleet runtime (serve\'s admission policy on a real DuckDB file)', () =
     rmSync(dir, { recursive: true, force: true });
   });
 
+  let logged: { msg: string; [k: string]: unknown }[] = [];
   async function start(autoProvision: boolean, withDefault = false) {
+    logged = [];
+    const sink = new Writable({ write(chunk, _enc, done) { logged.push(JSON.parse(String(chunk))); done(); } });
     dir = mkdtempSync(join(tmpdir(), 'airtwin-fr-'));
     store = await Store.open(dir);
     const clock = new SimulatedClock();
@@ -39,7 +43,7 @@ describe('fleet runtime (serve\'s admission policy on a real DuckDB file)', () =
     }
     runtime = startFleetRuntime({
       clock: processClock, devices, blacklist: await BlacklistRepo.load(store), defaultConfigs, commands: new CommandsRepo(store),
-      autoProvision, logger: pino({ level: 'silent' }),
+      autoProvision, logger: pino({ level: 'warn' }, sink),
     });
     const link = new FakeLink(SERIAL, () => clock.now());
     runtime.fleet.attach(link);
@@ -72,5 +76,19 @@ describe('fleet runtime (serve\'s admission policy on a real DuckDB file)', () =
     expect(JSON.parse(d.configuration)).toMatchObject({ radios: [{ band: '5G', channel: 44 }] });
     expect(d.UUID).toBeGreaterThan(1);
     expect(link.sent.some((f) => f.method === 'configure')).toBe(true);
+  });
+
+  it('logs what the actor refuses: ignored frames at the 1st and 10th, protocol errors, the drop and its reason', async () => {
+    const { link } = await start(true);
+    // No params.serial: ignored (counted, logged at the 1st and 10th).
+    for (let i = 0; i < 10; i++) link.frame({ jsonrpc: '2.0', method: 'healthcheck', params: { uuid: 1, sanity: 100, data: {} } });
+    link.frame({ jsonrpc: '2.0', method: 'bogus', params: { serial: SERIAL } });
+    link.notify('state', { serial: 'zz!', uuid: 1, state: {} });
+    for (let i = 0; i < 20; i++) await flush();
+    const of = (msg: string) => logged.filter((l) => l.msg === msg);
+    expect(of('device frame ignored').map((l) => l.count)).toEqual([1, 10]);
+    expect(of('device frame ignored')[0]).toMatchObject({ serial: SERIAL, method: 'healthcheck' });
+    expect(of('device protocol error')).toEqual([expect.objectContaining({ serial: SERIAL, count: 1, reason: expect.stringMatching(/bogus/) })]);
+    expect(of('device dropped')).toEqual([expect.objectContaining({ serial: SERIAL, reason: 'bad-serial', detail: expect.stringMatching(/zz!/) })]);
   });
 });
