@@ -20,3 +20,8 @@ export function percentile(sample: number[], p: number): number {
   const rank = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
   return sorted[rank]!;
 }
+
+/** Median of a sample (the upper one of an even count): what round-based benchmarks report. */
+export function median(sample: number[]): number {
+  return [...sample].sort((a, b) => a - b)[Math.floor(sample.length / 2)]!;
+}

@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { Worker } from 'node:worker_threads';
 import Fastify from 'fastify';
-import { percentile, report } from './_report.js';
+import { percentile, report, median } from './_report.js';
 import { SERVE_DEFAULTS } from '../src/config/schema.js';
 import { startServe } from '../src/commands/serve.js';
 import { Store } from '../src/store/duckdb.js';
@@ -102,7 +102,6 @@ function load(port: number, paths: string[], opts: { token?: string; concurrency
   });
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const portOf = (url: string) => Number(new URL(url).port);
 
 async function main(): Promise<void> {

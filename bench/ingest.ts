@@ -22,7 +22,7 @@ import { TABLES, type Row, type TableName } from '../src/pipelines/tables.js';
 import type { DeviceLink, LinkEvent } from '../src/protocol/device-link.js';
 import type { NotificationFrame } from '../src/protocol/frame.js';
 import { Store } from '../src/store/duckdb.js';
-import { report } from './_report.js';
+import { report, median } from './_report.js';
 
 const ROUNDS = Number(process.env.INGEST_BENCH_ROUNDS ?? 3);
 const FRAMES_PER_AP = Number(process.env.INGEST_BENCH_FRAMES_PER_AP ?? 25);
@@ -145,7 +145,6 @@ async function baseline(list: typeof frames): Promise<number> {
   });
 }
 
-const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 // Warm-up: a tenth of the frames through both paths, so the JIT has seen the hot code.
 await subject(frames.slice(0, Math.ceil(frames.length / 10)));

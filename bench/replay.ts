@@ -21,7 +21,7 @@ import { runReplay } from '../src/commands/replay.js';
 import { runSimulate } from '../src/commands/simulate.js';
 import { Store } from '../src/store/duckdb.js';
 import { appendRaw, readAppendedRows, type TableRows } from './_raw-appender.js';
-import { report } from './_report.js';
+import { report, median } from './_report.js';
 
 const HOURS = Number(process.env.REPLAY_BENCH_HOURS ?? 1);
 const ROUNDS = Math.max(1, Number(process.env.REPLAY_BENCH_ROUNDS ?? 3));
@@ -50,7 +50,6 @@ try {
   const sim = await runSimulate({ scenario: 'hall', until: `${HOURS}h`, record: file }, quiet());
   console.log(`  recording: ${sim.frames} frames from ${sim.devices} devices, ${(statSync(file).size / 1e6).toFixed(1)} MB`);
 
-  const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
   const replayRates: number[] = [];
   const baseRates: number[] = [];
   let tables: TableRows[] | undefined;

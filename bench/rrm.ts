@@ -10,7 +10,7 @@
  * (target <= 1,000 ms).
  */
 import { performance } from 'node:perf_hooks';
-import { report } from './_report.js';
+import { report, median } from './_report.js';
 import { runAlgorithm } from '../src/rrm/algorithms/registry.js';
 import { defaultEffectiveConfig } from '../src/rrm/config/layered.js';
 import { buildModel } from '../src/rrm/model/build.js';
@@ -69,7 +69,6 @@ function syntheticZone(n: number): Zone {
   return { model: venueModel(venue), configs, serials: venue.aps.map((a) => a.serial) };
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 /** bin/bench.mjs runs with --expose-gc: each run starts on a collected heap, so garbage left by
  * building the zone (or by the previous run) is not billed to the optimizer. */
 const collect = (globalThis as { gc?: () => void }).gc ?? (() => {});
