@@ -55,8 +55,9 @@ async function lab(ingestOpts: Partial<IngestOptions> = {}) {
 const of = <T extends FleetEvent['type']>(events: FleetEvent[], type: T) => events.filter((e): e is Extract<FleetEvent, { type: T }> => e.type === type);
 
 describe('ingest pipeline: fleet events -> DuckDB', () => {
-  it('turns what the lab APs report into rows of every table', async () => {
-    const { store, events, ingest, advance, settle, svc, serials } = await lab();
+  // Staged appenders serve `serve`; direct ones `airtwin replay --speed max`: the same rows either way.
+  it.each(['staged', 'direct'] as const)('turns what the lab APs report into rows of every table (%s appenders)', async (appenders) => {
+    const { store, events, ingest, advance, settle, svc, serials } = await lab({ appenders });
     await advance(60_000);
     const scan = await settle(svc.wifiscan(serials[0]!, {}));
     await settle(svc.telemetry(serials[1]!, { interval: 2, lifetime: 10 }));
@@ -121,9 +122,9 @@ describe('ingest pipeline: fleet events -> DuckDB', () => {
     await ingest.close();
   });
 
-  it('loses nothing on shutdown: rows still batched at close are in DuckDB after it', async () => {
+  it.each(['staged', 'direct'] as const)('loses nothing on shutdown: rows still batched at close are in DuckDB after it (%s appenders)', async (appenders) => {
     // Limits so large that nothing is written before the shutdown.
-    const { store, dir, events, fleet, ingest, advance } = await lab({ maxRows: 1_000_000, maxDelayMs: 3_600_000 });
+    const { store, dir, events, fleet, ingest, advance } = await lab({ maxRows: 1_000_000, maxDelayMs: 3_600_000, appenders });
     await advance(45_000);
     const states = of(events, 'state').length;
     expect(states).toBeGreaterThan(5);
