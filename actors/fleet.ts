@@ -33,6 +33,11 @@ export interface FleetOptions {
   timeouts?: Partial<DeviceTimeouts>;
   /** Per-device command queue bound (default 32). */
   maxPending?: number;
+  /**
+   * Plain notifications on an open session skip the machine step (actors/device/notification-lane.ts);
+   * default true. False sends every frame through the machine (tests compare the two).
+   */
+  notificationLane?: boolean;
 }
 
 /** A device as the fleet reports it: status plus the last documents the AP sent. */
@@ -70,6 +75,8 @@ export class Fleet {
 
   /** One set of policy hooks for every actor (they take the serial as an argument), not a set per actor. */
   private readonly deps: DeviceDeps;
+  /** Machine-emitted events being delivered to `events$` listeners right now (nested deliveries count). */
+  private delivering = 0;
 
   constructor(private readonly opts: FleetOptions) {
     const { clock, isBlacklisted, autoProvision, isKnownDevice, storedConfigFor } = opts;
@@ -82,6 +89,8 @@ export class Fleet {
         return autoProvision ? autoProvision.onUnknownDevice(s, params) : 'accept';
       },
       storedConfigFor: (s) => storedConfigFor?.(s),
+      // The lane's events join the machine's on the one stream, in the order they happen.
+      lane: opts.notificationLane === false ? undefined : { publish: (e) => this.subject.next(e), open: () => this.delivering === 0 },
     };
   }
 
@@ -95,7 +104,15 @@ export class Fleet {
       clock: this.opts.clock,
       systemId: key,
     });
-    actor.on('*', (e) => this.subject.next(e));
+    actor.on('*', (e) => {
+      // An actor is between steps here and may have events queued: the lane stays shut meanwhile.
+      this.delivering++;
+      try {
+        this.subject.next(e);
+      } finally {
+        this.delivering--;
+      }
+    });
     this.actors.set(key, { actor, link });
     actor.start();
     return actor;

@@ -283,7 +283,11 @@ type NotificationFrame = Extract<DecodedFrame, { kind: 'notification' }>;
 
 /** A notification other than connect, on an open session (or one allowed before connect). */
 export function notification(ctx: DeviceContext, f: NotificationFrame): Fx {
-  return notificationWith(ctx, f, undefined);
+  return withFollowUps(ctx, notificationParts(ctx, f, undefined));
+}
+
+function withFollowUps(ctx: DeviceContext, { fx, more }: { fx: Fx; more: ((c: DeviceContext) => Fx)[] }): Fx {
+  return more.length === 0 ? fx : chain(ctx, () => fx, ...more);
 }
 
 /**
@@ -292,14 +296,25 @@ export function notification(ctx: DeviceContext, f: NotificationFrame): Fx {
  * push, recovery reboot, a `request`'s report) are chained after it as before.
  */
 export function receiveNotification(ctx: DeviceContext, bytes: number, f: NotificationFrame): Fx {
-  return notificationWith(ctx, f, countedStatus(ctx, bytes));
+  return withFollowUps(ctx, notificationParts(ctx, f, countedStatus(ctx, bytes)));
+}
+
+/**
+ * The notification lane's step (notification-lane.ts): what `receiveNotification` returns when
+ * the notification needs no follow-up step (reconciliation, a waiting request, a recovery
+ * reboot), else undefined. Follow-ups are not run, so no id is drawn for a frame the machine
+ * will then handle.
+ */
+export function plainNotificationStep(ctx: DeviceContext, bytes: number, f: NotificationFrame): Fx | undefined {
+  const { fx, more } = notificationParts(ctx, f, countedStatus(ctx, bytes));
+  return more.length === 0 ? fx : undefined;
 }
 
 /**
  * `counted` is a status this step owns (countFrame's new one): it is updated in place and always
  * set. Without it only a state or healthcheck sets a new status.
  */
-function notificationWith(ctx: DeviceContext, f: NotificationFrame, counted: DeviceStatus | undefined): Fx {
+function notificationParts(ctx: DeviceContext, f: NotificationFrame, counted: DeviceStatus | undefined): { fx: Fx; more: ((c: DeviceContext) => Fx)[] } {
   const now = ctx.deps.now();
   const event = eventOf(ctx.serial, f.method, f.params, now, ctx.status.UUID);
   let next: Partial<DeviceContext> | undefined = counted ? { status: counted } : undefined;
@@ -328,8 +343,7 @@ function notificationWith(ctx: DeviceContext, f: NotificationFrame, counted: Dev
     const uuid = requestUuid;
     more.push((c) => reportArrived(c, uuid, f.params));
   }
-  const fx: Fx = next ? { ctx: next, emit: [event] } : { emit: [event] };
-  return more.length === 0 ? fx : chain(ctx, () => fx, ...more);
+  return { fx: next ? { ctx: next, emit: [event] } : { emit: [event] }, more };
 }
 
 /** The state/healthcheck a `request` asked for becomes that command's results (§1.5 special cases). */

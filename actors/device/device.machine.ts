@@ -12,6 +12,7 @@ import {
   type DeviceContext, type Fx, type TimerEvent,
 } from './device.logic.js';
 import { linkActor, type LinkActorEvent, type LinkMachineEvent } from './link-actor.js';
+import type { LaneDevice } from './notification-lane.js';
 
 /**
  * One XState machine per AP serial (docs/actors.md has the chart and the command policy).
@@ -189,7 +190,8 @@ export const deviceMachine = setup({
   context: ({ input }) => initialContext(
     input.serial, input.deps, { ...DEFAULT_TIMEOUTS, ...input.timeouts }, input.maxPending ?? DEFAULT_MAX_PENDING, input.link,
   ),
-  invoke: { id: 'link', src: 'link', input: ({ context }) => ({ link: context.link }) },
+  // `device` lets the link actor apply plain notifications through the lane (notification-lane.ts).
+  invoke: { id: 'link', src: 'link', input: ({ context, self }) => ({ link: context.link, device: self as unknown as LaneDevice }) },
   initial: 'offline',
   on: {
     'link.attach': { target: '.offline', actions: 'attachLink' },

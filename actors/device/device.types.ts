@@ -1,4 +1,5 @@
 import type { CommandMethod, JsonObject } from '../../src/protocol/frame.js';
+import type { DeviceEvent } from './device.events.js';
 
 /** Command status wire literals (reference/gateway-behaviour.md §1.5). */
 export type CommandStatus = 'pending' | 'executed' | 'completed' | 'failed' | 'timedout' | 'expired';
@@ -121,6 +122,16 @@ export interface DeviceDeps {
   /** Called on the first connect of a serial in this actor's life; known devices should be accepted. */
   admit: (serial: string, connectParams: JsonObject) => Promise<Admission>;
   storedConfigFor: (serial: string) => StoredConfig | undefined;
+  /**
+   * The notification lane (notification-lane.ts), when the owner of the actor enables it.
+   * Absent: every frame takes a machine step.
+   */
+  lane?: {
+    /** Where the events of the notifications it applies go: where the actor's emitted events go (the fleet's `events$`). */
+    publish: (event: DeviceEvent) => void;
+    /** False while an actor's emitted event is being delivered: a frame a listener causes then waits its turn in the machine. */
+    open: () => boolean;
+  };
 }
 
 export interface DeviceTimeouts {

@@ -3,6 +3,7 @@ import type { DeviceLink, LinkEvent } from '../../src/protocol/device-link.js';
 import type { DownFrame } from '../../src/protocol/frame.js';
 import type { VerifiedCertificate } from './device.types.js';
 import { decodeFrame, type DecodedFrame } from './frame-decoder.js';
+import { tryLane, type LaneDevice } from './notification-lane.js';
 
 /** Events the link actor sends to the device machine. Frames arrive decoded (frame-decoder.ts). */
 export type LinkMachineEvent =
@@ -35,14 +36,27 @@ export function toMachineEvent(e: LinkEvent): LinkMachineEvent {
  * `attach` (an AP reconnecting through another edge, or a device known before its link exists),
  * so the machine never re-invokes and never learns which adapter it talks to.
  */
-export const linkActor = fromCallback<LinkActorEvent, { link?: DeviceLink }>(({ input, sendBack, receive }) => {
+export const linkActor = fromCallback<LinkActorEvent, { link?: DeviceLink; device?: LaneDevice }>(({ input, sendBack, receive }) => {
   let link = input.link;
-  let unsubscribe = link?.subscribe((e) => sendBack(toMachineEvent(e)));
-  receive((event) => {
+  const device = input.device;
+  /**
+   * True while a request of the machine runs here: a frame the link emits meanwhile (an AP
+   * answering inside `send`) queues in the machine's mailbox behind events already waiting
+   * there, instead of overtaking them through the lane.
+   */
+  let inRequest = false;
+  const onLinkEvent = (e: LinkEvent): void => {
+    if (e.type !== 'frame') return sendBack(toMachineEvent(e));
+    const frame = decodeFrame(e.frame);
+    if (device && !inRequest && tryLane(device, e.bytes, frame)) return;
+    sendBack({ type: 'link.frame', at: e.at, bytes: e.bytes, frame });
+  };
+  let unsubscribe = link?.subscribe(onLinkEvent);
+  const handle = (event: LinkActorEvent): void => {
     if (event.type === 'attach') {
       unsubscribe?.();
       link = event.link;
-      unsubscribe = link.subscribe((e) => sendBack(toMachineEvent(e)));
+      unsubscribe = link.subscribe(onLinkEvent);
     } else if (event.type === 'send') {
       const rpcId = event.frame.id;
       if (!link) {
@@ -55,6 +69,14 @@ export const linkActor = fromCallback<LinkActorEvent, { link?: DeviceLink }>(({ 
     } else {
       // A close that fails leaves nothing to do: the link reports its own disconnect.
       link?.close(event.reason).catch(() => undefined);
+    }
+  };
+  receive((event) => {
+    inRequest = true;
+    try {
+      handle(event);
+    } finally {
+      inRequest = false;
     }
   });
   return () => unsubscribe?.();

@@ -1,0 +1,69 @@
+import type { DeviceEvent } from './device.events.js';
+import { frameViolation, plainNotificationStep, type DeviceContext } from './device.logic.js';
+import type { DecodedFrame } from './frame-decoder.js';
+
+/**
+ * The notification lane (docs/actors.md, "Notification lane"): a plain notification (state,
+ * healthcheck, log, telemetry...) on an open session changes three context fields and emits one
+ * event. It runs the same pure step the machine's `handleNotification` runs, without a machine
+ * step: that step (snapshot, context copy, state-node sets) cost about as much as everything
+ * else per frame, and nearly every frame of a fleet is such a notification.
+ *
+ * The lane takes a frame only when the machine would do exactly this with it: the device is
+ * `online`, not blacklisted, the frame is a notification other than connect that breaks no rule,
+ * and the step's outcome is a context update of these fields plus its event. Anything else (a
+ * state that starts a reconciliation, a report a `request` waits for, a recovery reboot, every
+ * result, connect and refusal) goes through the machine as before.
+ */
+
+/** The only context fields a lane step may write. */
+const LANE_FIELDS: ReadonlySet<string> = new Set(['status', 'lastState', 'lastHealthcheck']);
+
+export interface LaneStep {
+  ctx: Partial<DeviceContext>;
+  emit: DeviceEvent[];
+}
+
+/**
+ * What the machine would do with `frame` in `ctx` when that is a plain notification update, or
+ * undefined when the machine must handle it. Pure: reads `ctx`, returns the update.
+ */
+export function laneStep(ctx: DeviceContext, online: boolean, bytes: number, frame: DecodedFrame): LaneStep | undefined {
+  if (!online || frame.kind !== 'notification' || frame.method === 'connect') return undefined;
+  // The machine's guards, in its order: blacklist first, then the protocol rules.
+  if (ctx.deps.isBlacklisted(ctx.serial) || frameViolation(ctx, frame) !== undefined) return undefined;
+  const fx = plainNotificationStep(ctx, bytes, frame);
+  if (!fx || fx.send || fx.timers || fx.cancel || fx.close !== undefined || !fx.ctx || !fx.emit) return undefined;
+  for (const key in fx.ctx) if (!LANE_FIELDS.has(key)) return undefined;
+  return { ctx: fx.ctx, emit: fx.emit };
+}
+
+/** The part of the device actor the lane reads: its current snapshot. */
+export interface LaneDevice {
+  getSnapshot(): { status: string; value: unknown; context: DeviceContext };
+}
+
+/** Whether a snapshot's state value is `online` or one of its children. */
+function isOnline(value: unknown): boolean {
+  return value === 'online' || (typeof value === 'object' && value !== null && 'online' in value);
+}
+
+/**
+ * Applies a plain notification to `device` when the lane may take it; returns false when the
+ * machine must. The update is written into the current snapshot's context: the next machine
+ * step starts from it, as it would from the context `handleNotification` had assigned. Events
+ * go to `deps.lane.publish`, where the fleet sends the machine's emitted events too.
+ */
+export function tryLane(device: LaneDevice, bytes: number, frame: DecodedFrame): boolean {
+  const snap = device.getSnapshot() as ReturnType<LaneDevice['getSnapshot']> | undefined;
+  // No snapshot yet: a link that reports while the actor is still being created.
+  if (!snap || snap.status !== 'active') return false;
+  const ctx = snap.context;
+  const lane = ctx.deps.lane;
+  if (!lane || !lane.open()) return false;
+  const step = laneStep(ctx, isOnline(snap.value), bytes, frame);
+  if (!step) return false;
+  Object.assign(ctx, step.ctx);
+  for (const e of step.emit) lane.publish(e);
+  return true;
+}
