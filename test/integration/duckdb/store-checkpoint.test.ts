@@ -1,0 +1,40 @@
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { Store } from '../../../src/store/duckdb.js';
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+describe('Store: checkpoints', () => {
+  it('keeps appending past DuckDB\'s 16 MB default before it checkpoints, and checkpoints on close', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'airtwin-store-'));
+    dirs.push(dir);
+    const store = await Store.open(dir);
+    const { appender: a, close } = await store.appender('statistics');
+    const doc = JSON.stringify({ unit: { load: [0.1, 0.2, 0.3] }, pad: 'x'.repeat(8000) });
+    // ~24 MB of state documents, flushed (committed) every 500 rows as the ingest does.
+    for (let i = 1; i <= 3000; i++) {
+      a.appendDouble(i);
+      a.appendVarchar('aabbccddeeff');
+      a.appendDouble(1);
+      a.appendVarchar(doc);
+      a.appendDouble(1_700_000_000 + i);
+      a.endRow();
+      if (i % 500 === 0) a.flushSync();
+    }
+    close();
+    const wal = join(dir, 'airtwin.duckdb.wal');
+    // Not checkpointed at 16 MB: the WAL holds everything committed since the last checkpoint.
+    expect(statSync(wal).size).toBeGreaterThan(20e6);
+    expect(await store.query('SELECT count(*)::DOUBLE AS n FROM statistics')).toEqual([{ n: 3000 }]);
+    await store.close();
+    const reopened = await Store.open(dir);
+    expect(await reopened.query('SELECT count(*)::DOUBLE AS n FROM statistics')).toEqual([{ n: 3000 }]);
+    await reopened.close();
+    expect(() => statSync(wal).size).toThrow(); // close checkpointed the WAL into the file
+  });
+});
