@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import { Value } from 'typebox/value';
 import { SERVE_DEFAULTS, ServeConfigSchema, type ServeConfig } from './schema.js';
-import { filterProblem, filtersOverlap } from '../links/nats/subjects.js';
+import { filterProblem, filtersOverlap } from '../protocol/nats-subjects.js';
 
 /** A setting that cannot be used; src/cli.ts prints the message on one line and exits 2. */
 export class ConfigError extends Error {
