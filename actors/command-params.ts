@@ -110,13 +110,22 @@ export function planGeneric(serial: string, body: Body): CommandPlan {
   return plan(method, { ...payload, serial, when }, { when, queueable: QUEUEABLE.has(method), restart: RESTARTS[method] });
 }
 
-/** configure: the configuration gets `uuid` (the caller's pending uuid, or now). */
-export function planConfigure(serial: string, body: Body, nowSeconds: number): CommandPlan {
+export interface ConfigureOptions {
+  /** ?strict=true: any error the AP answers fails the command, error 1 (substitutions) included. */
+  strict?: boolean;
+}
+
+/**
+ * configure: the configuration gets `uuid` (the caller's pending uuid, or now). A strict configure
+ * shows `strict: true` in the record's details (not sent to the AP): resultRecord reads it there.
+ */
+export function planConfigure(serial: string, body: Body, nowSeconds: number, opts: ConfigureOptions = {}): CommandPlan {
   if (body.configuration === undefined) throw airtwinError('INVALID_CONFIGURATION', 'configuration', 'configuration is required.');
   const config = parseJsonObject(body.configuration, 'configuration');
   const uuid = int(body, 'uuid', { def: nowSeconds, min: 1 });
   const when = whenOf(body);
-  return plan('configure', { serial, uuid, when, config: { ...config, uuid } }, { when, queueable: true });
+  const params: JsonObject = { serial, uuid, when, config: { ...config, uuid } };
+  return plan('configure', params, { when, queueable: true, ...(opts.strict ? { details: { ...params, strict: true } } : {}) });
 }
 
 export function planUpgrade(serial: string, body: Body): CommandPlan {

@@ -4,7 +4,7 @@ import type { Clock } from '../src/protocol/clock.js';
 import { isObject } from '../src/protocol/frame.js';
 import {
   planConfigure, planEventqueue, planFactory, planGeneric, planLeds, planReboot, planRequest, planRtty, planScript,
-  planTelemetry, planTrace, planUpgrade, planWifiscan, type Body, type CommandPlan, type RttyServer, type ScriptSource,
+  planTelemetry, planTrace, planUpgrade, planWifiscan, type Body, type CommandPlan, type ConfigureOptions, type RttyServer, type ScriptSource,
 } from './command-params.js';
 import type { CommandStore } from './command-store.js';
 import { blankCommand } from './device/commands.js';
@@ -90,8 +90,9 @@ export class CommandService {
     return this.run(serial, caller, () => planGeneric(serialKey(serial), body), 'command');
   }
 
-  configure(serial: string, body: Body, caller: Caller = {}): Promise<Command> {
-    return this.run(serial, caller, () => planConfigure(serialKey(serial), body, Math.floor(this.opts.clock.now() / 1000)), 'configure');
+  /** `strict`: any error the AP answers fails the command (without it, error 1 "applied with substitutions" completes). */
+  configure(serial: string, body: Body, caller: Caller = {}, opts: ConfigureOptions = {}): Promise<Command> {
+    return this.run(serial, caller, () => planConfigure(serialKey(serial), body, Math.floor(this.opts.clock.now() / 1000), opts), 'configure');
   }
 
   upgrade(serial: string, body: Body, caller: Caller = {}): Promise<Command> {

@@ -50,8 +50,25 @@ export function sentRecord(cmd: Command, nowMs: number): Command {
 }
 
 /**
+ * A configure sent with ?strict=true (reference/gateway-behaviour.md §1.5 step 6): the command
+ * service writes `strict: true` into the record's `details`, so the flag stays with the record
+ * (queued, retried, persisted) until the reply; the AP never sees it. Read only on the rare reply
+ * it decides (configure with error 1).
+ */
+export function isStrictConfigure(cmd: Command): boolean {
+  if (cmd.command !== 'configure') return false;
+  try {
+    const details: unknown = JSON.parse(cmd.details);
+    return isObject(details) && details.strict === true;
+  } catch {
+    return false;
+  }
+}
+
+/**
  * The record after the AP's reply. error 0 is success; configure error 1 means "applied with
- * substitutions", also success. A reply without `status` fails, except ping (§1.4).
+ * substitutions", also success, unless the configure was strict (then any error fails). A reply
+ * without `status` fails, except ping (§1.4).
  */
 export function resultRecord(cmd: Command, result: JsonObject, nowMs: number): Command {
   const status = isObject(result.status) ? result.status : undefined;
@@ -63,7 +80,7 @@ export function resultRecord(cmd: Command, result: JsonObject, nowMs: number): C
   }
   const errorCode = typeof status.error === 'number' ? status.error : 0;
   const errorText = typeof status.text === 'string' ? status.text : '';
-  const ok = errorCode === 0 || (cmd.command === 'configure' && errorCode === 1);
+  const ok = errorCode === 0 || (cmd.command === 'configure' && errorCode === 1 && !isStrictConfigure(cmd));
   return { ...base, status: ok ? 'completed' : 'failed', errorCode, errorText };
 }
 

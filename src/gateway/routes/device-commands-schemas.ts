@@ -35,6 +35,13 @@ export const ConfigureBody = Type.Object({
   when,
 });
 
+export const ConfigureQuery = Type.Object({
+  strict: Type.Optional(Type.Boolean({
+    description: 'true: any error the AP answers makes the command failed, error 1 (applied with substitutions) included. '
+      + 'Default false: error 1 is completed. Still a 200 either way (read status); the upstream gateway answers 400 with the record.',
+  })),
+}, { additionalProperties: false });
+
 export const PingBody = Type.Object({ serialNumber });
 
 export const UpgradeBody = Type.Object({

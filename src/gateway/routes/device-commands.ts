@@ -10,7 +10,7 @@ import type { Caller, CommandService } from '../../../actors/command-service.js'
 import type { GatewayDeps } from '../deps.js';
 import { telemetryUri, type TelemetryRegistry } from '../telemetry.js';
 import {
-  ConfigureBody, EventqueueBody, FactoryBody, GenericCommandBody, LedsBody, PingBody, PingResult, RebootBody, RequestBody,
+  ConfigureBody, ConfigureQuery, EventqueueBody, FactoryBody, GenericCommandBody, LedsBody, PingBody, PingResult, RebootBody, RequestBody,
   ScriptBody, TelemetryBody, TelemetryQuery, TelemetryResponse, TraceBody, UpgradeBody, UpgradeQuery, WifiscanBody,
 } from './device-commands-schemas.js';
 
@@ -51,8 +51,9 @@ const REFUSES = '409 DEVICE_OFFLINE when the device is not connected, 409 DEVICE
 const RECORD_ROUTES: RecordRoute[] = [
   { path: 'command', method: 'command', body: GenericCommandBody, summary: 'Send any AP method with a raw payload',
     notes: `configure, upgrade and factory queue like their own endpoints; other methods: ${REFUSES}` },
-  { path: 'configure', method: 'configure', body: ConfigureBody, summary: 'Push a configuration',
-    notes: `${QUEUES} errorCode 1 (applied with substitutions, listed in results.status.rejected) is completed.` },
+  { path: 'configure', method: 'configure', body: ConfigureBody, querystring: ConfigureQuery, summary: 'Push a configuration',
+    notes: `${QUEUES} errorCode 1 (applied with substitutions, listed in results.status.rejected) is completed, or failed with `
+      + '?strict=true (any errorCode other than 0 fails then; still a 200 with the record, where the upstream gateway answers 400).' },
   { path: 'upgrade', method: 'upgrade', body: UpgradeBody, querystring: UpgradeQuery, summary: 'Upgrade the firmware',
     notes: `${QUEUES} Completed when the AP accepts; it then reboots into the new image (status goes offline, then online).` },
   { path: 'reboot', method: 'reboot', body: RebootBody, summary: 'Reboot the device',
@@ -103,8 +104,9 @@ export async function deviceCommandsRoutes(api: FastifyInstance, deps: GatewayDe
       },
     }, async (req) => {
       const { serial, body } = target(req, deps);
+      const query = (req.query ?? {}) as { FWsignature?: string; strict?: boolean };
+      if (r.method === 'configure') return service.configure(serial, body, caller(req), { strict: query.strict === true });
       // upgrade: the upstream query FWsignature, unless the body has a signature.
-      const query = (req.query ?? {}) as { FWsignature?: string };
       const withQuery = r.path === 'upgrade' && query.FWsignature !== undefined && body.signature === undefined
         ? { ...body, signature: query.FWsignature } : body;
       return service[r.method](serial, withQuery, caller(req));

@@ -100,6 +100,20 @@ describe('configure', () => {
     expect([c.status, c.errorCode]).toEqual(['completed', 1]);
     expect(results(c).status!.rejected).toEqual([expect.objectContaining({ parameter: 'radios[0].tx-power', substitution: '15' })]);
   });
+
+  it('with ?strict=true, the same substitutions (errorCode 1) make the command failed, still answered 200', async () => {
+    const strict = await expectRecord(
+      await s.gw('POST', `/device/${A3}/configure?strict=true`, { body: { configuration: { radios: [{ band: '2G', 'tx-power': 31 }] } } }), 'configure', A3);
+    expect([strict.status, strict.errorCode, strict.errorText]).toEqual(['failed', 1, 'Applied with substitutions']);
+    expect(results(strict).status!.rejected).toEqual([expect.objectContaining({ parameter: 'radios[0].tx-power', substitution: '15' })]);
+    expect(JSON.parse(strict.details)).toMatchObject({ strict: true });
+    // strict=false is the default; anything but a boolean is a 400.
+    const lenient = await expectRecord(
+      await s.gw('POST', `/device/${A3}/configure?strict=false`, { body: { configuration: { radios: [{ band: '2G', 'tx-power': 31 }] } } }), 'configure', A3);
+    expect([lenient.status, lenient.errorCode]).toEqual(['completed', 1]);
+    expectEnvelope(await s.gw('POST', `/device/${A3}/configure?strict=perhaps`, { body: { configuration: {} } }), 400);
+    // expectRecord compared each answer with the stored record: the history says the same.
+  });
 });
 
 describe('wifiscan', () => {

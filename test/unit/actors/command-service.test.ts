@@ -89,6 +89,31 @@ describe('CommandService: lifecycle', () => {
     expect(store.get(cmd.UUID)?.status).toBe('completed');
   });
 
+  it('fails a strict configure the AP applied with substitutions (error 1), also when it waited in the queue', async () => {
+    const { svc, store, link, fleet } = setup();
+    const queued = await svc.configure(SERIAL, { configuration: '{"radios":[]}', uuid: 1234 }, {}, { strict: true });
+    expect(queued.status).toBe('pending');
+    // The flag is the record's (details), never the AP's (params).
+    expect(JSON.parse(queued.details)).toMatchObject({ uuid: 1234, strict: true });
+    fleet.attach(link);
+    link.up();
+    link.connect();
+    await flush();
+    expect(link.last()).toMatchObject({ method: 'configure', params: { uuid: 1234 } });
+    expect(link.last().params).not.toHaveProperty('strict');
+    link.reply(link.last().id, { error: 1, text: 'Applied with substitutions', rejected: [] });
+    await svc.flush();
+    expect(store.get(queued.UUID)).toMatchObject({ status: 'failed', errorCode: 1, errorText: 'Applied with substitutions' });
+
+    // The same answer to a configure without strict completes.
+    const p = svc.configure(SERIAL, { configuration: '{"radios":[]}', uuid: 1235 });
+    await flush();
+    link.reply(link.last().id, { error: 1, text: 'Applied with substitutions', rejected: [] });
+    const lenient = await p;
+    expect(lenient).toMatchObject({ status: 'completed', errorCode: 1 });
+    expect(JSON.parse(lenient.details)).not.toHaveProperty('strict');
+  });
+
   it('answers DEVICE_BUSY while another command runs', async () => {
     const { svc } = await connected();
     void svc.wifiscan(SERIAL, {});
