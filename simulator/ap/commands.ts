@@ -201,6 +201,16 @@ export function handleCommand(ctl: ApControl, cmd: CommandFrame): void {
     case 'ping':
       reply(() => resultFrame(ap, id, { error: 0, text: 'Success' }, { uuid: ap.uuid, deviceUTCTime: venue.clock.now() }));
       return;
+    case 'rtty': {
+      // The fw starts its rtty client towards server:port with the session id and token; there is
+      // no rtty server in the simulation, so the AP only checks what it would need to connect.
+      const missing = ['id', 'token', 'server'].find((k) => typeof p[k] !== 'string' || p[k] === '');
+      const port = p.port;
+      if (missing) { reply(() => resultFrame(ap, id, { error: 2, text: `rtty: ${missing} missing` })); return; }
+      if (typeof port !== 'number' || !Number.isInteger(port) || port < 1 || port > 65535) { reply(() => resultFrame(ap, id, { error: 2, text: 'rtty: port must be 1..65535' })); return; }
+      reply(() => resultFrame(ap, id, { error: 0, text: 'Success' }));
+      return;
+    }
     case 'request': {
       const ru = typeof p.request_uuid === 'string' ? p.request_uuid : undefined;
       if (p.message !== 'state' && p.message !== 'healthcheck') { reply(() => resultFrame(ap, id, { error: 2, text: `unknown message ${String(p.message)}` })); return; }

@@ -152,7 +152,7 @@ describe('SimLink', () => {
     const { clock, link, evs } = online();
     await link.send(cmd(25, 'script', { serial: link.serial, type: 'shell', script: Buffer.from('uptime').toString('base64'), timeout: 30 }));
     await link.send(cmd(26, 'trace', { serial: link.serial, duration: 2, network: 'up', interface: 'up0v0', uri: 'https://x/upload' }));
-    await link.send(cmd(27, 'rtty', { serial: link.serial }));
+    await link.send(cmd(27, 'perform', { serial: link.serial }));
     await link.send(cmd(28, 'script', { serial: link.serial, type: 'perl' }));
     await link.send(cmd(29, 'leds', { serial: link.serial, pattern: 'blink', duration: 10 }));
     await link.send(cmd(30, 'event', { serial: link.serial, types: ['client'] }));
@@ -167,6 +167,20 @@ describe('SimLink', () => {
     expect(resultOf(evs, 28).result.status.error).toBe(2);
     expect(resultOf(evs, 29).result.status.error).toBe(0);
     expect(Array.isArray(resultOf(evs, 30).result.status.events)).toBe(true);
+  });
+
+  it('rtty starts a session when told where to (id, token, server, port), and refuses one it cannot start (error 2)', async () => {
+    const { clock, link, evs } = online();
+    const session = { serial: link.serial, id: 'a'.repeat(32), token: 'b'.repeat(32), server: 'rtty.example.net', port: 5912, user: 'ops', timeout: 60, password: 'openwifi' };
+    await link.send(cmd(31, 'rtty', session));
+    await link.send(cmd(32, 'rtty', { ...session, server: '' }));
+    await link.send(cmd(33, 'rtty', { ...session, port: 70000 }));
+    await link.send(cmd(34, 'rtty', { serial: link.serial }));
+    clock.increment(1000);
+    expect(resultOf(evs, 31).result.status).toEqual({ error: 0, text: 'Success' });
+    expect(resultOf(evs, 32).result.status).toMatchObject({ error: 2, text: 'rtty: server missing' });
+    expect(resultOf(evs, 33).result.status).toMatchObject({ error: 2, text: 'rtty: port must be 1..65535' });
+    expect(resultOf(evs, 34).result.status.error).toBe(2);
   });
 
   it('close() disconnects for good and stops every frame', async () => {
