@@ -262,11 +262,17 @@ export function planScript(serial: string, body: Body, lookup?: (id: string) => 
   return plan('script', params, { when, timeoutMs: Math.max(60_000, (timeout + 30) * 1000) });
 }
 
+/** Where rtty sessions point (the gateway's `rtty.*` settings, reference/gateway-behaviour.md §0). */
 export interface RttyServer {
   server: string;
+  /** Port of the rtty server for devices. */
   port: number;
+  /** Port of the rtty server's web view. */
   viewport: number;
+  /** Seconds the AP keeps trying to reach the rtty server. */
   timeout: number;
+  /** One token for every session (upstream `rtty.token`); absent: a fresh random one per session. */
+  token?: string;
 }
 
 export function planRtty(serial: string, rtty: RttyServer, session: { id: string; token: string; user: string; password: string }): CommandPlan {

@@ -160,21 +160,25 @@ export class CommandService {
     };
   }
 
-  /** Remote session: asks the AP to open an rtty session to the configured server. */
+  /**
+   * Remote session: asks the AP to open an rtty session to the configured server. Resolves with
+   * the final record and the session it asked for; the session stands only if the record is
+   * `completed` (the caller decides what to answer otherwise). `password` goes to the AP
+   * (default "openwifi") and is never echoed: the session's is empty, as upstream.
+   */
   async rtty(serial: string, session: { user?: string; password?: string } = {}, caller: Caller = {}): Promise<{ session: RemoteSession; command: Command }> {
     const rtty = this.opts.rtty;
     if (!rtty) throw notConfigured('rtty', 'No rtty server is configured.');
     const connectionId = this.opts.newId().replace(/-/g, '');
-    const token = this.opts.newId().replace(/-/g, '');
-    const password = session.password ?? 'openwifi';
+    const token = rtty.token ?? this.opts.newId().replace(/-/g, '');
     const command = await this.run(serial, caller, () => planRtty(serialKey(serial), rtty, {
-      id: connectionId, token, user: session.user ?? caller.submittedBy ?? '', password,
+      id: connectionId, token, user: session.user ?? caller.submittedBy ?? '', password: session.password ?? 'openwifi',
     }), 'rtty');
     return {
       command,
       session: {
         serialNumber: command.serialNumber, server: rtty.server, port: rtty.port, token, timeout: rtty.timeout, connectionId,
-        started: command.executed, commandUUID: command.UUID, viewport: rtty.viewport, password,
+        started: command.executed, commandUUID: command.UUID, viewport: rtty.viewport, password: '',
       },
     };
   }

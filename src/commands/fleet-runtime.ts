@@ -10,6 +10,7 @@ import type { CommandsRepo } from '../store/commands-repo.js';
 import type { DeviceStatusSource } from '../gateway/device-status-source.js';
 import { Fleet } from '../../actors/fleet.js';
 import { CommandService } from '../../actors/command-service.js';
+import type { RttyServer } from '../../actors/command-params.js';
 import { ScaledClock, VirtualClock } from '../../simulator/clock.js';
 
 /**
@@ -73,6 +74,8 @@ export interface FleetRuntimeDeps {
   commands: CommandsRepo;
   autoProvision: boolean;
   logger: Logger;
+  /** Where rtty sessions point; without it GET rtty is NOT_CONFIGURED. */
+  rtty?: RttyServer;
 }
 
 export interface FleetRuntime {
@@ -201,7 +204,7 @@ export function startFleetRuntime(deps: FleetRuntimeDeps): FleetRuntime {
   });
 
   const commandService = new CommandService({
-    fleet, store: deps.commands, clock, newId: randomUUID,
+    fleet, store: deps.commands, clock, newId: randomUUID, rtty: deps.rtty,
     deviceExists: (serial) => devices.has(serial),
     onStoreError: (error, command) => logger.error({ err: error, command: command.UUID }, 'command history write failed'),
   });

@@ -35,6 +35,7 @@ import { NatsLinkManager } from '../links/nats/nats-link-manager.js';
 import { startIngest } from '../pipelines/ingest.js';
 import { clockScheduler } from '../pipelines/clock-scheduler.js';
 import { TelemetryRegistry } from '../gateway/telemetry.js';
+import { RTTY_DEFAULTS } from '../gateway/remote-session.js';
 import { startSimVenue, type SimVenue } from './sim-venue.js';
 import type { Fleet } from '../../actors/fleet.js';
 import type { CommandService } from '../../actors/command-service.js';
@@ -108,7 +109,9 @@ export async function startServe(config: Readonly<ServeConfig>, io: ServeIo): Pr
     const certificateFiles = config.tlsCert ? [config.tlsCert] : [];
     const common = { authenticator, bodyLimit: config.bodyLimit, certificateFiles, https };
 
-    const runtime = startFleetRuntime({ clock, devices, blacklist, defaultConfigs, commands, autoProvision: config.autoProvision, logger: logging.for('fleet') });
+    // The config has no rtty settings (yet): sessions point at the rttys defaults.
+    const rtty = { ...RTTY_DEFAULTS };
+    const runtime = startFleetRuntime({ clock, devices, blacklist, defaultConfigs, commands, autoProvision: config.autoProvision, logger: logging.for('fleet'), rtty });
     const { fleet, commandService } = runtime;
     // Subscribed before any AP connects, and closed after the fleet (whose stop completes
     // events$), so every frame an AP sent before shutdown is in DuckDB after it.

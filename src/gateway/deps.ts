@@ -8,7 +8,6 @@ import type { CommandsRepo } from '../store/commands-repo.js';
 import type { DeviceDataRepo } from '../store/device-data-repo.js';
 import type { FilesRepo } from '../store/files-repo.js';
 import type { Logging } from '../server/logging.js';
-import type { RttySettings } from './remote-session.js';
 import type { DeviceStatusSource } from './device-status-source.js';
 import type { Fleet } from '../../actors/fleet.js';
 import type { CommandService } from '../../actors/command-service.js';
@@ -25,11 +24,10 @@ export interface GatewayDeps {
   commands: CommandsRepo;
   deviceData: DeviceDataRepo;
   files: FilesRepo;
-  /** Where rtty sessions point (defaults in remote-session.ts). */
-  rtty?: Partial<RttySettings>;
   status: DeviceStatusSource;
   /** The device actors; commands go through `commandService`, never straight to a link. */
   fleet: Fleet;
+  /** Every device command, rtty included (it holds the rtty settings: src/commands/serve.ts). */
   commandService: CommandService;
   /** Telemetry streams to websocket clients (and NATS when configured). */
   telemetry: TelemetryRegistry;

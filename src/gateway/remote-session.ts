@@ -1,52 +1,26 @@
-import { randomBytes, randomUUID } from 'node:crypto';
 import { Type, type Static } from 'typebox';
+import type { RttyServer } from '../../actors/command-params.js';
 
-/** spec "RemoteSession". */
+/** spec "RemoteSession": what GET /device/{serial}/rtty answers once the AP took the rtty command. */
 export const RemoteSession = Type.Object({
   serialNumber: Type.String(),
   server: Type.String(),
   port: Type.Integer(),
   token: Type.String(),
   timeout: Type.Integer({ description: 'Seconds the AP keeps trying to reach the rtty server.' }),
-  connectionId: Type.String({ description: '32 random hex digits naming this session.' }),
-  started: Type.Integer(),
-  commandUUID: Type.String({ description: 'The UUID of the rtty command sent to the AP.' }),
+  connectionId: Type.String({ description: '32 random hex digits naming this session (the `id` sent to the AP).' }),
+  started: Type.Integer({ description: 'When the rtty command was sent to the AP (epoch s).' }),
+  commandUUID: Type.String({ description: 'The UUID of the rtty command sent to the AP (GET /command/{uuid}).' }),
   viewport: Type.Integer({ description: 'Port of the rtty server web view.' }),
-  password: Type.String(),
+  password: Type.String({ description: 'Always empty, as upstream: the device password goes to the AP only.' }),
 }, { $id: 'RemoteSession', title: 'RemoteSession' });
 export type RemoteSession = Static<typeof RemoteSession>;
 
-/**
- * Where rtty sessions point. Defaults are those of the OpenWiFi rtty server (rttys): it listens
- * for devices on 5912 and serves its web view on 5913; 60 s is the gateway's rtty wait.
- * Without a configured `token`, each session gets a fresh random one.
- */
-export interface RttySettings {
-  server: string;
-  port: number;
-  viewport: number;
-  timeout: number;
-  token?: string;
-}
-
-export const RTTY_DEFAULTS: RttySettings = { server: 'localhost', port: 5912, viewport: 5913, timeout: 60 };
+/** Where rtty sessions point: the command service's settings (actors/command-params.ts). */
+export type RttySettings = RttyServer;
 
 /**
- * The session parameters of GET /device/{serial}/rtty. The rtty command itself goes through the
- * command service (actors/command-service.ts `rtty`) once the fleet is wired to the gateway.
+ * Defaults of the OpenWiFi rtty server (rttys): it listens for devices on 5912 and serves its web
+ * view on 5913; 60 s is the gateway's rtty wait. No token: each session gets a fresh random one.
  */
-export function remoteSession(serial: string, startedSeconds: number, settings: Partial<RttySettings> = {}): RemoteSession {
-  const s = { ...RTTY_DEFAULTS, ...settings };
-  return {
-    serialNumber: serial,
-    server: s.server,
-    port: s.port,
-    token: s.token ?? randomBytes(16).toString('hex'),
-    timeout: s.timeout,
-    connectionId: randomBytes(16).toString('hex'),
-    started: startedSeconds,
-    commandUUID: randomUUID(),
-    viewport: s.viewport,
-    password: '',
-  };
-}
+export const RTTY_DEFAULTS: Readonly<RttySettings> = { server: 'localhost', port: 5912, viewport: 5913, timeout: 60 };

@@ -82,7 +82,8 @@ function target(req: FastifyRequest, deps: GatewayDeps): { serial: string; body:
   return { serial, body };
 }
 
-const caller = (req: FastifyRequest): Caller => ({ submittedBy: req.principal.subject });
+/** Who asked: the authenticated principal, the record's `submittedBy` (and rtty's `user`). */
+export const caller = (req: FastifyRequest): Caller => ({ submittedBy: req.principal.subject });
 
 /** The gateway as this client reached it (scheme, host and port), for the websocket URI. */
 const baseUrl = (req: FastifyRequest): string => `${req.protocol}://${req.host}`;

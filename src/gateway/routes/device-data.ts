@@ -1,15 +1,15 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { deviceOffline, notFound } from '../../errors.js';
-import { nowSeconds } from '../../protocol/clock.js';
 import { DeviceStatus, offlineStatus } from '../../protocol/device-status.js';
 import { normalizeSerial } from '../../protocol/serial.js';
 import type { LogKind } from '../../store/device-data-repo.js';
-import { DeviceCapabilities, DeviceLog, HealthCheck, StatisticsRecord } from '../../store/records.js';
+import { Command, DeviceCapabilities, DeviceLog, HealthCheck, StatisticsRecord } from '../../store/records.js';
 import { DateRange, errorResponses, Pagination, SerialParam } from '../../server/schemas.js';
 import type { GatewayDeps } from '../deps.js';
 import { checkRange } from '../record-query.js';
-import { RemoteSession, remoteSession } from '../remote-session.js';
+import { RemoteSession } from '../remote-session.js';
+import { caller } from './device-commands.js';
 
 const LogType = Type.Optional(Type.Integer({
   minimum: 0, maximum: 2, default: 0,
@@ -35,6 +35,16 @@ const DeviceStatistics = Type.Object({ serialNumber: Type.String(), values: Type
 });
 
 const Deleted = { 204: Type.Null(), ...errorResponses };
+
+const RTTY_ANSWER = 'Sends the `rtty` command to the AP (it waits up to 60 s for the answer) and, once the AP took it, answers the '
+  + 'RemoteSession: `connectionId` and `token` are the id and token the AP got, `commandUUID` is the rtty command in the history '
+  + '(GET /command/{uuid}), `started` when it was sent; server, port, viewport and timeout are the rtty settings (the rttys '
+  + 'defaults: localhost, 5912, 5913, 60 s). `password` is always empty: the device password goes to the AP only. '
+  + '409 DEVICE_OFFLINE when the device is not connected, 409 DEVICE_BUSY while it runs another command. '
+  + 'An AP that refuses the session (errorCode other than 0) or does not answer in time does not get an error envelope: the answer '
+  + 'is a 200 with the Command record instead, as every command POST answers (status failed or timedout, errorCode, errorText); '
+  + 'only the record has `status`, only the session has `connectionId`. (The upstream gateway answers 400 with the record for a '
+  + 'refusal and 200 with it for a timeout.)';
 const tags = ['device data'];
 
 /** spec "Per-device data": logs, health checks, statistics, capabilities, status and rtty of one device. */
@@ -137,12 +147,16 @@ export async function deviceDataRoutes(api: FastifyInstance, deps: GatewayDeps):
 
   api.get('/device/:serialNumber/rtty', {
     schema: {
-      tags, summary: 'Remote session parameters (the device must be connected: 409 otherwise)',
-      params: SerialParam, response: { 200: RemoteSession, ...errorResponses },
+      tags, summary: 'Open a remote session (rtty) on the device',
+      description: RTTY_ANSWER,
+      params: SerialParam, response: { 200: Type.Union([RemoteSession, Command]), ...errorResponses },
     },
   }, async (req) => {
     const serial = known(req);
     if (!deps.status.status(serial)?.connected) throw deviceOffline(serial, 'rtty');
-    return remoteSession(serial, nowSeconds(deps.clock), deps.rtty);
+    const password = deps.devices.get(serial)?.devicePassword;
+    const who = caller(req);
+    const { session, command } = await deps.commandService.rtty(serial, { user: who.submittedBy, ...(password ? { password } : {}) }, who);
+    return command.status === 'completed' ? session : command;
   });
 }

@@ -1,20 +1,5 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { GatewayDeps } from '../../../src/gateway/deps.js';
-import { offlineStatusSource } from '../../../src/gateway/device-status-source.js';
-import { deviceDataRoutes } from '../../../src/gateway/routes/device-data.js';
-import { offlineStatus } from '../../../src/protocol/device-status.js';
-import { createAuthenticator } from '../../../src/server/auth.js';
-import { buildServiceApp, registerApi } from '../../../src/server/build-app.js';
-import { createLogging } from '../../../src/server/logging.js';
-import { CommandsRepo } from '../../../src/store/commands-repo.js';
 import { DeviceDataRepo } from '../../../src/store/device-data-repo.js';
-import { DevicesRepo } from '../../../src/store/devices-repo.js';
-import { Store } from '../../../src/store/duckdb.js';
-import { FilesRepo } from '../../../src/store/files-repo.js';
 import { expectEnvelope, startTestServer, type TestServer } from '../../helpers/server.js';
 
 let s: TestServer;
@@ -148,7 +133,7 @@ describe('GET/DELETE /api/v1/device/:serial/capabilities', () => {
   });
 });
 
-describe('GET /api/v1/device/:serial/status and rtty (no fleet)', () => {
+describe('GET /api/v1/device/:serial/status and rtty (no AP connected; rtty with an AP: rtty.test.ts)', () => {
   it('status is offline: connected false, NO_CERTIFICATE, firmware and UUID from the record', async () => {
     const device = (await s.gw('GET', `/device/${A}`)).body;
     const a = await s.gw('GET', `/device/${A}/status`);
@@ -158,40 +143,6 @@ describe('GET /api/v1/device/:serial/status and rtty (no fleet)', () => {
   it('rtty answers 409 DEVICE_OFFLINE for a device that is not connected', async () => {
     const e = expectEnvelope(await s.gw('GET', `/device/${A}/rtty`), 409);
     expect(e.ErrorDetails).toBe('rtty');
-  });
-});
-
-describe('GET /api/v1/device/:serial/rtty with a connected device', () => {
-  it('builds a RemoteSession from the rtty settings', async () => {
-    // Only these routes on the shared app shell, with a status source that says "connected".
-    const dir = mkdtempSync(join(tmpdir(), 'airtwin-rtty-'));
-    const store = await Store.open(dir);
-    const clock = { now: () => 1_700_000_000_000, setTimeout: () => 0, clearTimeout: () => undefined };
-    const devices = await DevicesRepo.load(store);
-    await devices.insert({ ...(await s.gw('GET', `/device/${A}`)).body, blackListed: undefined });
-    const logger = createLogging('silent', new Writable({ write: (_c, _e, cb) => cb() }));
-    const authenticator = await createAuthenticator({ apiTokens: ['rtty-test-token'], dataDir: dir }, { now: () => clock.now() });
-    const deps = {
-      clock, store, devices, commands: new CommandsRepo(store), deviceData: new DeviceDataRepo(store), files: new FilesRepo(store),
-      rtty: { server: 'rtty.example.net', port: 5999 }, logging: logger, isBlacklisted: () => false, version: 'test', startedAt: 0,
-      status: { ...offlineStatusSource, status: (serial: string) => (serial === A ? { ...offlineStatus(A), connected: true } : undefined) },
-    } as unknown as GatewayDeps;
-    const app = await buildServiceApp({ name: 'rtty test', version: 'test', description: '', logger: logger.for('gateway'), authenticator, bodyLimit: 65536 });
-    await registerApi(app, authenticator, (api) => deviceDataRoutes(api, deps));
-    try {
-      const a = await app.inject({ method: 'GET', url: `/api/v1/device/${A}/rtty`, headers: { authorization: 'Bearer rtty-test-token' } });
-      expect(a.statusCode).toBe(200);
-      const body = a.json();
-      expect(body).toMatchObject({ serialNumber: A, server: 'rtty.example.net', port: 5999, timeout: 60, viewport: 5913, started: 1_700_000_000, password: '' });
-      expect(body.connectionId).toMatch(/^[0-9a-f]{32}$/);
-      expect(body.token).toMatch(/^[0-9a-f]{32}$/);
-      expect(body.commandUUID).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
-      expect((await app.inject({ method: 'GET', url: '/api/v1/device/aabbccdd0102/rtty', headers: { authorization: 'Bearer rtty-test-token' } })).statusCode).toBe(404);
-    } finally {
-      await app.close();
-      await store.close();
-      rmSync(dir, { recursive: true, force: true });
-    }
   });
 });
 

@@ -192,6 +192,17 @@ describe('CommandService: lifecycle', () => {
     expect(session.token).toMatch(/^[0-9a-f]{32}$/);
   });
 
+  it('uses a configured rtty token for every session, and never echoes the password the AP gets', async () => {
+    const { svc, link } = await connected({}, { rtty: { server: 'rtty.example', port: 5912, viewport: 5913, timeout: 60, token: 'fixed-token' } });
+    const p = svc.rtty(SERIAL, { password: 'device-secret' }, { submittedBy: 'carol' });
+    await flush();
+    expect(link.last()).toMatchObject({ method: 'rtty', params: { token: 'fixed-token', password: 'device-secret', user: 'carol' } });
+    link.reply(link.last().id);
+    const { session, command } = await p;
+    expect(session).toMatchObject({ token: 'fixed-token', password: '', connectionId: link.last().params.id });
+    expect(command).toMatchObject({ status: 'completed', submittedBy: 'carol' });
+  });
+
   it('is NOT_CONFIGURED for rtty without a server', async () => {
     const { svc } = await connected();
     expect((await rejection(svc.rtty(SERIAL))).code).toBe('NOT_CONFIGURED');
