@@ -89,6 +89,11 @@ program.command('serve')
   .option('--rrm-capabilities-interval <s>', 'RRM data collection: seconds between state/capabilities refreshes (default 3600)')
   .option('--rrm-collect-interval <s>', 'RRM data collection: seconds between looks for due scans (default 30)')
   .option('--rrm-config-debounce <s>', 'RRM apply: seconds a device waits after one configure before the next (default 30)')
+  .option('--rtty-server <host>', 'host the APs reach the rtty server on, for GET rtty (default localhost)')
+  .option('--rtty-port <port>', "rtty server's port for devices (default 5912)")
+  .option('--rtty-viewport <port>', "rtty server's web view port (default 5913)")
+  .option('--rtty-timeout <s>', 'seconds an AP keeps trying to reach the rtty server (default 60)')
+  .option('--rtty-token <token>', 'one token for every rtty session (default: random per session)')
   .action(async (_opts, cmd: Command) => {
     const config = loadServeConfig({ flags: typedFlags(cmd), env: process.env, configFile: cmd.opts().config as string | undefined });
     const running = await startServe(config, { print: (line) => process.stdout.write(`${line}\n`) });

@@ -109,8 +109,12 @@ export async function startServe(config: Readonly<ServeConfig>, io: ServeIo): Pr
     const certificateFiles = config.tlsCert ? [config.tlsCert] : [];
     const common = { authenticator, bodyLimit: config.bodyLimit, certificateFiles, https };
 
-    // The config has no rtty settings (yet): sessions point at the rttys defaults.
-    const rtty = { ...RTTY_DEFAULTS };
+    // Where GET rtty sends the APs: the rttys defaults, each overridable.
+    const rtty = {
+      server: config.rttyServer ?? RTTY_DEFAULTS.server, port: config.rttyPort ?? RTTY_DEFAULTS.port,
+      viewport: config.rttyViewport ?? RTTY_DEFAULTS.viewport, timeout: config.rttyTimeout ?? RTTY_DEFAULTS.timeout,
+      ...(config.rttyToken ? { token: config.rttyToken } : {}),
+    };
     const runtime = startFleetRuntime({ clock, devices, blacklist, defaultConfigs, commands, autoProvision: config.autoProvision, logger: logging.for('fleet'), rtty });
     const { fleet, commandService } = runtime;
     // Subscribed before any AP connects, and closed after the fleet (whose stop completes

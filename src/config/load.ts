@@ -11,7 +11,7 @@ export class ConfigError extends Error {
 
 type Raw = Record<string, unknown>;
 
-const NUMERIC = new Set(['gatewayPort', 'rrmPort', 'seed', 'bodyLimit', 'recordMaxBytes', 'rrmWifiScanInterval', 'rrmCapabilitiesInterval', 'rrmCollectInterval', 'rrmConfigDebounce']);
+const NUMERIC = new Set(['gatewayPort', 'rrmPort', 'seed', 'bodyLimit', 'recordMaxBytes', 'rrmWifiScanInterval', 'rrmCapabilitiesInterval', 'rrmCollectInterval', 'rrmConfigDebounce', 'rttyPort', 'rttyViewport', 'rttyTimeout']);
 const BOOLEAN = new Set(['sim', 'keepTime', 'autoProvision']);
 const LIST = new Set(['apiTokens', 'natsFilter']);
 

@@ -34,6 +34,11 @@ export const ServeConfigSchema = Type.Object({
   rrmCapabilitiesInterval: Type.Optional(Type.Integer({ minimum: 1, description: 'RRM data collection: seconds between two capability/state refreshes of a zone member (default 3600).' })),
   rrmCollectInterval: Type.Optional(Type.Integer({ minimum: 1, description: 'RRM data collection: seconds between two looks for due scans (default 30).' })),
   rrmConfigDebounce: Type.Optional(Type.Integer({ minimum: 0, description: 'RRM apply: seconds a device waits after one configure before the next (default 30).' })),
+  rttyServer: Type.Optional(Type.String({ minLength: 1, description: 'Host the APs reach the rtty server (rttys) on, for GET /device/{serial}/rtty (default localhost).' })),
+  rttyPort: Type.Optional(Type.Integer({ minimum: 1, maximum: 65535, description: "rtty server's port for devices (default 5912)." })),
+  rttyViewport: Type.Optional(Type.Integer({ minimum: 1, maximum: 65535, description: "rtty server's web view port (default 5913)." })),
+  rttyTimeout: Type.Optional(Type.Integer({ minimum: 1, description: 'Seconds an AP keeps trying to reach the rtty server (default 60).' })),
+  rttyToken: Type.Optional(Type.String({ minLength: 1, description: 'One token for every rtty session (default: a random one per session).' })),
 });
 
 export type ServeConfig = Static<typeof ServeConfigSchema>;

@@ -30,9 +30,16 @@ describe('loadServeConfig', () => {
     [{ nats: 'http://x' }, /--nats/],
     [{ jwtSecret: 'a'.repeat(20), jwtPublicKey: '/k.pem' }, /choose one/],
     [{ tlsCert: '/c.pem' }, /go together/],
+    [{ rttyPort: '0' }, /--rtty-port/],
   ])('names the flag of a bad value %j', (flags, message) => {
     expect(() => loadServeConfig({ flags, env: {} })).toThrow(ConfigError);
     expect(() => loadServeConfig({ flags, env: {} })).toThrow(message);
+  });
+
+  it('reads the rtty server settings from flags and env, numbers as numbers', () => {
+    const c = loadServeConfig({ flags: { rttyServer: 'rtty.example.net', rttyPort: '6000' }, env: { AIRTWIN_RTTY_TIMEOUT: '90', AIRTWIN_RTTY_TOKEN: 'tok' } });
+    expect(c).toMatchObject({ rttyServer: 'rtty.example.net', rttyPort: 6000, rttyTimeout: 90, rttyToken: 'tok' });
+    expect(loadServeConfig({ flags: {}, env: {} }).rttyServer).toBeUndefined();
   });
 
   it('rejects unknown env settings and unreadable config files', () => {
