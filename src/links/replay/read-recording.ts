@@ -112,13 +112,23 @@ export async function* readRecordingChunks(files: string | readonly string[], op
       const parts = text.split('\r');
       parts.forEach((p, i) => { if (terminated || i < parts.length - 1 || p !== '') take(p, out); });
     };
+    // Two buffers: the next read runs while this one's lines are checked and played (a read
+    // waits a few ms for the thread pool; an hour of a 200-AP venue is ~100 reads).
+    const size = opts.chunkBytes ?? CHUNK_BYTES;
+    const bufs = [Buffer.allocUnsafe(size), Buffer.allocUnsafe(size)];
+    let which = 0;
+    let next: Promise<{ bytesRead: number }> | undefined = fh.read(bufs[0]!, 0, size, null);
     try {
       let carry: Buffer | undefined;
-      const size = opts.chunkBytes ?? CHUNK_BYTES;
-      const buf = Buffer.allocUnsafe(size);
       for (;;) {
         if (opts.signal?.aborted) return;
-        const { bytesRead } = await fh.read(buf, 0, size, null);
+        const reading: Promise<{ bytesRead: number }> | undefined = next;
+        if (!reading) break;
+        const bytesRead: number = (await reading).bytesRead;
+        const buf = bufs[which]!;
+        which ^= 1;
+        // Reads are sequential (position null): the next starts only once this one is done.
+        next = bytesRead === 0 ? undefined : fh.read(bufs[which]!, 0, size, null);
         if (bytesRead === 0) break;
         // "\n" is one byte that never occurs inside a UTF-8 sequence: split on bytes, decode lines.
         const data = carry ? Buffer.concat([carry, buf.subarray(0, bytesRead)]) : buf.subarray(0, bytesRead);
@@ -140,6 +150,8 @@ export async function* readRecordingChunks(files: string | readonly string[], op
         if (out.length > 0) yield out;
       }
     } finally {
+      // A read still in flight (stopped early) must end before its file closes.
+      await next?.catch(() => undefined);
       await fh.close();
     }
   }
