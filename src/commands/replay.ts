@@ -128,13 +128,10 @@ export async function runReplay(opts: ReplayCommandOptions, io: ReplayIo): Promi
     // passes in microseconds: batches would hold one event each. Size alone makes the batches,
     // and bigger ones: each batch costs one appender flush per table (measured: 10,000 rows
     // per batch spends about a seventh less CPU than 2,000 on the hall recording).
-    // No API shares this event loop, so at max speed the appenders write directly: a flush
-    // blocks the loop for its commit, but the rows are not copied a second time through a
-    // staging table (measured on an hour of `hall`: ~1.2 s less CPU, the same wall time).
     const max = speed === 'max';
     ingest = startIngest({
       events$: fleet.events$, store, scheduler: clockScheduler(clock), logger,
-      maxDelayMs: max ? 3_600_000 : undefined, maxRows: max ? 10_000 : undefined, appenders: max ? 'direct' : 'staged',
+      maxDelayMs: max ? 3_600_000 : undefined, maxRows: max ? 10_000 : undefined,
     });
     const commands = persistCommands(fleet, new CommandsRepo(store), logger);
     const total = files.reduce((n, f) => n + statSync(f).size, 0);

@@ -17,9 +17,12 @@ export interface AppenderLike {
 
 export interface AppenderHandle {
   appender: AppenderLike;
+  /** Called before a batch's rows are appended (Store.transactionAppender opens its transaction). */
+  begin?(): Promise<void>;
   /**
-   * Moves what the appender flushed into the table (a staged appender, see Store.stagedAppender);
-   * absent when the appender writes the table directly. Rejects leaving the rows staged.
+   * Writes what the appender flushed into the table (the transaction's COMMIT); absent when the
+   * appender's flush writes the table itself. A rejected commit takes its rows with it: the sink
+   * appends them again on a fresh appender.
    */
   commit?(): Promise<void>;
   close(): void;
@@ -48,16 +51,7 @@ export interface DuckDbSinkOptions {
   logger: PipelineLogger;
   counters: IngestCounters;
   retry?: Partial<RetryPolicy>;
-  /**
-   * How the default appenders write (ignored with `openAppender`):
-   * - 'staged' (default): rows are copied into a temp table on the event loop and committed on
-   *   DuckDB's threads, so a commit never blocks the event loop (a service answering requests);
-   * - 'direct': the appender's flush writes and commits the table on the event loop. About half
-   *   the CPU of 'staged' for the same rows (no second copy through the temp table), for a
-   *   process whose event loop has nothing else to serve (`airtwin replay --speed max`).
-   */
-  appenders?: 'staged' | 'direct';
-  /** Where appenders come from (default: a dedicated connection each, see `appenders`). */
+  /** Where appenders come from (default: Store.transactionAppender, a dedicated connection each). */
   openAppender?: (table: TableName) => Promise<AppenderHandle>;
 }
 
@@ -65,20 +59,18 @@ export interface DuckDbSinkOptions {
 const ID_BLOCK = 10_000;
 
 /**
- * Appends batches with one DuckDB appender per table, created once. The appenders are staged
- * (Store.stagedAppender): appending and flushing copy rows into memory on the event loop, and
- * the commit that makes them durable runs on DuckDB's threads, for all tables of a batch at
- * once, while the event loop goes on with the next frames. A failed table write is logged,
- * counted and retried with backoff: a failed append on a fresh appender (an appender that failed
- * to flush is invalid), a failed commit by committing the still staged rows again. After the
- * retries the rows are written one by one so a single unstorable row is rejected (logged with its
- * serial, counted) without holding back the others. Tables are written independently, so a retry
- * never duplicates another table's rows.
+ * Appends batches with one DuckDB appender per table, created once. Each table's rows of a batch
+ * are appended inside a transaction on the appender's connection (Store.transactionAppender):
+ * appending and flushing copy them into memory on the event loop, and the COMMIT that writes
+ * them into the table runs on a pool thread, for all tables of a batch at once, while the event
+ * loop goes on with the next frames. A failed table write is logged, counted and retried with
+ * backoff on a fresh appender (an appender that failed to flush is invalid, a failed commit was
+ * rolled back). After the retries the rows are written one by one so a single unstorable row is
+ * rejected (logged with its serial, counted) without holding back the others. Tables are written
+ * independently, so a retry never duplicates another table's rows.
  */
 export class DuckDbSink {
   private readonly handles = new Map<TableName, AppenderHandle>();
-  /** Tables whose appender holds flushed rows that are not committed yet (their commit failed). */
-  private readonly staged = new Set<TableName>();
   private readonly ids = new Map<TableName, { next: number; end: number }>();
   private readonly retry: RetryPolicy;
   private closed = false;
@@ -122,14 +114,14 @@ export class DuckDbSink {
     }
     // Tables in parallel: each has its own connection, so their commits overlap on DuckDB's threads.
     await Promise.all([...byTable].map(([table, rows]) => this.withRetry(table, rows.length, () => this.appendRows(table, rows), async () => {
-      // Row by row from scratch: rows still staged from the failed attempts are dropped first.
+      // Row by row from scratch, on a fresh appender (whatever the failed attempts left open is discarded).
       this.drop(table);
       for (const row of rows) {
         await this.once(table, String(row.values[0]), async () => {
           try {
             await this.appendRows(table, [row]);
           } catch (e) {
-            this.drop(table); // a rejected row must not stay staged for the next row's commit
+            this.drop(table); // a rejected row must not stay in the transaction of the next row
             throw e;
           }
         });
@@ -156,7 +148,7 @@ export class DuckDbSink {
   private async handle(table: TableName): Promise<AppenderHandle> {
     const found = this.handles.get(table);
     if (found) return found;
-    const h = this.opts.openAppender ? await this.opts.openAppender(table) : await defaultAppender(this.opts.store, table, this.opts.appenders ?? 'staged');
+    const h = this.opts.openAppender ? await this.opts.openAppender(table) : await defaultAppender(this.opts.store, table);
     this.handles.set(table, h);
     return h;
   }
@@ -164,7 +156,6 @@ export class DuckDbSink {
   private drop(table: TableName): void {
     const h = this.handles.get(table);
     this.handles.delete(table);
-    this.staged.delete(table);
     if (!h) return;
     try {
       h.appender.clear();
@@ -199,19 +190,26 @@ export class DuckDbSink {
   }
 
   private async appendRows(table: TableName, rows: readonly Row[]): Promise<void> {
-    // A retry after a failed commit: the rows are staged already; appending them again would duplicate them.
-    if (!this.staged.has(table)) await this.stageRows(table, rows);
-    await this.handles.get(table)?.commit?.();
-    this.staged.delete(table);
+    await this.stageRows(table, rows);
+    try {
+      await this.handles.get(table)?.commit?.();
+    } catch (e) {
+      // The rolled-back transaction took the rows with it: the retry appends them on a fresh appender.
+      this.drop(table);
+      throw e;
+    }
     this.appended.set(table, (this.appended.get(table) ?? 0) + rows.length);
   }
 
+  /** Appends `rows` in the table's open transaction (not committed yet). */
   private async stageRows(table: TableName, rows: readonly Row[]): Promise<void> {
     const spec = TABLES[table];
     const ids = spec.sequence ? await this.takeIds(table, rows.length) : undefined;
     const kinds = spec.columns.map((c) => c[1]).filter((k) => k !== 'id');
-    const { appender: a } = await this.handle(table);
+    const h = await this.handle(table);
+    const a = h.appender;
     try {
+      await h.begin?.();
       for (let r = 0; r < rows.length; r++) {
         if (ids) a.appendDouble(ids[r]!);
         const values = rows[r]!.values;
@@ -230,7 +228,6 @@ export class DuckDbSink {
       this.drop(table);
       throw e;
     }
-    this.staged.add(table);
   }
 
   private async upsertCapabilities(list: readonly (CapabilitiesUpsert & { first: number })[]): Promise<void> {
@@ -298,11 +295,7 @@ function closeQuietly(appender: DuckDBAppender, close: () => void): () => void {
   };
 }
 
-async function defaultAppender(store: Store, table: TableName, mode: 'staged' | 'direct'): Promise<AppenderHandle> {
-  if (mode === 'direct') {
-    const d = await store.appender(table);
-    return { appender: d.appender, close: closeQuietly(d.appender, d.close) };
-  }
-  const h = await store.stagedAppender(table);
-  return { appender: h.appender, commit: h.commit, close: closeQuietly(h.appender, h.close) };
+async function defaultAppender(store: Store, table: TableName): Promise<AppenderHandle> {
+  const t = await store.transactionAppender(table);
+  return { appender: t.appender, begin: t.begin, commit: t.commit, close: closeQuietly(t.appender, t.close) };
 }

@@ -104,8 +104,6 @@ export interface IngestOptions {
    * final flush would wait for virtual time that never comes.
    */
   retryScheduler?: SchedulerLike;
-  /** Staged (default) or direct appenders: see DuckDbSinkOptions.appenders. */
-  appenders?: 'staged' | 'direct';
   /** Appender factory override (tests inject failures through it). */
   openAppender?: (table: TableName) => Promise<AppenderHandle>;
 }
@@ -129,7 +127,7 @@ export function startIngest(opts: IngestOptions): Ingest {
   const { logger, scheduler } = opts;
   const counters = new IngestCounters();
   const sink = new DuckDbSink({
-    store: opts.store, scheduler, retryScheduler: opts.retryScheduler, logger, counters, retry: opts.retry, appenders: opts.appenders, openAppender: opts.openAppender,
+    store: opts.store, scheduler, retryScheduler: opts.retryScheduler, logger, counters, retry: opts.retry, openAppender: opts.openAppender,
   });
   const ready = sink.open().catch((err: unknown) => {
     // Not fatal: each write opens what is missing and retries.

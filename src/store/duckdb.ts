@@ -122,28 +122,30 @@ export class Store {
   }
 
   /**
-   * A dedicated connection whose appender writes into a TEMP staging table shaped like `table`;
-   * `commit()` moves the staged rows into `table` in one statement that DuckDB runs on its
-   * worker threads. The expensive part of an append (WAL write, compression, checkpoints) thus
-   * leaves the event loop: a flush only copies rows into memory. Staged rows that failed to move
-   * stay staged, so a retried `commit()` moves them once; closing drops what is still staged.
-   * Call `commit()` only when no append is in progress and never twice at once.
+   * A dedicated connection + appender whose rows are committed asynchronously: `begin()` opens a
+   * transaction on the connection, the appender's flush then only moves rows into that
+   * transaction's local storage (a copy in memory, on the event loop), and `commit()` runs the
+   * COMMIT, which writes them into the table with its WAL write, index updates and any
+   * checkpoint, on a pool thread. A failed commit is rolled back: its rows are gone and must be
+   * appended again (on a fresh appender: close this one). Call `commit()` only when no append is
+   * in progress and never twice at once; closing without a commit discards the open transaction.
    */
-  async stagedAppender(table: string): Promise<{ appender: DuckDBAppender; commit: () => Promise<void>; close: () => void }> {
+  async transactionAppender(table: string): Promise<{ appender: DuckDBAppender; begin: () => Promise<void>; commit: () => Promise<void>; close: () => void }> {
     const conn = await this.instance.connect();
-    // Unqualified names look in `temp` first: a distinct name keeps `table` pointing at the real one.
-    const stage = `airtwin_stage_${table}`;
     try {
-      await conn.run(`CREATE TEMP TABLE ${stage} AS SELECT * FROM ${table} LIMIT 0`);
-      const appender = await conn.createAppender(stage, 'main', 'temp');
+      const appender = await conn.createAppender(table);
+      let open = false;
       return {
         appender,
-        commit: async () => {
-          // One transaction: the rows land in `table` and leave the stage together, or neither.
+        begin: async () => {
+          if (open) return;
           await conn.run('BEGIN TRANSACTION');
+          open = true;
+        },
+        commit: async () => {
+          if (!open) return;
+          open = false;
           try {
-            await conn.run(`INSERT INTO ${table} SELECT * FROM ${stage}`);
-            await conn.run(`DELETE FROM ${stage}`);
             await conn.run('COMMIT');
           } catch (e) {
             await conn.run('ROLLBACK').catch(() => undefined);
