@@ -38,8 +38,8 @@ const Deleted = { 204: Type.Null(), ...errorResponses };
 
 const RTTY_ANSWER = 'Sends the `rtty` command to the AP (it waits up to 60 s for the answer) and, once the AP took it, answers the '
   + 'RemoteSession: `connectionId` and `token` are the id and token the AP got, `commandUUID` is the rtty command in the history '
-  + '(GET /command/{uuid}), `started` when it was sent; server, port, viewport and timeout are the rtty settings (the rttys '
-  + 'defaults: localhost, 5912, 5913, 60 s). `password` is always empty: the device password goes to the AP only. '
+  + '(GET /command/{uuid}), `started` when it was sent; server, port, viewport and timeout are the rtty settings (--rtty-server, '
+  + '--rtty-port, --rtty-viewport, --rtty-timeout; the rttys defaults localhost, 5912, 5913, 60 s). `password` is always empty: the device password goes to the AP only. '
   + '409 DEVICE_OFFLINE when the device is not connected, 409 DEVICE_BUSY while it runs another command. '
   + 'An AP that refuses the session (errorCode other than 0) or does not answer in time does not get an error envelope: the answer '
   + 'is a 200 with the Command record instead, as every command POST answers (status failed or timedout, errorCode, errorText); '
