@@ -1,16 +1,13 @@
 import type { SchedulerLike } from 'rxjs';
-import type { DuckDBAppender } from '@duckdb/node-api';
+import type { DuckDBAppender, DuckDBDataChunk } from '@duckdb/node-api';
 import type { Store } from '../store/duckdb.js';
 import type { IngestCounters } from './metrics.js';
+import { rowChunks } from './row-chunks.js';
 import { APPEND_TABLES, TABLES, type CapabilitiesUpsert, type Row, type RowSet, type TableName } from './tables.js';
 
 /** The part of a DuckDB appender the sink uses (a test may wrap it to inject failures). */
 export interface AppenderLike {
-  appendVarchar(v: string): void;
-  appendDouble(v: number): void;
-  appendBoolean(v: boolean): void;
-  appendNull(): void;
-  endRow(): void;
+  appendDataChunk(chunk: DuckDBDataChunk): void;
   flushSync(): void;
   clear(): void;
 }
@@ -210,18 +207,7 @@ export class DuckDbSink {
     const a = h.appender;
     try {
       await h.begin?.();
-      for (let r = 0; r < rows.length; r++) {
-        if (ids) a.appendDouble(ids[r]!);
-        const values = rows[r]!.values;
-        for (let i = 0; i < kinds.length; i++) {
-          const v = values[i];
-          if (v === null || v === undefined) a.appendNull();
-          else if (kinds[i] === 'text') a.appendVarchar(typeof v === 'string' ? v : String(v));
-          else if (kinds[i] === 'bool') a.appendBoolean(v === true);
-          else a.appendDouble(typeof v === 'number' ? v : Number(v));
-        }
-        a.endRow();
-      }
+      for (const chunk of rowChunks(kinds, rows, ids)) a.appendDataChunk(chunk);
       a.flushSync();
     } catch (e) {
       // DuckDB: an appender whose append or flush failed is invalid; the next attempt opens a new one.

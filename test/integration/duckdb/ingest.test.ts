@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { DuckDBDataChunk } from '@duckdb/node-api';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Fleet, type FleetEvent } from '../../../actors/fleet.js';
 import { VirtualClock } from '../../../simulator/clock.js';
@@ -195,7 +196,12 @@ describe('ingest pipeline: odd input and failing writes', () => {
       const wrap = new Proxy(h.appender, {
         get(target, prop) {
           if (prop === 'flushSync') return () => { faults.flush?.(table); target.flushSync(); };
-          if (prop === 'appendVarchar') return (v: string) => { faults.value?.(table, v); target.appendVarchar(v); };
+          if (prop === 'appendDataChunk') {
+            return (chunk: DuckDBDataChunk) => {
+              for (let c = 0; c < chunk.columnCount; c++) for (const v of chunk.getColumnValues(c)) if (typeof v === 'string') faults.value?.(table, v);
+              target.appendDataChunk(chunk);
+            };
+          }
           const v = Reflect.get(target, prop, target);
           return typeof v === 'function' ? v.bind(target) : v;
         },
