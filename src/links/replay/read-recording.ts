@@ -112,6 +112,18 @@ export async function* readRecordingChunks(files: string | readonly string[], op
       const parts = text.split('\r');
       parts.forEach((p, i) => { if (terminated || i < parts.length - 1 || p !== '') take(p, out); });
     };
+    // The lines of `data` that end in it, decoded and checked into `out`; returns where the rest
+    // starts. "\n" is one byte that never occurs inside a UTF-8 sequence: split on bytes, decode
+    // lines. "\r\n" is one break; the carry keeps such a pair together across reads.
+    const takeLines = (data: Buffer, out: ReadItem[]): number => {
+      let from = 0;
+      for (let nl = data.indexOf(10, from); nl >= 0; nl = data.indexOf(10, from)) {
+        const end = nl > from && data[nl - 1] === 13 ? nl - 1 : nl;
+        takeText(data.toString('utf8', from, end), out, true);
+        from = nl + 1;
+      }
+      return from;
+    };
     // Two buffers: the next read runs while this one's lines are checked and played (a read
     // waits a few ms for the thread pool; an hour of a 200-AP venue is ~100 reads).
     const size = opts.chunkBytes ?? CHUNK_BYTES;
@@ -130,16 +142,19 @@ export async function* readRecordingChunks(files: string | readonly string[], op
         // Reads are sequential (position null): the next starts only once this one is done.
         next = bytesRead === 0 ? undefined : fh.read(bufs[which]!, 0, size, null);
         if (bytesRead === 0) break;
-        // "\n" is one byte that never occurs inside a UTF-8 sequence: split on bytes, decode lines.
-        const data = carry ? Buffer.concat([carry, buf.subarray(0, bytesRead)]) : buf.subarray(0, bytesRead);
+        let data = buf.subarray(0, bytesRead);
         const out: ReadItem[] = [];
-        let from = 0;
-        for (let nl = data.indexOf(10, from); nl >= 0; nl = data.indexOf(10, from)) {
-          // "\r\n" is one break; the carry below keeps such a pair together across reads.
-          const end = nl > from && data[nl - 1] === 13 ? nl - 1 : nl;
-          takeText(data.toString('utf8', from, end), out, true);
-          from = nl + 1;
+        if (carry) {
+          // Only the line cut by the last read needs its two parts joined, not the whole read.
+          const nl = data.indexOf(10);
+          if (nl < 0) {
+            carry = Buffer.concat([carry, data]);
+            continue;
+          }
+          takeLines(Buffer.concat([carry, data.subarray(0, nl + 1)]), out);
+          data = data.subarray(nl + 1);
         }
+        const from = takeLines(data, out);
         // The rest has no "\n" yet: keep its bytes (copied: `buf` is reused) for the next read.
         carry = from < data.length ? Buffer.from(data.subarray(from)) : undefined;
         if (out.length > 0) yield out;
