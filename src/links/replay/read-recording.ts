@@ -129,18 +129,25 @@ export async function* readRecordingChunks(files: string | readonly string[], op
     const size = opts.chunkBytes ?? CHUNK_BYTES;
     const bufs = [Buffer.allocUnsafe(size), Buffer.allocUnsafe(size)];
     let which = 0;
-    let next: Promise<{ bytesRead: number }> | undefined = fh.read(bufs[0]!, 0, size, null);
+    // A failed read settles as a value: it waits unawaited while lines are played (a paced
+    // replay may wait minutes), and a rejection nobody handles yet would end the process.
+    type Read = { bytesRead: number } | { error: unknown };
+    const read = (buf: Buffer): Promise<Read> => fh.read(buf, 0, size, null).then((r) => r, (error: unknown) => ({ error }));
+    let next: Promise<Read> | undefined = read(bufs[0]!);
     try {
       let carry: Buffer | undefined;
       for (;;) {
         if (opts.signal?.aborted) return;
-        const reading: Promise<{ bytesRead: number }> | undefined = next;
+        const reading: Promise<Read> | undefined = next;
         if (!reading) break;
-        const bytesRead: number = (await reading).bytesRead;
+        const done: Read = await reading;
+        next = undefined;
+        if ('error' in done) throw done.error;
+        const bytesRead: number = done.bytesRead;
         const buf = bufs[which]!;
         which ^= 1;
         // Reads are sequential (position null): the next starts only once this one is done.
-        next = bytesRead === 0 ? undefined : fh.read(bufs[which]!, 0, size, null);
+        next = bytesRead === 0 ? undefined : read(bufs[which]!);
         if (bytesRead === 0) break;
         let data = buf.subarray(0, bytesRead);
         const out: ReadItem[] = [];
@@ -166,7 +173,7 @@ export async function* readRecordingChunks(files: string | readonly string[], op
       }
     } finally {
       // A read still in flight (stopped early) must end before its file closes.
-      await next?.catch(() => undefined);
+      await next;
       await fh.close();
     }
   }
