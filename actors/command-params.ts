@@ -275,9 +275,8 @@ export interface RttyServer {
   token?: string;
 }
 
+/** The device password goes to the AP only: the command record's `details` (API, history, store) leave it out. */
 export function planRtty(serial: string, rtty: RttyServer, session: { id: string; token: string; user: string; password: string }): CommandPlan {
-  return plan('rtty', {
-    method: 'rtty', serial, id: session.id, token: session.token, server: rtty.server, port: rtty.port,
-    user: session.user, timeout: rtty.timeout, password: session.password,
-  });
+  const shown = { method: 'rtty', serial, id: session.id, token: session.token, server: rtty.server, port: rtty.port, user: session.user, timeout: rtty.timeout };
+  return plan('rtty', { ...shown, password: session.password }, { details: shown });
 }

@@ -58,8 +58,10 @@ describe('GET /api/v1/device/:serial/rtty', () => {
     // What the AP was sent: this session's id and token, the rtty server, and the caller as user.
     expect(JSON.parse(c!.details)).toMatchObject({
       method: 'rtty', serial: A1, id: session.connectionId, token: session.token,
-      server: RTTY_DEFAULTS.server, port: RTTY_DEFAULTS.port, timeout: RTTY_DEFAULTS.timeout, user: c!.submittedBy, password: 'openwifi',
+      server: RTTY_DEFAULTS.server, port: RTTY_DEFAULTS.port, timeout: RTTY_DEFAULTS.timeout, user: c!.submittedBy,
     });
+    // The device password went to the AP, not into the command history.
+    expect(JSON.parse(c!.details)).not.toHaveProperty('password');
     // ...and what the simulated AP answered.
     expect(JSON.parse(c!.results)).toMatchObject({ serial: A1, status: { error: 0 } });
 
@@ -94,6 +96,7 @@ describe('GET /api/v1/device/:serial/rtty', () => {
     expect(c).toMatchObject({ command: 'rtty', serialNumber: SCRIPTED, status: 'failed', errorCode: 2, errorText: 'rtty: cannot start the client' });
     expect(c).not.toHaveProperty('connectionId');
     expect(JSON.parse(c.details)).toMatchObject({ id: frame.params.id, token: frame.params.token });
+    expect(c.details).not.toContain('scripted-secret');
     expect((await s.gw('GET', `/command/${c.UUID}`)).body).toEqual(c);
   });
 

@@ -201,6 +201,7 @@ describe('CommandService: lifecycle', () => {
     const { session, command } = await p;
     expect(session).toMatchObject({ token: 'fixed-token', password: '', connectionId: link.last().params.id });
     expect(command).toMatchObject({ status: 'completed', submittedBy: 'carol' });
+    expect(command.details).not.toContain('device-secret');
   });
 
   it('is NOT_CONFIGURED for rtty without a server', async () => {
