@@ -61,7 +61,14 @@ export function tryLane(device: LaneDevice, bytes: number, frame: DecodedFrame):
   const ctx = snap.context;
   const lane = ctx.deps.lane;
   if (!lane || !lane.open()) return false;
-  const step = laneStep(ctx, isOnline(snap.value), bytes, frame);
+  let step: LaneStep | undefined;
+  try {
+    step = laneStep(ctx, isOnline(snap.value), bytes, frame);
+  } catch {
+    // A hook that throws (isBlacklisted, storedConfigFor): the machine runs the same step and
+    // deals with the error as it always did, instead of the link that delivered the frame.
+    return false;
+  }
   if (!step) return false;
   Object.assign(ctx, step.ctx);
   for (const e of step.emit) lane.publish(e);

@@ -160,4 +160,29 @@ describe('notification lane', () => {
     // The lane did take frames (else the comparison above proves nothing about it).
     expect(lanedTotal).toBeGreaterThan(100);
   });
+
+  it.each([true, false])('leaves a frame whose hook throws to the machine (lane %s): the link does not throw, the actor fails as before', async (lane) => {
+    const clock = new SimulatedClock();
+    clock.set(T0);
+    let armed = false;
+    const fleet = new Fleet({
+      clock, newId: () => 'id', notificationLane: lane,
+      isBlacklisted: () => {
+        if (armed) throw new Error('blacklist store down');
+        return false;
+      },
+    });
+    const link = new FakeLink(SERIAL, () => clock.now());
+    fleet.attach(link);
+    link.up();
+    link.connect();
+    await flush();
+    const errors: unknown[] = [];
+    fleet.find(SERIAL)!.subscribe({ error: (e) => errors.push(e) });
+    armed = true;
+    expect(() => link.notify('state', { uuid: 1, state: {} })).not.toThrow();
+    await flush();
+    expect(fleet.find(SERIAL)!.getSnapshot().status).toBe('error');
+    expect(String(errors[0])).toMatch(/blacklist store down/);
+  });
 });
