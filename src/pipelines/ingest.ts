@@ -6,7 +6,7 @@ import type { Store } from '../store/duckdb.js';
 import { runBatches } from './batch.js';
 import { DuckDbSink, type AppenderHandle, type PipelineLogger, type RetryPolicy } from './duckdb-sink.js';
 import { IngestCounters, type IngestMetrics } from './metrics.js';
-import { fin, stateRows } from './state-rows.js';
+import { fin, int32, stateRows } from './state-rows.js';
 import type { Row, RowSet, TableName } from './tables.js';
 
 /**
@@ -61,9 +61,9 @@ export function eventRows(e: FleetEvent): RowSet | undefined {
         }
         const s = (v: unknown) => (typeof v === 'string' ? v : null);
         rows.push(row('wifi_scan_entries', [
-          e.serial, recorded, p.source, p.commandUuid ?? null, s(entry.bssid), s(entry.ssid), fin(entry.channel), fin(entry.frequency),
-          fin(entry.signal), fin(entry.last_seen), fin(entry.tsf), fin(entry.capability), s(entry.ht_oper), s(entry.vht_oper),
-          fin(entry.sta_count), fin(entry.ch_util), json(entry),
+          e.serial, recorded, p.source, p.commandUuid ?? null, s(entry.bssid), s(entry.ssid), int32(entry.channel), int32(entry.frequency),
+          fin(entry.signal), fin(entry.last_seen), fin(entry.tsf), int32(entry.capability), s(entry.ht_oper), s(entry.vht_oper),
+          int32(entry.sta_count), int32(entry.ch_util), json(entry),
         ]));
       }
       return { rows, odd };

@@ -14,6 +14,15 @@ export function fin(v: unknown): number | null {
   return typeof v === 'number' && Number.isFinite(v) && Math.abs(v) < 9e18 ? v : null;
 }
 
+/**
+ * A finite number an INTEGER column can hold after DuckDB rounds it, else null: a channel of 5e9
+ * from a broken AP would otherwise fail its whole batch (retried, then written row by row).
+ */
+export function int32(v: unknown): number | null {
+  const n = fin(v);
+  return n !== null && Math.abs(Math.round(n)) < 2 ** 31 ? n : null;
+}
+
 function str(v: unknown): string | null {
   return typeof v === 'string' ? v : null;
 }
@@ -26,11 +35,10 @@ function dbm(v: unknown): number | null {
 
 /** Current fw sends 20/40/80/160/320; old fw "20", "80p80" (two 80 MHz segments, 160 MHz of spectrum). */
 function width(v: unknown): number | null {
-  if (typeof v === 'number') return fin(v);
+  if (typeof v === 'number') return int32(v);
   if (typeof v !== 'string') return null;
   if (v === '80p80') return 160;
-  const n = Number(v);
-  return Number.isFinite(n) ? n : null;
+  return int32(Number(v));
 }
 
 function bandOf(radio: JsonObject, primaryMhz: number | null): string | null {
@@ -61,12 +69,12 @@ function list(v: unknown, where: string, odd: Odd): unknown[] {
 
 function radioRow(serial: string, recorded: number, uuid: number, index: number, r: JsonObject): Cell[] {
   const freqs = Array.isArray(r.frequency) ? r.frequency : [];
-  const primary = fin(freqs[0]);
+  const primary = int32(freqs[0]);
   const survey = (Array.isArray(r.survey) ? r.survey : []).filter(isObject);
   // The survey entry of the primary frequency (cumulative nl80211 counters), else the first.
   const s = survey.find((e) => e.frequency === primary) ?? survey[0];
   return [
-    serial, recorded, uuid, index, str(r.phy), bandOf(r, primary), fin(r.channel), width(r.channel_width), primary,
+    serial, recorded, uuid, index, str(r.phy), bandOf(r, primary), int32(r.channel), width(r.channel_width), primary,
     fin(r.tx_power), dbm(s ? s.noise : r.noise), fin(r.chanUtil),
     fin(s ? s.time : r.active_ms), fin(s ? s.busy : r.busy_ms), fin(s ? s.time_rx : r.receive_ms), fin(s ? s.time_tx : r.transmit_ms),
     fin(r.temperature),
@@ -76,7 +84,7 @@ function radioRow(serial: string, recorded: number, uuid: number, index: number,
 function radioIndexOf(ssid: JsonObject): number | null {
   const ref = isObject(ssid.radio) ? ssid.radio.$ref : undefined;
   const m = typeof ref === 'string' ? /\/(\d+)$/.exec(ref) : null;
-  return m ? Number(m[1]) : null;
+  return m ? int32(Number(m[1])) : null;
 }
 
 const bitrate = (rate: unknown): number | null => (isObject(rate) ? fin(rate.bitrate) : null);

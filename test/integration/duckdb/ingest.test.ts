@@ -180,6 +180,28 @@ describe('ingest pipeline: odd input and failing writes', () => {
     await ingest.close();
   });
 
+  it('stores null for a number an INTEGER column cannot hold, without failing or retrying the batch', async () => {
+    const { store, link, ingest } = await fakeDevice();
+    link.notify('state', {
+      uuid: 1,
+      state: {
+        radios: [{ phy: 'p', channel: 5e9, channel_width: 2 ** 31, frequency: [2147483647.6], tx_power: 20 }],
+        interfaces: [{ ssids: [{ ssid: 'x', radio: { $ref: '#/radios/99999999999' }, associations: [{ station: '11:22:33:44:55:66', rssi: -50 }] }] }],
+      },
+    });
+    link.notify('wifiscan', { data: [{ bssid: 'aa:bb:cc:dd:ee:ff', channel: 2 ** 40, frequency: 2412, capability: -(2 ** 32), sta_count: 3, ch_util: 1e12 }] });
+    await ingest.flush();
+    expect(await store.query('SELECT channel, channel_width, frequency, tx_power FROM state_radios')).toEqual([
+      { channel: null, channel_width: null, frequency: null, tx_power: 20 },
+    ]);
+    expect(await store.query('SELECT radio, station FROM state_associations')).toEqual([{ radio: null, station: '11:22:33:44:55:66' }]);
+    expect(await store.query('SELECT channel, frequency, capability, sta_count, ch_util FROM wifi_scan_entries')).toEqual([
+      { channel: null, frequency: 2412, capability: null, sta_count: 3, ch_util: null },
+    ]);
+    expect(ingest.metrics()).toMatchObject({ failures: 0, retries: 0, rowsRejected: 0, rowsQueued: 0 });
+    await ingest.close();
+  });
+
   /**
    * A fake AP on a VirtualClock whose appenders pass through `faults` (which may throw for a
    * table's flush or for a value), to drive the sink's retry paths against real DuckDB.
