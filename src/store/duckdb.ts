@@ -57,7 +57,21 @@ export class Store {
     return store;
   }
 
+  /**
+   * Work that arrives once `close()` has begun (a timer or request still running during
+   * shutdown) is refused: the close does not wait for it, and DuckDB's native handles may be gone
+   * by the time it would run (touching them crashes the process). Work queued before still runs.
+   */
+  private refuseClosed(what: string): void {
+    if (this.closed) throw storeFailure(what, new Error('the store is closed'));
+  }
+
   private enqueue<T>(work: () => Promise<T>): Promise<T> {
+    try {
+      this.refuseClosed('statement');
+    } catch (e) {
+      return Promise.reject(e);
+    }
     const next = this.chain.then(work, work);
     this.chain = next.catch(() => undefined);
     return next;
@@ -110,6 +124,7 @@ export class Store {
 
   /** A dedicated connection + appender for batched ingest (src/pipelines). Close it before the store. */
   async appender(table: string): Promise<{ appender: DuckDBAppender; close: () => void }> {
+    this.refuseClosed('appender');
     const conn = await this.instance.connect();
     const appender = await conn.createAppender(table);
     return {
@@ -131,6 +146,7 @@ export class Store {
    * in progress and never twice at once; closing without a commit discards the open transaction.
    */
   async transactionAppender(table: string): Promise<{ appender: DuckDBAppender; begin: () => Promise<void>; commit: () => Promise<void>; close: () => void }> {
+    this.refuseClosed('appender');
     const conn = await this.instance.connect();
     try {
       const appender = await conn.createAppender(table);
@@ -138,11 +154,13 @@ export class Store {
       return {
         appender,
         begin: async () => {
+          this.refuseClosed('appender');
           if (open) return;
           await conn.run('BEGIN TRANSACTION');
           open = true;
         },
         commit: async () => {
+          this.refuseClosed('appender');
           if (!open) return;
           open = false;
           try {

@@ -38,3 +38,21 @@ describe('Store: checkpoints', () => {
     expect(() => statSync(wal).size).toThrow(); // close checkpointed the WAL into the file
   });
 });
+
+describe('Store: close', () => {
+  it('finishes statements queued before close, and refuses later ones with STORE_FAILURE instead of touching closed handles', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'airtwin-store-'));
+    dirs.push(dir);
+    const store = await Store.open(dir);
+    const queued = store.run(`INSERT INTO blacklist VALUES ('aabbccddeeff', 'r', 'a', 1)`);
+    const closing = store.close();
+    await expect(queued).resolves.toBe(1);
+    await expect(store.query('SELECT 1')).rejects.toMatchObject({ code: 'STORE_FAILURE' });
+    await expect(store.transactionAppender('device_logs')).rejects.toMatchObject({ code: 'STORE_FAILURE' });
+    await closing;
+    await expect(store.run('SELECT 1')).rejects.toMatchObject({ code: 'STORE_FAILURE' });
+    const reopened = await Store.open(dir);
+    expect(await reopened.query('SELECT serial FROM blacklist')).toEqual([{ serial: 'aabbccddeeff' }]);
+    await reopened.close();
+  });
+});
