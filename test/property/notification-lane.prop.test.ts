@@ -157,8 +157,20 @@ describe('notification lane', () => {
       expect(machineOnly.laned()).toBe(0);
       lanedTotal += withLane.laned();
     }), { numRuns: 150 });
-    // The lane did take frames (else the comparison above proves nothing about it).
-    expect(lanedTotal).toBeGreaterThan(100);
+    // The lane did take frames (else the comparison above proves nothing about it). How many
+    // depends on the random runs (drops, blacklisting and reboots keep devices offline).
+    expect(lanedTotal).toBeGreaterThan(0);
+  });
+
+  it('takes a state on an online device without a machine step, and hands its event to events$', async () => {
+    const w = world(true, false);
+    for (const s of [{ kind: 'up' }, { kind: 'connect', uuid: 1 }] as Step[]) await w.run(s);
+    const before = w.fleet.find(SERIAL)!.getSnapshot();
+    await w.run({ kind: 'notify', method: 'state', params: state(1, 2) });
+    expect(w.fleet.find(SERIAL)!.getSnapshot()).toBe(before);
+    expect(w.laned()).toBe(1);
+    expect(w.events.at(-1)).toMatchObject({ type: 'state', serial: SERIAL });
+    expect(w.fleet.details(SERIAL)?.status).toMatchObject({ associations_2G: 2 });
   });
 
   it.each([true, false])('leaves a frame whose hook throws to the machine (lane %s): the link does not throw, the actor fails as before', async (lane) => {
