@@ -305,9 +305,10 @@ export function receiveNotification(ctx: DeviceContext, bytes: number, f: Notifi
  * reboot), else undefined. Follow-ups are not run, so no id is drawn for a frame the machine
  * will then handle.
  */
-export function plainNotificationStep(ctx: DeviceContext, bytes: number, f: NotificationFrame): Fx | undefined {
+export function plainNotificationStep(ctx: DeviceContext, bytes: number, f: NotificationFrame): { ctx: Partial<DeviceContext>; emit: DeviceEvent[] } | undefined {
   const { fx, more } = notificationParts(ctx, f, countedStatus(ctx, bytes));
-  return more.length === 0 ? fx : undefined;
+  // With a counted status the step always sets `status` (plus lastState / lastHealthcheck) and emits one event.
+  return more.length === 0 && fx.ctx && fx.emit ? { ctx: fx.ctx, emit: fx.emit } : undefined;
 }
 
 /**

@@ -18,7 +18,7 @@ export type LinkActorEvent =
   | { type: 'close'; reason: string }
   | { type: 'attach'; link: DeviceLink };
 
-export function toMachineEvent(e: LinkEvent): LinkMachineEvent {
+function toMachineEvent(e: LinkEvent): LinkMachineEvent {
   switch (e.type) {
     case 'connected':
       return { type: 'link.connected', at: e.at, ipAddress: e.ipAddress, certificate: e.certificate };
@@ -46,10 +46,9 @@ export const linkActor = fromCallback<LinkActorEvent, { link?: DeviceLink; devic
    */
   let inRequest = false;
   const onLinkEvent = (e: LinkEvent): void => {
-    if (e.type !== 'frame') return sendBack(toMachineEvent(e));
-    const frame = decodeFrame(e.frame);
-    if (device && !inRequest && tryLane(device, e.bytes, frame)) return;
-    sendBack({ type: 'link.frame', at: e.at, bytes: e.bytes, frame });
+    const event = toMachineEvent(e);
+    if (event.type === 'link.frame' && device && !inRequest && tryLane(device, event.bytes, event.frame)) return;
+    sendBack(event);
   };
   let unsubscribe = link?.subscribe(onLinkEvent);
   const handle = (event: LinkActorEvent): void => {

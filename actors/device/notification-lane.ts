@@ -16,9 +16,6 @@ import type { DecodedFrame } from './frame-decoder.js';
  * result, connect and refusal) goes through the machine as before.
  */
 
-/** The only context fields a lane step may write. */
-const LANE_FIELDS: ReadonlySet<string> = new Set(['status', 'lastState', 'lastHealthcheck']);
-
 export interface LaneStep {
   ctx: Partial<DeviceContext>;
   emit: DeviceEvent[];
@@ -32,10 +29,7 @@ export function laneStep(ctx: DeviceContext, online: boolean, bytes: number, fra
   if (!online || frame.kind !== 'notification' || frame.method === 'connect') return undefined;
   // The machine's guards, in its order: blacklist first, then the protocol rules.
   if (ctx.deps.isBlacklisted(ctx.serial) || frameViolation(ctx, frame) !== undefined) return undefined;
-  const fx = plainNotificationStep(ctx, bytes, frame);
-  if (!fx || fx.send || fx.timers || fx.cancel || fx.close !== undefined || !fx.ctx || !fx.emit) return undefined;
-  for (const key in fx.ctx) if (!LANE_FIELDS.has(key)) return undefined;
-  return { ctx: fx.ctx, emit: fx.emit };
+  return plainNotificationStep(ctx, bytes, frame);
 }
 
 /** The part of the device actor the lane reads: its current snapshot. */

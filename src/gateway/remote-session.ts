@@ -16,11 +16,8 @@ export const RemoteSession = Type.Object({
 }, { $id: 'RemoteSession', title: 'RemoteSession' });
 export type RemoteSession = Static<typeof RemoteSession>;
 
-/** Where rtty sessions point: the command service's settings (actors/command-params.ts). */
-export type RttySettings = RttyServer;
-
 /**
  * Defaults of the OpenWiFi rtty server (rttys): it listens for devices on 5912 and serves its web
  * view on 5913; 60 s is the gateway's rtty wait. No token: each session gets a fresh random one.
  */
-export const RTTY_DEFAULTS: Readonly<RttySettings> = { server: 'localhost', port: 5912, viewport: 5913, timeout: 60 };
+export const RTTY_DEFAULTS: Readonly<RttyServer> = { server: 'localhost', port: 5912, viewport: 5913, timeout: 60 };

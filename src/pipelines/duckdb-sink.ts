@@ -1,5 +1,5 @@
 import type { SchedulerLike } from 'rxjs';
-import type { DuckDBAppender, DuckDBDataChunk } from '@duckdb/node-api';
+import type { DuckDBDataChunk } from '@duckdb/node-api';
 import type { Store } from '../store/duckdb.js';
 import type { IngestCounters } from './metrics.js';
 import { rowChunks } from './row-chunks.js';
@@ -187,7 +187,7 @@ export class DuckDbSink {
   }
 
   private async appendRows(table: TableName, rows: readonly Row[]): Promise<void> {
-    await this.stageRows(table, rows);
+    await this.appendUncommitted(table, rows);
     try {
       await this.handles.get(table)?.commit?.();
     } catch (e) {
@@ -199,7 +199,7 @@ export class DuckDbSink {
   }
 
   /** Appends `rows` in the table's open transaction (not committed yet). */
-  private async stageRows(table: TableName, rows: readonly Row[]): Promise<void> {
+  private async appendUncommitted(table: TableName, rows: readonly Row[]): Promise<void> {
     const spec = TABLES[table];
     const ids = spec.sequence ? await this.takeIds(table, rows.length) : undefined;
     const kinds = spec.columns.map((c) => c[1]).filter((k) => k !== 'id');
@@ -270,18 +270,19 @@ export class DuckDbSink {
   }
 }
 
-/** Closes an appender and its connection; closeSync on an invalid appender throws before its connection is closed. */
-function closeQuietly(appender: DuckDBAppender, close: () => void): () => void {
-  return () => {
-    try {
-      close();
-    } catch {
-      appender.connection.closeSync();
-    }
-  };
-}
-
 async function defaultAppender(store: Store, table: TableName): Promise<AppenderHandle> {
   const t = await store.transactionAppender(table);
-  return { appender: t.appender, begin: t.begin, commit: t.commit, close: closeQuietly(t.appender, t.close) };
+  return {
+    appender: t.appender,
+    begin: t.begin,
+    commit: t.commit,
+    close: () => {
+      try {
+        t.close();
+      } catch {
+        // closeSync on an invalid appender throws before its connection is closed
+        t.appender.connection.closeSync();
+      }
+    },
+  };
 }
