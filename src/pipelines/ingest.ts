@@ -17,18 +17,23 @@ import type { Row, RowSet, TableName } from './tables.js';
 
 const sec = (ms: number): number => Math.floor(ms / 1000);
 const json = (v: unknown): string => JSON.stringify(v ?? {}) ?? '{}';
+// Module-level, not inside eventRows: a closure made per event also costs a name definition
+// per event where the code runs through tsx (esbuild's keepNames).
+const row = (table: TableName, values: Row['values']): Row => ({ table, values });
+const textOrNull = (v: unknown): string | null => (typeof v === 'string' ? v : null);
 
 /** What one fleet event becomes in the store; undefined for events that store nothing. */
 export function eventRows(e: FleetEvent): RowSet | undefined {
   const recorded = sec(e.at);
-  const row = (table: TableName, values: Row['values']): Row => ({ table, values });
   switch (e.type) {
     case 'state': {
       const { uuid, state } = e.payload;
       const derived = stateRows(e.serial, recorded, uuid, state);
       // The statistics row first: the document itself is stored even when its parts are odd.
-      // The text the link parsed the state from, when it kept it; else serialised here.
-      return { rows: [row('statistics', [e.serial, uuid, takeSource(state) ?? json(state), recorded]), ...derived.rows], odd: derived.odd };
+      // The text the link parsed the state from (its bytes, from a recording), when it kept it;
+      // else serialised here.
+      derived.rows.unshift(row('statistics', [e.serial, uuid, takeSource(state) ?? json(state), recorded]));
+      return derived;
     }
     case 'healthcheck': {
       const { uuid, sanity, data } = e.payload;
@@ -59,10 +64,9 @@ export function eventRows(e: FleetEvent): RowSet | undefined {
           odd = 'a scan entry is not an object';
           continue;
         }
-        const s = (v: unknown) => (typeof v === 'string' ? v : null);
         rows.push(row('wifi_scan_entries', [
-          e.serial, recorded, p.source, p.commandUuid ?? null, s(entry.bssid), s(entry.ssid), int32(entry.channel), int32(entry.frequency),
-          fin(entry.signal), fin(entry.last_seen), fin(entry.tsf), int32(entry.capability), s(entry.ht_oper), s(entry.vht_oper),
+          e.serial, recorded, p.source, p.commandUuid ?? null, textOrNull(entry.bssid), textOrNull(entry.ssid), int32(entry.channel), int32(entry.frequency),
+          fin(entry.signal), fin(entry.last_seen), fin(entry.tsf), int32(entry.capability), textOrNull(entry.ht_oper), textOrNull(entry.vht_oper),
           int32(entry.sta_count), int32(entry.ch_util), json(entry),
         ]));
       }

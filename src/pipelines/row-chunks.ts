@@ -1,46 +1,96 @@
-import { BOOLEAN, DOUBLE, DuckDBDataChunk, DuckDBVector, VARCHAR, type DuckDBType } from '@duckdb/node-api';
+import duckdb from '@duckdb/node-bindings';
+import { BOOLEAN, DOUBLE, DuckDBDataChunk, VARCHAR, type DuckDBType } from '@duckdb/node-api';
 import type { Cell, ColumnKind } from './tables.js';
 
 /**
- * Rows as DuckDB data chunks, for `appender.appendDataChunk`. A chunk is filled column by column:
- * numbers go into the vector's Float64Array and reach DuckDB in one copy per column, where
- * appending value by value costs a native call per value (~10-15 % of the append time of an hour
- * of `hall`). Numbers are DOUBLE and DuckDB casts them to the table's column types, as it does
- * for the appender's appendDouble; a value the column cannot hold (an INTEGER past 2^31) makes
- * the append throw, as it did there.
+ * Rows as DuckDB data chunks, for `appender.appendDataChunk`, written straight through DuckDB's
+ * C API bindings (node-api's vector classes keep a JS cache per item and a BigInt per validity
+ * bit). A chunk is filled column by column:
+ * - numbers go into one Float64Array and reach DuckDB in one copy per column; they are DOUBLE and
+ *   DuckDB casts them to the table's column types, as it does for the appender's appendDouble; a
+ *   value the column cannot hold (an INTEGER past 2^31) makes the append throw, as it did there;
+ * - text is assigned per value, a string as DuckDB's bindings encode it, a Uint8Array (UTF-8 the
+ *   caller kept, e.g. a state document's bytes from a recording) copied as it is;
+ * - nulls clear their bit in the column's validity mask, copied once per column that has any.
  */
 
 const typeOf = (kind: ColumnKind): DuckDBType => (kind === 'text' ? VARCHAR : kind === 'bool' ? BOOLEAN : DOUBLE);
 
-function cell(kind: ColumnKind, v: Cell | undefined): string | number | boolean | null {
-  if (v === null || v === undefined) return null;
-  if (kind === 'text') return typeof v === 'string' ? v : String(v);
-  if (kind === 'bool') return v === true;
-  return typeof v === 'number' ? v : Number(v);
+const SIZE = duckdb.vector_size();
+// Scratch for one column at a time: each is copied into the vector before the next column.
+const numbers = new Float64Array(SIZE);
+const bools = new Uint8Array(SIZE);
+const mask = new Uint8Array(Math.ceil(SIZE / 64) * 8);
+
+function setNull(r: number, hadNull: boolean): void {
+  if (!hadNull) mask.fill(0xff);
+  mask[r >> 3]! &= ~(1 << (r & 7));
 }
+
+function fillNumbers(vector: duckdb.Vector, n: number, at: (r: number) => Cell | Uint8Array | undefined): boolean {
+  let nulls = false;
+  for (let r = 0; r < n; r++) {
+    const v = at(r);
+    if (v === null || v === undefined) {
+      setNull(r, nulls);
+      nulls = true;
+      numbers[r] = 0;
+    } else numbers[r] = typeof v === 'number' ? v : Number(v);
+  }
+  duckdb.copy_data_to_vector(vector, 0, numbers.buffer, 0, n * 8);
+  return nulls;
+}
+
+function fillBools(vector: duckdb.Vector, n: number, at: (r: number) => Cell | Uint8Array | undefined): boolean {
+  let nulls = false;
+  for (let r = 0; r < n; r++) {
+    const v = at(r);
+    if (v === null || v === undefined) {
+      setNull(r, nulls);
+      nulls = true;
+      bools[r] = 0;
+    } else bools[r] = v === true ? 1 : 0;
+  }
+  duckdb.copy_data_to_vector(vector, 0, bools.buffer, 0, n);
+  return nulls;
+}
+
+function fillText(vector: duckdb.Vector, n: number, at: (r: number) => Cell | Uint8Array | undefined): boolean {
+  let nulls = false;
+  for (let r = 0; r < n; r++) {
+    const v = at(r);
+    if (v === null || v === undefined) {
+      setNull(r, nulls);
+      nulls = true;
+    } else if (typeof v === 'string') duckdb.vector_assign_string_element(vector, r, v);
+    else if (v instanceof Uint8Array) duckdb.vector_assign_string_element_len(vector, r, v);
+    else duckdb.vector_assign_string_element(vector, r, String(v));
+  }
+  return nulls;
+}
+
+const FILL = { text: fillText, bool: fillBools, number: fillNumbers, id: fillNumbers } as const;
 
 /**
  * The chunks of `rows` (each `values` in the order of `kinds`), at most DuckDB's vector size
  * (2,048) rows each. `ids`, when given, is a first column of its own (the table's id).
  */
-export function* rowChunks(kinds: readonly ColumnKind[], rows: readonly { values: readonly Cell[] }[], ids?: readonly number[]): Generator<DuckDBDataChunk> {
-  const size = DuckDBVector.standardSize();
-  const types = [...(ids ? [DOUBLE] : []), ...kinds.map(typeOf)];
+export function* rowChunks(kinds: readonly ColumnKind[], rows: readonly { values: readonly (Cell | Uint8Array)[] }[], ids?: readonly number[]): Generator<DuckDBDataChunk> {
+  const types = [...(ids ? [DOUBLE] : []), ...kinds.map(typeOf)].map((t) => t.toLogicalType().logical_type);
   const first = ids ? 1 : 0;
-  for (let from = 0; from < rows.length; from += size) {
-    const n = Math.min(size, rows.length - from);
-    const chunk = DuckDBDataChunk.create(types, n);
-    if (ids) {
-      const v = chunk.getColumnVector(0);
-      for (let r = 0; r < n; r++) v.setItem(r, ids[from + r]!);
-      v.flush();
-    }
-    for (let c = 0; c < kinds.length; c++) {
-      const kind = kinds[c]!;
-      const v = chunk.getColumnVector(c + first);
-      for (let r = 0; r < n; r++) v.setItem(r, cell(kind, rows[from + r]!.values[c]));
-      v.flush();
-    }
-    yield chunk;
+  for (let from = 0; from < rows.length; from += SIZE) {
+    const n = Math.min(SIZE, rows.length - from);
+    const chunk = duckdb.create_data_chunk(types);
+    duckdb.data_chunk_set_size(chunk, n);
+    const column = (c: number, fill: typeof fillText, at: (r: number) => Cell | Uint8Array | undefined) => {
+      const vector = duckdb.data_chunk_get_vector(chunk, c);
+      if (fill(vector, n, at)) {
+        duckdb.vector_ensure_validity_writable(vector);
+        duckdb.copy_data_to_vector_validity(vector, 0, mask.buffer, 0, Math.ceil(n / 64) * 8);
+      }
+    };
+    if (ids) column(0, fillNumbers, (r) => ids[from + r]);
+    for (let c = 0; c < kinds.length; c++) column(c + first, FILL[kinds[c]!], (r) => rows[from + r]!.values[c]);
+    yield new DuckDBDataChunk(chunk);
   }
 }

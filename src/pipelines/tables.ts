@@ -45,8 +45,8 @@ export const TABLES = {
 export type TableName = keyof typeof TABLES;
 export const APPEND_TABLES = Object.keys(TABLES) as TableName[];
 
-/** A value as the sink appends it; `null` for an absent optional field. */
-export type Cell = string | number | boolean | null;
+/** A value as the sink appends it; `null` for an absent optional field; a Uint8Array is UTF-8 text. */
+export type Cell = string | number | boolean | null | Uint8Array;
 
 /**
  * One row for one table, values in column order. For tables with an `id` column the id is

@@ -8,10 +8,10 @@ import { isObject, type JsonObject } from './frame.js';
  * deleted, so no text outlives its document or is handed out twice.
  */
 
-const sources = new WeakMap<object, string>();
+const sources = new WeakMap<object, string | Uint8Array>();
 
-/** The remembered text of `value`, forgotten as it is handed out. */
-export function takeSource(value: object): string | undefined {
+/** The remembered text of `value` (a string, or its UTF-8 bytes), forgotten as it is handed out. */
+export function takeSource(value: object): string | Uint8Array | undefined {
   const text = sources.get(value);
   if (text !== undefined) sources.delete(value);
   return text;
@@ -30,7 +30,7 @@ function lastKey(o: JsonObject): string | undefined {
  * that prefix and the closing `}}` is the state's own text: remember it for `frame.params.state`.
  * Anything else (other key orders, spaces, escapes) is left alone and ingest serialises.
  */
-export function rememberStateText(frame: JsonObject, text: string, start = 0, end = text.length): void {
+export function rememberStateText(frame: JsonObject, text: string, start = 0, end = text.length, bytes?: { buf: Uint8Array; at: number }): void {
   const params = frame.params;
   if (!isObject(params) || !isObject(params.state) || lastKey(frame) !== 'params' || lastKey(params) !== 'state') return;
   // `..."state":0}}` with everything before the state exactly as JSON.stringify writes it.
@@ -38,5 +38,6 @@ export function rememberStateText(frame: JsonObject, text: string, start = 0, en
   const prefix = head.length - 3;
   if (end - start < prefix + 4 || text.charCodeAt(end - 1) !== 125 || text.charCodeAt(end - 2) !== 125) return;
   if (!text.startsWith(head.slice(0, prefix), start)) return;
-  sources.set(params.state, text.slice(start + prefix, end - 2));
+  const from = start + prefix;
+  sources.set(params.state, bytes ? bytes.buf.subarray(bytes.at + from, bytes.at + end - 2) : text.slice(from, end - 2));
 }

@@ -25,6 +25,21 @@ describe('state text kept from the source (json-source)', () => {
     }));
   });
 
+  it('hands out the bytes of the state, when given where the text sits in a buffer', () => {
+    fc.assert(fc.property(stateFrame, fc.string(), fc.string(), fc.nat(8), (frame, before, after, pad) => {
+      const inner = JSON.stringify(frame);
+      const text = before + inner + after;
+      // ASCII text, as the reader only passes bytes for lines whose characters are bytes.
+      fc.pre(Buffer.byteLength(text) === text.length);
+      const buf = Buffer.concat([Buffer.alloc(pad, 0x7a), Buffer.from(text)]);
+      const parsed = JSON.parse(inner) as JsonObject;
+      rememberStateText(parsed, text, before.length, before.length + inner.length, { buf, at: pad });
+      const kept = takeSource(stateOf(parsed));
+      expect(kept).toBeInstanceOf(Uint8Array);
+      expect(Buffer.from(kept as Uint8Array).toString('utf8')).toBe(JSON.stringify(stateOf(parsed)));
+    }));
+  });
+
   it('keeps nothing when the text is not the compact form (spaces, another key order, state not last)', () => {
     fc.assert(fc.property(stateFrame, fc.constantFrom('spaces', 'order', 'notLast'), (frame, how) => {
       const params = frame.params as JsonObject;

@@ -5,6 +5,8 @@ import { createInterface } from 'node:readline';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parseLine, readRecording, type ReadItem } from '../../src/links/replay/read-recording.js';
+import type { JsonObject } from '../../src/protocol/frame.js';
+import { takeSource } from '../../src/protocol/json-source.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'airtwin-read-prop-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -67,6 +69,22 @@ describe('reading a recording a chunk at a time', () => {
       const expected = await viaReadline(path);
       expect(await collect(path, chunkBytes)).toEqual(expected);
       expect(await collect(path)).toEqual(expected);
+    }), { numRuns: 200 });
+  });
+
+  it("keeps each state's own text for ingest, still intact once the whole file has been read", async () => {
+    await fc.assert(fc.asyncProperty(file, fc.integer({ min: 1, max: 64 }), async (content, chunkBytes) => {
+      const path = join(dir, `s${n++}.ndjson`);
+      writeFileSync(path, content);
+      // Every read is done before any text is looked at: a view of a reused buffer would show later bytes.
+      const items = await collect(path, chunkBytes);
+      for (const item of items) {
+        if (!item.ok || item.rec.kind !== 'up') continue;
+        const state = (item.rec.frame.params as { state: JsonObject }).state;
+        const kept = takeSource(state);
+        const text = typeof kept === 'string' || kept === undefined ? kept : Buffer.from(kept).toString('utf8');
+        expect(text).toBe(JSON.stringify(state));
+      }
     }), { numRuns: 200 });
   });
 

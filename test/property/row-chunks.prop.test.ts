@@ -7,8 +7,9 @@ import type { Cell, ColumnKind } from '../../src/pipelines/tables.js';
 /**
  * Rows appended as data chunks (src/pipelines/row-chunks.ts) land exactly as the same rows
  * appended value by value (appendDouble / appendVarchar / appendBoolean / appendNull, what the
- * sink did before): same values, same order, over several chunks, with DuckDB casting the
- * doubles to BIGINT and INTEGER columns.
+ * sink did before): same values, same order, same nulls, over several chunks, with DuckDB
+ * casting the doubles to BIGINT and INTEGER columns, and text given as UTF-8 bytes stored as the
+ * string it encodes.
  */
 
 const KINDS: ColumnKind[] = ['number', 'number', 'number', 'text', 'bool'];
@@ -30,7 +31,7 @@ function appendByValue(a: DuckDBAppender, rows: { values: Cell[] }[], ids: numbe
     a.appendDouble(ids[r]!);
     row.values.forEach((v, c) => {
       if (v === null) a.appendNull();
-      else if (KINDS[c] === 'text') a.appendVarchar(String(v));
+      else if (KINDS[c] === 'text') a.appendVarchar(v instanceof Uint8Array ? Buffer.from(v).toString('utf8') : String(v));
       else if (KINDS[c] === 'bool') a.appendBoolean(v === true);
       else a.appendDouble(Number(v));
     });
@@ -42,7 +43,9 @@ const rowArb = fc.tuple(
   fc.option(fc.double({ noNaN: true, noDefaultInfinity: true }), { nil: null }),
   fc.option(fc.maxSafeInteger(), { nil: null }),
   fc.option(fc.oneof(fc.integer({ min: -(2 ** 31), max: 2 ** 31 - 1 }), fc.double({ min: -1e6, max: 1e6, noNaN: true })), { nil: null }),
-  fc.option(fc.string({ unit: 'binary', maxLength: 12 }), { nil: null }),
+  // Text as a string or as its UTF-8 bytes (a state document kept from a recording), short and
+  // past DuckDB's 12-byte inline strings.
+  fc.option(fc.tuple(fc.string({ unit: 'binary', maxLength: 40 }), fc.boolean()).map(([t, asBytes]) => (asBytes ? new TextEncoder().encode(t) : t)), { nil: null }),
   fc.option(fc.boolean(), { nil: null }),
 ).map((values) => ({ values: values as Cell[] }));
 

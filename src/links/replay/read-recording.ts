@@ -26,23 +26,29 @@ export type ReadItem =
 /** What the envelope adds around a frame written by our writers: `{"t":..,"serial":..,"dir":"up","frame":` ... `}`. */
 const UP_FRAME_KEY = ',"dir":"up","frame":';
 
+/** Where a line's bytes are in the buffer it was read into, when the line is ASCII (so character and byte offsets agree). */
+export interface LineBytes {
+  buf: Uint8Array;
+  at: number;
+}
+
 /**
  * Size of the frame as the AP sent it, for the device's rxBytes. Our writers put `frame` last,
  * so it is the rest of the line; other writers' lines are measured by serialising the frame.
  */
-function frameBytes(text: string, frame: JsonObject): number {
+function frameBytes(text: string, frame: JsonObject, bytes: LineBytes | undefined): number {
   const at = text.indexOf(UP_FRAME_KEY);
   if (at > 0 && text.endsWith('}}')) {
     const start = at + UP_FRAME_KEY.length;
-    // The state's own text, so ingest does not serialise it again.
-    if (frame.method === 'state') rememberStateText(frame, text, start, text.length - 1);
-    return Buffer.byteLength(text) - Buffer.byteLength(text.slice(0, start)) - 1;
+    // The state's own text (its bytes, for an ASCII line), so ingest does not serialise it again.
+    if (frame.method === 'state') rememberStateText(frame, text, start, text.length - 1, bytes);
+    return bytes ? text.length - start - 1 : Buffer.byteLength(text) - Buffer.byteLength(text.slice(0, start)) - 1;
   }
   return Buffer.byteLength(JSON.stringify(frame));
 }
 
 /** Check one line. `lastT` is the time of the last accepted line (-Infinity before the first). */
-export function parseLine(text: string, lastT: number): { rec: RecordLine } | { reason: string } {
+export function parseLine(text: string, lastT: number, bytes?: LineBytes): { rec: RecordLine } | { reason: string } {
   let v: unknown;
   try {
     v = JSON.parse(text);
@@ -69,7 +75,7 @@ export function parseLine(text: string, lastT: number): { rec: RecordLine } | { 
     if (!isCommand(v.frame)) return { reason: 'down frame is not a command (jsonrpc 2.0, known method, numeric id, params)' };
     return { rec: { kind: 'down', t, serial: s, frame: v.frame } };
   }
-  return { rec: { kind: 'up', t, serial: s, frame: v.frame, bytes: frameBytes(text, v.frame) } };
+  return { rec: { kind: 'up', t, serial: s, frame: v.frame, bytes: frameBytes(text, v.frame, bytes) } };
 }
 
 export interface ReadOptions {
@@ -93,11 +99,11 @@ export async function* readRecordingChunks(files: string | readonly string[], op
   for (const file of typeof files === 'string' ? [files] : files) {
     const fh = await open(file, 'r');
     let line = 0;
-    const take = (text: string, out: ReadItem[]): void => {
+    const take = (text: string, out: ReadItem[], bytes?: LineBytes): void => {
       line++;
       const size = text.length + 1;
       if (text.trim() === '') return;
-      const r = parseLine(text, lastT);
+      const r = parseLine(text, lastT, bytes);
       if ('reason' in r) {
         out.push({ ok: false, line, file, size, reason: r.reason });
       } else {
@@ -107,8 +113,8 @@ export async function* readRecordingChunks(files: string | readonly string[], op
     };
     // `text` ended at "\n" (terminated) or at the end of the file. A "\r" inside it is a line
     // break of its own (JSON text cannot hold a raw CR); at the end of the file an empty last part is no line.
-    const takeText = (text: string, out: ReadItem[], terminated: boolean): void => {
-      if (text.indexOf('\r') < 0) return take(text, out);
+    const takeText = (text: string, out: ReadItem[], terminated: boolean, bytes?: LineBytes): void => {
+      if (text.indexOf('\r') < 0) return take(text, out, bytes);
       const parts = text.split('\r');
       parts.forEach((p, i) => { if (terminated || i < parts.length - 1 || p !== '') take(p, out); });
     };
@@ -119,7 +125,9 @@ export async function* readRecordingChunks(files: string | readonly string[], op
       let from = 0;
       for (let nl = data.indexOf(10, from); nl >= 0; nl = data.indexOf(10, from)) {
         const end = nl > from && data[nl - 1] === 13 ? nl - 1 : nl;
-        takeText(data.toString('utf8', from, end), out, true);
+        const text = data.toString('utf8', from, end);
+        // An ASCII line (as long in characters as in bytes) keeps where its bytes are.
+        takeText(text, out, true, text.length === end - from ? { buf: data, at: from } : undefined);
         from = nl + 1;
       }
       return from;
@@ -127,13 +135,13 @@ export async function* readRecordingChunks(files: string | readonly string[], op
     // Two buffers: the next read runs while this one's lines are checked and played (a read
     // waits a few ms for the thread pool; an hour of a 200-AP venue is ~100 reads).
     const size = opts.chunkBytes ?? CHUNK_BYTES;
-    const bufs = [Buffer.allocUnsafe(size), Buffer.allocUnsafe(size)];
-    let which = 0;
+    // A fresh buffer per read: ingest keeps views of it (state documents' bytes) until they are written.
     // A failed read settles as a value: it waits unawaited while lines are played (a paced
     // replay may wait minutes), and a rejection nobody handles yet would end the process.
     type Read = { bytesRead: number } | { error: unknown };
     const read = (buf: Buffer): Promise<Read> => fh.read(buf, 0, size, null).then((r) => r, (error: unknown) => ({ error }));
-    let next: Promise<Read> | undefined = read(bufs[0]!);
+    let buf = Buffer.allocUnsafeSlow(size);
+    let next: Promise<Read> | undefined = read(buf);
     try {
       let carry: Buffer | undefined;
       for (;;) {
@@ -144,12 +152,12 @@ export async function* readRecordingChunks(files: string | readonly string[], op
         next = undefined;
         if ('error' in done) throw done.error;
         const bytesRead: number = done.bytesRead;
-        const buf = bufs[which]!;
-        which ^= 1;
+        const filled = buf;
         // Reads are sequential (position null): the next starts only once this one is done.
-        next = bytesRead === 0 ? undefined : read(bufs[which]!);
+        if (bytesRead > 0) buf = Buffer.allocUnsafeSlow(size);
+        next = bytesRead === 0 ? undefined : read(buf);
         if (bytesRead === 0) break;
-        let data = buf.subarray(0, bytesRead);
+        let data = filled.subarray(0, bytesRead);
         const out: ReadItem[] = [];
         if (carry) {
           // Only the line cut by the last read needs its two parts joined, not the whole read.
@@ -162,7 +170,7 @@ export async function* readRecordingChunks(files: string | readonly string[], op
           data = data.subarray(nl + 1);
         }
         const from = takeLines(data, out);
-        // The rest has no "\n" yet: keep its bytes (copied: `buf` is reused) for the next read.
+        // The rest has no "\n" yet: keep its bytes (copied, so the views of this buffer can end) for the next read.
         carry = from < data.length ? Buffer.from(data.subarray(from)) : undefined;
         if (out.length > 0) yield out;
       }
