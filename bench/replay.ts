@@ -52,10 +52,12 @@ try {
 
   const replayRates: number[] = [];
   const baseRates: number[] = [];
-  let tables: TableRows[] | undefined;
   // Each run starts on a collected heap, as `airtwin replay` starts in a fresh process: the
-  // simulation that made the recording leaves garbage the replay should not pay for.
+  // simulation that made the recording leaves garbage the replay should not pay for, and the
+  // baseline's rows (~100 MB of strings, read back from the replayed data dir) are not kept
+  // across a replay round, whose GC would have to mark them at every full collection.
   const collect = () => (globalThis as { gc?: () => void }).gc?.();
+  let expectedRows: number | undefined;
   for (let round = 1; round <= ROUNDS; round++) {
     collect();
     const replayed = await runReplay({ file, dataDir: join(dir, `replayed-${round}`), speed: 'max' }, { out: quiet() });
@@ -63,9 +65,12 @@ try {
     const fps = frames / (replayed.wallMs / 1000);
     replayRates.push(fps);
     console.log(`  round ${round} replay: ${frames} frames, ${replayed.ingest.rowsWritten} rows in ${(replayed.wallMs / 1000).toFixed(2)} s -> ${Math.round(fps)} frames/s (${replayed.summary.rejectedCount} rejected)`);
-    tables ??= await readRows(join(dir, `replayed-${round}`));
+    const tables = await readRows(join(dir, `replayed-${round}`));
     rmSync(join(dir, `replayed-${round}`), { recursive: true, force: true });
     const baseRows = tables.reduce((n, t) => n + t.rows.length, 0);
+    // A deterministic replay writes the same rows every round.
+    expectedRows ??= baseRows;
+    if (baseRows !== expectedRows) throw new Error(`round ${round} wrote ${baseRows} rows, round 1 ${expectedRows}`);
     collect();
     const baseMs = await appendRaw(join(dir, `baseline-${round}`), tables, BATCH);
     rmSync(join(dir, `baseline-${round}`), { recursive: true, force: true });
