@@ -1,7 +1,7 @@
 import { filter, type Subscription } from 'rxjs';
 import { airtwinError, deviceBusy, deviceOffline, notConfigured, notFound } from '../src/errors.js';
 import type { Clock } from '../src/protocol/clock.js';
-import { isObject } from '../src/protocol/frame.js';
+import { isObject, type JsonObject } from '../src/protocol/frame.js';
 import {
   planConfigure, planEventqueue, planFactory, planGeneric, planLeds, planReboot, planRequest, planRtty, planScript,
   planTelemetry, planTrace, planUpgrade, planWifiscan, type Body, type CommandPlan, type ConfigureOptions, type RttyServer, type ScriptSource,
@@ -12,6 +12,7 @@ import type { DeviceEventOf } from './device/device.events.js';
 import { isFinalStatus, type Command, type CommandSubmission } from './device/device.types.js';
 import type { Fleet } from './fleet.js';
 import { serialKey } from '../src/protocol/serial.js';
+import { restrictionRefusal, restrictionsOf } from './restrictions.js';
 
 /** spec "PingResult": latency is the measured round trip in ms (a number, not the gateway's string). */
 export interface PingResult {
@@ -51,6 +52,11 @@ export interface CommandServiceOptions {
   /** Where an AP uploads a trace for a command (the file-upload endpoint). */
   uploadUri?: (commandUuid: string) => string;
   rtty?: RttyServer;
+  /**
+   * The capabilities an AP last reported, for its restrictions (actors/restrictions.ts). Default:
+   * what its actor holds from the current or last session.
+   */
+  capabilitiesOf?: (serial: string) => JsonObject | undefined | Promise<JsonObject | undefined>;
   /** A store write failed; the command itself goes on. Default: ignored. */
   onStoreError?: (error: unknown, command: Command) => void;
 }
@@ -206,6 +212,10 @@ export class CommandService {
     if (this.opts.deviceExists && !(await this.opts.deviceExists(serial))) throw notFound('serialNumber', `Device ${serial} does not exist.`);
     const uuid = this.opts.newId();
     const p = build(uuid);
+    // A restricted AP's refusal is known before anything is sent or recorded (upstream answers it as a 400 too).
+    const capabilities = await (this.opts.capabilitiesOf ?? ((s: string) => this.opts.fleet.details(s)?.capabilities))(serial);
+    const refusal = restrictionRefusal(p.method, p.params, restrictionsOf(capabilities));
+    if (refusal) throw airtwinError(refusal.code, name, `Device ${serial}: ${refusal.description}`);
     const nowMs = this.opts.clock.now();
     const sub: CommandSubmission = {
       command: blankCommand({

@@ -28,6 +28,8 @@ export const ERROR_CATALOGUE = {
   INVALID_CONFIGURATION: [400, 'A configuration document is not a JSON object or fails validation.'],
   UNAUTHORIZED: [401, 'The bearer token is missing, malformed, invalid or expired.'],
   FORBIDDEN: [403, 'The token is valid but its role may not do this.'],
+  DEVICE_RESTRICTED: [403, 'The device reports restrictions (capabilities.restrictions) that forbid this command.'],
+  SIGNATURE_REQUIRED: [400, 'The device is restricted and takes this command only with a signature.'],
   NOT_FOUND: [404, 'The resource or route does not exist.'],
   ALREADY_EXISTS: [409, 'A record with this key exists already.'],
   DEVICE_BUSY: [409, 'The device is already running a command.'],

@@ -76,6 +76,8 @@ export interface FleetRuntimeDeps {
   logger: Logger;
   /** Where rtty sessions point; without it GET rtty is NOT_CONFIGURED. */
   rtty?: RttyServer;
+  /** The stored capabilities of an AP (its restrictions), for one whose actor has not seen it connect since the start. */
+  storedCapabilities?: (serial: string) => Promise<JsonObject | undefined>;
 }
 
 export interface FleetRuntime {
@@ -206,6 +208,7 @@ export function startFleetRuntime(deps: FleetRuntimeDeps): FleetRuntime {
   const commandService = new CommandService({
     fleet, store: deps.commands, clock, newId: randomUUID, rtty: deps.rtty,
     deviceExists: (serial) => devices.has(serial),
+    capabilitiesOf: (serial) => fleet.details(serial)?.capabilities ?? deps.storedCapabilities?.(serial),
     onStoreError: (error, command) => logger.error({ err: error, command: command.UUID }, 'command history write failed'),
   });
 

@@ -25,7 +25,7 @@ import { processClock, replayDriver, startFleetRuntime } from './fleet-runtime.j
 import { recordingParts, replayClock } from './replay.js';
 import { startReplay } from '../links/replay/replayer.js';
 import { readRecording } from '../links/replay/read-recording.js';
-import type { JsonObject } from '../protocol/frame.js';
+import { isObject, type JsonObject } from '../protocol/frame.js';
 import { existsSync, statSync } from 'node:fs';
 import { createRecorder } from '../links/record/recording-link.js';
 import type { DeviceLink } from '../protocol/device-link.js';
@@ -115,7 +115,18 @@ export async function startServe(config: Readonly<ServeConfig>, io: ServeIo): Pr
       viewport: config.rttyViewport ?? RTTY_DEFAULTS.viewport, timeout: config.rttyTimeout ?? RTTY_DEFAULTS.timeout,
       ...(config.rttyToken ? { token: config.rttyToken } : {}),
     };
-    const runtime = startFleetRuntime({ clock, devices, blacklist, defaultConfigs, commands, autoProvision: config.autoProvision, logger: logging.for('fleet'), rtty });
+    const storedCapabilities = async (serial: string) => {
+      const stored = await deviceData.capabilities(serial);
+      try {
+        const parsed: unknown = stored ? JSON.parse(stored.capabilities) : undefined;
+        return isObject(parsed) ? parsed : undefined;
+      } catch {
+        return undefined; // stored text that is not JSON names no restrictions
+      }
+    };
+    const runtime = startFleetRuntime({
+      clock, devices, blacklist, defaultConfigs, commands, autoProvision: config.autoProvision, logger: logging.for('fleet'), rtty, storedCapabilities,
+    });
     const { fleet, commandService } = runtime;
     // Subscribed before any AP connects, and closed after the fleet (whose stop completes
     // events$), so every frame an AP sent before shutdown is in DuckDB after it.

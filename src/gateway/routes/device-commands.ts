@@ -55,20 +55,22 @@ const RECORD_ROUTES: RecordRoute[] = [
     notes: `${QUEUES} errorCode 1 (applied with substitutions, listed in results.status.rejected) is completed, or failed with `
       + '?strict=true (any errorCode other than 0 fails then; still a 200 with the record, where the upstream gateway answers 400).' },
   { path: 'upgrade', method: 'upgrade', body: UpgradeBody, querystring: UpgradeQuery, summary: 'Upgrade the firmware',
-    notes: `${QUEUES} Completed when the AP accepts; it then reboots into the new image (status goes offline, then online).` },
+    notes: `${QUEUES} Completed when the AP accepts; it then reboots into the new image (status goes offline, then online). `
+      + 'An AP restricted for upgrades (capabilities.restrictions.upgrade) needs the signature: 400 SIGNATURE_REQUIRED without it.' },
   { path: 'reboot', method: 'reboot', body: RebootBody, summary: 'Reboot the device',
     notes: `${REFUSES} Completed when the AP accepts; it then disconnects and connects again.` },
   { path: 'factory', method: 'factory', body: FactoryBody, summary: 'Factory-reset the device', notes: QUEUES },
   { path: 'leds', method: 'leds', body: LedsBody, summary: 'Set the LEDs (on, off, blink for duration seconds)', notes: REFUSES },
   { path: 'trace', method: 'trace', body: TraceBody, summary: 'Capture packets on a network or interface', notes: REFUSES },
   { path: 'wifiscan', method: 'wifiscan', body: WifiscanBody, summary: 'Scan the air',
-    notes: `${REFUSES} results.status.scan holds the entries the AP heard.` },
+    notes: `${REFUSES} results.status.scan holds the entries the AP heard. On an AP restricted for DFS `
+      + '(capabilities.restrictions.dfs) only override_dfs false is sent; otherwise 403 DEVICE_RESTRICTED.' },
   { path: 'request', method: 'request', body: RequestBody, summary: 'Ask for a state or healthcheck message now',
     notes: `${REFUSES} Completes on the AP's acknowledgement; the message carrying the command UUID then replaces results.` },
   { path: 'eventqueue', method: 'eventqueue', body: EventqueueBody, summary: "Fetch events from the AP's queue",
     notes: `${REFUSES} Sent to the AP as the 'event' method; results.status.events holds them.` },
   { path: 'script', method: 'script', body: ScriptBody, summary: 'Run a script (shell, ucode, uci, bundle)',
-    notes: `${REFUSES} Both script and scriptId: 400.` },
+    notes: `${REFUSES} Both script and scriptId: 400. A restricted AP (capabilities.restrictions) needs the signature: 400 SIGNATURE_REQUIRED.` },
 ];
 
 /** The path serial, normalised (400 INVALID_SERIAL), checked against the body's (400 SERIAL_MISMATCH) and the store (404). */
