@@ -27,47 +27,45 @@ function setNull(r: number, hadNull: boolean): void {
   mask[r >> 3]! &= ~(1 << (r & 7));
 }
 
-function fillNumbers(vector: duckdb.Vector, n: number, at: (r: number) => Cell | Uint8Array | undefined): boolean {
+type At = (r: number) => Cell | undefined;
+
+/** Calls `set` for each value of a column that is not null, marks the nulls in `mask`; true when there was one. */
+function eachValue(n: number, at: At, set: (r: number, v: Cell) => void): boolean {
   let nulls = false;
   for (let r = 0; r < n; r++) {
     const v = at(r);
     if (v === null || v === undefined) {
       setNull(r, nulls);
       nulls = true;
-      numbers[r] = 0;
-    } else numbers[r] = typeof v === 'number' ? v : Number(v);
+    } else set(r, v);
   }
-  duckdb.copy_data_to_vector(vector, 0, numbers.buffer, 0, n * 8);
   return nulls;
 }
 
-function fillBools(vector: duckdb.Vector, n: number, at: (r: number) => Cell | Uint8Array | undefined): boolean {
-  let nulls = false;
-  for (let r = 0; r < n; r++) {
-    const v = at(r);
-    if (v === null || v === undefined) {
-      setNull(r, nulls);
-      nulls = true;
-      bools[r] = 0;
-    } else bools[r] = v === true ? 1 : 0;
-  }
-  duckdb.copy_data_to_vector(vector, 0, bools.buffer, 0, n);
+/**
+ * Fixed-width values go into `out` (scratch) and are copied into the vector at once. A null's slot
+ * is 0, not what the previous column left there: DuckDB casts the doubles to the column's type.
+ */
+function fillFixed(vector: duckdb.Vector, n: number, at: At, out: Float64Array<ArrayBuffer> | Uint8Array<ArrayBuffer>, put: (v: Cell) => number): boolean {
+  out.fill(0, 0, n);
+  const nulls = eachValue(n, at, (r, v) => {
+    out[r] = put(v);
+  });
+  duckdb.copy_data_to_vector(vector, 0, out.buffer, 0, n * out.BYTES_PER_ELEMENT);
   return nulls;
 }
 
-function fillText(vector: duckdb.Vector, n: number, at: (r: number) => Cell | Uint8Array | undefined): boolean {
-  let nulls = false;
-  for (let r = 0; r < n; r++) {
-    const v = at(r);
-    if (v === null || v === undefined) {
-      setNull(r, nulls);
-      nulls = true;
-    } else if (typeof v === 'string') duckdb.vector_assign_string_element(vector, r, v);
-    else if (v instanceof Uint8Array) duckdb.vector_assign_string_element_len(vector, r, v);
-    else duckdb.vector_assign_string_element(vector, r, String(v));
-  }
-  return nulls;
-}
+const toDouble = (v: Cell): number => (typeof v === 'number' ? v : Number(v));
+const toBool = (v: Cell): number => (v === true ? 1 : 0);
+const fillNumbers = (vector: duckdb.Vector, n: number, at: At): boolean => fillFixed(vector, n, at, numbers, toDouble);
+const fillBools = (vector: duckdb.Vector, n: number, at: At): boolean => fillFixed(vector, n, at, bools, toBool);
+
+/** Text is assigned value by value: DuckDB copies each into the vector's string heap. */
+const fillText = (vector: duckdb.Vector, n: number, at: At): boolean => eachValue(n, at, (r, v) => {
+  if (typeof v === 'string') duckdb.vector_assign_string_element(vector, r, v);
+  else if (v instanceof Uint8Array) duckdb.vector_assign_string_element_len(vector, r, v);
+  else duckdb.vector_assign_string_element(vector, r, String(v));
+});
 
 const FILL = { text: fillText, bool: fillBools, number: fillNumbers, id: fillNumbers } as const;
 
@@ -75,14 +73,14 @@ const FILL = { text: fillText, bool: fillBools, number: fillNumbers, id: fillNum
  * The chunks of `rows` (each `values` in the order of `kinds`), at most DuckDB's vector size
  * (2,048) rows each. `ids`, when given, is a first column of its own (the table's id).
  */
-export function* rowChunks(kinds: readonly ColumnKind[], rows: readonly { values: readonly (Cell | Uint8Array)[] }[], ids?: readonly number[]): Generator<DuckDBDataChunk> {
+export function* rowChunks(kinds: readonly ColumnKind[], rows: readonly { values: readonly Cell[] }[], ids?: readonly number[]): Generator<DuckDBDataChunk> {
   const types = [...(ids ? [DOUBLE] : []), ...kinds.map(typeOf)].map((t) => t.toLogicalType().logical_type);
   const first = ids ? 1 : 0;
   for (let from = 0; from < rows.length; from += SIZE) {
     const n = Math.min(SIZE, rows.length - from);
     const chunk = duckdb.create_data_chunk(types);
     duckdb.data_chunk_set_size(chunk, n);
-    const column = (c: number, fill: typeof fillText, at: (r: number) => Cell | Uint8Array | undefined) => {
+    const column = (c: number, fill: typeof fillText, at: At) => {
       const vector = duckdb.data_chunk_get_vector(chunk, c);
       if (fill(vector, n, at)) {
         duckdb.vector_ensure_validity_writable(vector);
