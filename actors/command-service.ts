@@ -141,13 +141,16 @@ export class CommandService {
     return this.run(serial, caller, () => planScript(serialKey(serial), body, this.opts.scriptById), 'script');
   }
 
-  /** Ping: the PingResult with the measured round trip. A ping the AP does not answer is a 504. */
+  /**
+   * Ping: the PingResult with the measured round trip, once the AP answered, even with an error
+   * (it is alive, and the record in the history says `failed`). A ping it does not answer is a 504.
+   */
   async ping(serial: string, caller: Caller = {}): Promise<{ result: PingResult; command: Command }> {
-    let latency = 0;
+    let latency: number | undefined;
     const command = await this.run(serial, caller, () => planGeneric(serialKey(serial), { command: 'ping' }), 'ping', (e) => {
       if (e.payload.latencyMs !== undefined) latency = e.payload.latencyMs;
     });
-    if (command.status !== 'completed') {
+    if (latency === undefined) {
       throw airtwinError('COMMAND_TIMEOUT', 'ping', `Device ${command.serialNumber} did not answer the ping (${command.status}).`);
     }
     const result: unknown = JSON.parse(command.results || '{}');

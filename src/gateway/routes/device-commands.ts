@@ -121,7 +121,7 @@ export async function deviceCommandsRoutes(api: FastifyInstance, deps: GatewayDe
     schema: {
       tags, summary: 'Ping the device and measure the round trip',
       description: `Answers the spec's PingResult (latency in ms, a number); the ping itself is in the command history. ${REFUSES} `
-        + '504 COMMAND_TIMEOUT when the AP does not answer.',
+        + '504 COMMAND_TIMEOUT when the AP does not answer; an AP answering with an error still gets its PingResult (the record says failed).',
       params: SerialParam, body: PingBody, response: { 200: PingResult, ...responses },
     },
   }, async (req) => {

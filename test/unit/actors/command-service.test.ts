@@ -56,6 +56,18 @@ describe('CommandService: ping', () => {
     expect(store.log.map((l) => [l.op, l.command.status])).toEqual([['insert', 'pending'], ['update', 'executed'], ['update', 'completed']]);
   });
 
+  it('answers the PingResult when the AP answers with an error: it is alive; the record says failed', async () => {
+    const { svc, link, clock, store } = await connected();
+    const p = svc.ping(SERIAL);
+    await flush();
+    clock.increment(12);
+    link.reply(link.last().id, { error: 2, text: 'busy' });
+    const { result, command } = await p;
+    expect(result.latency).toBe(12);
+    expect(command).toMatchObject({ status: 'failed', errorCode: 2, errorText: 'busy' });
+    expect(store.get(command.UUID)?.status).toBe('failed');
+  });
+
   it('is a 504 when the device never answers', async () => {
     const { svc, clock } = await connected();
     const p = rejection(svc.ping(SERIAL));
