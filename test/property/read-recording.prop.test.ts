@@ -88,6 +88,28 @@ describe('reading a recording a chunk at a time', () => {
     }), { numRuns: 200 });
   });
 
+  it('hands over bytes only for ASCII lines: an invalid byte or a non-ASCII character keeps the decoded text', async () => {
+    const path = join(dir, 'bytes.ndjson');
+    const state = (note: string) => ({ t: 1, serial: 'a0b1c2300001', dir: 'up', frame: { jsonrpc: '2.0', method: 'state', params: { serial: 'a0b1c2300001', uuid: 1, state: { note } } } });
+    const [ascii, accented, broken] = [JSON.stringify(state('plain')), JSON.stringify(state('café')), JSON.stringify(state('bad-XX-byte'))];
+    // 0xFF is no UTF-8: it decodes to one U+FFFD, as many characters as bytes.
+    const raw = Buffer.from(`${ascii}\n${accented}\n${broken}\n`);
+    const at = raw.indexOf('XX');
+    raw[at] = 0xff;
+    raw[at + 1] = 0xfe;
+    writeFileSync(path, raw);
+    const kept = (await collect(path)).map((item) => {
+      if (!item.ok || item.rec.kind !== 'up') throw new Error('expected up lines');
+      const st = (item.rec.frame.params as { state: JsonObject }).state;
+      return { st, source: takeSource(st) };
+    });
+    expect(kept.map((k) => k.source instanceof Uint8Array)).toEqual([true, false, false]);
+    expect(kept[2]!.st.note).toBe('bad-\ufffd\ufffd-byte');
+    for (const { st, source } of kept) {
+      expect(typeof source === 'string' ? source : Buffer.from(source as Uint8Array).toString('utf8')).toBe(JSON.stringify(st));
+    }
+  });
+
   it('counts the empty line between a lone CR and a CRLF, as readline does', async () => {
     const path = join(dir, 'crcrlf.ndjson');
     const line = (t: number) => JSON.stringify({ t, serial: 'a0b1c2300001', event: 'connect' });

@@ -9,6 +9,7 @@
  * or `event: "connect"|"disconnect"`. Blank lines are not data and are passed over silently.
  * An `up` frame is not judged further: the device actor checks it as it checks a live AP's.
  */
+import { isAscii } from 'node:buffer';
 import { open } from 'node:fs/promises';
 import { isCommand, isObject, type CommandFrame, type JsonObject } from '../../protocol/frame.js';
 import { rememberStateText } from '../../protocol/json-source.js';
@@ -122,18 +123,21 @@ export async function* readRecordingChunks(files: string | readonly string[], op
     // starts. "\n" is one byte that never occurs inside a UTF-8 sequence: split on bytes, decode
     // lines. "\r\n" is one break; the carry keeps such a pair together across reads.
     const takeLines = (data: Buffer, out: ReadItem[]): number => {
+      // An ASCII line keeps where its bytes are (ingest stores a state's bytes as they are). One
+      // check per read; lines of a read that is not all ASCII are checked one by one. (A line as
+      // long in characters as in bytes is not enough: an invalid byte decodes to one U+FFFD.)
+      const ascii = isAscii(data);
       let from = 0;
       for (let nl = data.indexOf(10, from); nl >= 0; nl = data.indexOf(10, from)) {
         const end = nl > from && data[nl - 1] === 13 ? nl - 1 : nl;
         const text = data.toString('utf8', from, end);
-        // An ASCII line (as long in characters as in bytes) keeps where its bytes are.
-        takeText(text, out, true, text.length === end - from ? { buf: data, at: from } : undefined);
+        takeText(text, out, true, ascii || isAscii(data.subarray(from, end)) ? { buf: data, at: from } : undefined);
         from = nl + 1;
       }
       return from;
     };
-    // Two buffers: the next read runs while this one's lines are checked and played (a read
-    // waits a few ms for the thread pool; an hour of a 200-AP venue is ~100 reads).
+    // The next read runs while this one's lines are checked and played (a read waits a few ms
+    // for the thread pool; an hour of a 200-AP venue is ~100 reads).
     const size = opts.chunkBytes ?? CHUNK_BYTES;
     // A fresh buffer per read: ingest keeps views of it (state documents' bytes) until they are written.
     // A failed read settles as a value: it waits unawaited while lines are played (a paced
