@@ -12,7 +12,7 @@ import type { DeviceEventOf } from './device/device.events.js';
 import { isFinalStatus, type Command, type CommandSubmission } from './device/device.types.js';
 import type { Fleet } from './fleet.js';
 import { serialKey } from '../src/protocol/serial.js';
-import { restrictionRefusal, restrictionsOf } from './restrictions.js';
+import { restrictionRefusal, restrictionsOf } from './device/restrictions.js';
 
 /** spec "PingResult": latency is the measured round trip in ms (a number, not the gateway's string). */
 export interface PingResult {
@@ -53,7 +53,7 @@ export interface CommandServiceOptions {
   uploadUri?: (commandUuid: string) => string;
   rtty?: RttyServer;
   /**
-   * The capabilities an AP last reported, for its restrictions (actors/restrictions.ts). Default:
+   * The capabilities an AP last reported, for its restrictions (actors/device/restrictions.ts). Default:
    * what its actor holds from the current or last session.
    */
   capabilitiesOf?: (serial: string) => JsonObject | undefined | Promise<JsonObject | undefined>;
@@ -215,7 +215,9 @@ export class CommandService {
     if (this.opts.deviceExists && !(await this.opts.deviceExists(serial))) throw notFound('serialNumber', `Device ${serial} does not exist.`);
     const uuid = this.opts.newId();
     const p = build(uuid);
-    // A restricted AP's refusal is known before anything is sent or recorded (upstream answers it as a 400 too).
+    // A restricted AP's refusal is known before anything is sent or recorded (upstream: 400 1151 / 1146;
+    // here 403 DEVICE_RESTRICTED / 400 SIGNATURE_REQUIRED). A command queued before the AP reported
+    // its restrictions is checked again when it would be sent (device.logic refuseNext).
     const capabilities = await (this.opts.capabilitiesOf ?? ((s: string) => this.opts.fleet.details(s)?.capabilities))(serial);
     const refusal = restrictionRefusal(p.method, p.params, restrictionsOf(capabilities));
     if (refusal) throw airtwinError(refusal.code, name, `Device ${serial}: ${refusal.description}`);

@@ -44,6 +44,11 @@ export function expiredRecord(cmd: Command, nowMs: number, errorText: string): C
   return { ...cmd, status: 'expired', completed: sec(nowMs), errorText };
 }
 
+/** Refused by the gateway before it was sent (the AP's restrictions): failed, `executed` stays 0. */
+export function refusedRecord(cmd: Command, nowMs: number, errorText: string): Command {
+  return { ...cmd, status: 'failed', completed: sec(nowMs), errorText };
+}
+
 /** Fire-and-forget commands (telemetry) complete when sent, as the gateway records them. */
 export function sentRecord(cmd: Command, nowMs: number): Command {
   return { ...cmd, status: 'completed', executed: sec(nowMs), completed: sec(nowMs), results: JSON.stringify({ result: 'success' }) };

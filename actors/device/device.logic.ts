@@ -1,9 +1,10 @@
 import { isObject, type CommandFrame, type JsonObject } from '../../src/protocol/frame.js';
 import type { DeviceLink } from '../../src/protocol/device-link.js';
 import {
-  commandFrame, executedRecord, expiredRecord, failedRecord, reconcileSubmission, recoveryRebootSubmission, resultRecord, scanEntries, sentRecord,
-  timedOutRecord, type Pending, type Running,
+  commandFrame, executedRecord, expiredRecord, failedRecord, reconcileSubmission, recoveryRebootSubmission, refusedRecord, resultRecord, scanEntries,
+  sentRecord, timedOutRecord, type Pending, type Running,
 } from './commands.js';
+import { restrictionRefusal, restrictionsOf } from './restrictions.js';
 import type { DeviceEvent } from './device.events.js';
 import {
   copyStatus, emptyStatus, type Command, type CommandSubmission, type DeviceDeps, type DeviceStatus, type DeviceTimeouts,
@@ -423,6 +424,26 @@ export function sendFailed(ctx: DeviceContext, reason: string): Fx {
 
 export function nextReady(ctx: DeviceContext): Pending | undefined {
   return ctx.pending.find((p) => p.ready);
+}
+
+/**
+ * Why the AP's restrictions (the capabilities of this session) refuse the next ready command.
+ * The command service checks at submission; this catches a command queued before the AP first
+ * reported its restrictions (a provisioned AP that never connected, a `when` in the future).
+ */
+export function nextRefusal(ctx: DeviceContext): string | undefined {
+  const p = nextReady(ctx);
+  return p ? restrictionRefusal(p.sub.method, p.sub.params, restrictionsOf(ctx.capabilities))?.description : undefined;
+}
+
+/** Fail the next ready command its restrictions refuse, without sending it. */
+export function refuseNext(ctx: DeviceContext): Fx {
+  const p = nextReady(ctx);
+  const why = nextRefusal(ctx);
+  if (!p || !why) return {};
+  const uuid = p.sub.command.UUID;
+  const cmd = refusedRecord(p.sub.command, ctx.deps.now(), `Not sent: ${why}`);
+  return { ctx: { pending: ctx.pending.filter((x) => x !== p) }, emit: [updated(ctx, cmd)], cancel: [expireId(uuid), dueId(uuid)] };
 }
 
 /** Send the first ready command. Awaited ones become `current`; the others complete at once. */

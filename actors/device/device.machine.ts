@@ -7,8 +7,8 @@ import {
 } from './device.types.js';
 import {
   MAX_HELD_FRAMES, MAX_PROTOCOL_ERRORS, abandonAll, accept, completeCurrent, countFrame, drop, expire, frameViolation, hasKeys, ignoreFrame, initialContext,
-  isCurrentResult, isScheduledLater, linkConnected, linkDisconnected, markDue, nextReady, openSession,
-  protocolError, queueFull, receiveNotification, reject, restartAfter, sendFailed, startNext, timeoutCurrent,
+  isCurrentResult, isScheduledLater, linkConnected, linkDisconnected, markDue, nextReady, nextRefusal, openSession,
+  protocolError, queueFull, receiveNotification, refuseNext, reject, restartAfter, sendFailed, startNext, timeoutCurrent,
   type DeviceContext, type Fx, type TimerEvent,
 } from './device.logic.js';
 import { linkActor, type LinkActorEvent, type LinkMachineEvent } from './link-actor.js';
@@ -114,6 +114,7 @@ export const deviceMachine = setup({
     queueable: ({ event }) => subOf(event).queueable,
     hasReady: ({ context }) => nextReady(context) !== undefined,
     nextIsOneWay: ({ context }) => nextReady(context)?.sub.awaitResult === false,
+    nextIsRefused: ({ context }) => nextRefusal(context) !== undefined,
     sessionOpen: ({ context }) => context.sessionOpen,
   },
   actions: {
@@ -162,6 +163,7 @@ export const deviceMachine = setup({
     timeoutCurrent: enqueueActions(({ context, enqueue }) => run(enqueue, timeoutCurrent(context))),
     sendFailed: enqueueActions(({ context, event, enqueue }) => run(enqueue, sendFailed(context, (event as Ev<'link.sendFailed'>).reason))),
     startNext: enqueueActions(({ context, enqueue }) => run(enqueue, startNext(context))),
+    refuseNext: enqueueActions(({ context, enqueue }) => run(enqueue, refuseNext(context))),
     linkConnected: enqueueActions(({ context, event, enqueue }) => run(enqueue, linkConnected(context, event as Ev<'link.connected'>))),
     linkDisconnected: enqueueActions(({ context, event, enqueue }) =>
       run(enqueue, linkDisconnected(context, (event as Ev<'link.disconnected'>).reason ?? 'link closed'))),
@@ -267,6 +269,7 @@ export const deviceMachine = setup({
       states: {
         idle: {
           always: [
+            { guard: 'nextIsRefused', actions: 'refuseNext' },
             { guard: 'nextIsOneWay', actions: 'startNext' },
             { guard: 'hasReady', target: 'busy', actions: 'startNext' },
           ],

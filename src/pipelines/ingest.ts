@@ -28,11 +28,12 @@ export function eventRows(e: FleetEvent): RowSet | undefined {
   switch (e.type) {
     case 'state': {
       const { uuid, state } = e.payload;
+      // The text the link parsed the state from (its bytes, from a recording), when it kept it;
+      // else serialised here. Taken first, so nothing thrown below leaves it remembered.
+      const text = takeSource(state) ?? json(state);
       const derived = stateRows(e.serial, recorded, uuid, state);
       // The statistics row first: the document itself is stored even when its parts are odd.
-      // The text the link parsed the state from (its bytes, from a recording), when it kept it;
-      // else serialised here.
-      derived.rows.unshift(row('statistics', [e.serial, uuid, takeSource(state) ?? json(state), recorded]));
+      derived.rows.unshift(row('statistics', [e.serial, uuid, text, recorded]));
       return derived;
     }
     case 'healthcheck': {

@@ -1,3 +1,5 @@
+import { isUtf8 } from 'node:buffer';
+import { endianness } from 'node:os';
 import duckdb from '@duckdb/node-bindings';
 import { BOOLEAN, DOUBLE, DuckDBDataChunk, VARCHAR, type DuckDBType } from '@duckdb/node-api';
 import type { Cell, ColumnKind } from './tables.js';
@@ -15,6 +17,10 @@ import type { Cell, ColumnKind } from './tables.js';
  */
 
 const typeOf = (kind: ColumnKind): DuckDBType => (kind === 'text' ? VARCHAR : kind === 'bool' ? BOOLEAN : DOUBLE);
+
+// The validity mask below is DuckDB's uint64 words written as bytes: bit r of word r/64 is bit
+// r%8 of byte r/8 only on a little-endian host (x86-64, arm64).
+if (endianness() !== 'LE') throw new Error('row-chunks: validity masks are written for a little-endian host');
 
 const SIZE = duckdb.vector_size();
 // Scratch for one column at a time: each is copied into the vector before the next column.
@@ -60,10 +66,15 @@ const toBool = (v: Cell): number => (v === true ? 1 : 0);
 const fillNumbers = (vector: duckdb.Vector, n: number, at: At): boolean => fillFixed(vector, n, at, numbers, toDouble);
 const fillBools = (vector: duckdb.Vector, n: number, at: At): boolean => fillFixed(vector, n, at, bools, toBool);
 
-/** Text is assigned value by value: DuckDB copies each into the vector's string heap. */
+/**
+ * Text is assigned value by value: DuckDB copies each into the vector's string heap. Bytes that
+ * are not UTF-8 go in decoded (U+FFFD for what is invalid), as a string would: DuckDB would mark
+ * such a row null on its own, and the column's mask, copied afterwards, would undo that.
+ */
 const fillText = (vector: duckdb.Vector, n: number, at: At): boolean => eachValue(n, at, (r, v) => {
   if (typeof v === 'string') duckdb.vector_assign_string_element(vector, r, v);
-  else if (v instanceof Uint8Array) duckdb.vector_assign_string_element_len(vector, r, v);
+  else if (v instanceof Uint8Array && isUtf8(v)) duckdb.vector_assign_string_element_len(vector, r, v);
+  else if (v instanceof Uint8Array) duckdb.vector_assign_string_element(vector, r, Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString('utf8'));
   else duckdb.vector_assign_string_element(vector, r, String(v));
 });
 

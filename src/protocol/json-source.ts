@@ -23,14 +23,22 @@ function lastKey(o: JsonObject): string | undefined {
   return last;
 }
 
+/** Where the bytes of an ASCII `text` sit in a buffer (character and byte offsets agree). */
+export interface SourceBytes {
+  buf: Uint8Array;
+  at: number;
+}
+
 /**
- * `text.slice(start, end)` is the text `frame` was parsed from. When that text is exactly what
+ * `text.slice(start, end)` is the text `frame` was parsed from. With `bytes`, the state is kept
+ * as a view of `bytes.buf` instead of a string: only for an ASCII `text`, whose UTF-8 bytes from
+ * `bytes.at` on are its characters. When that text is exactly what
  * JSON.stringify writes for the frame up to its `params.state` (our recordings, and firmware
  * that writes compact JSON with `state` as the last key of the last member), everything between
  * that prefix and the closing `}}` is the state's own text: remember it for `frame.params.state`.
  * Anything else (other key orders, spaces, escapes) is left alone and ingest serialises.
  */
-export function rememberStateText(frame: JsonObject, text: string, start = 0, end = text.length, bytes?: { buf: Uint8Array; at: number }): void {
+export function rememberStateText(frame: JsonObject, text: string, start = 0, end = text.length, bytes?: SourceBytes): void {
   const params = frame.params;
   if (!isObject(params) || !isObject(params.state) || lastKey(frame) !== 'params' || lastKey(params) !== 'state') return;
   // `..."state":0}}` with everything before the state exactly as JSON.stringify writes it.

@@ -12,7 +12,7 @@
 import { isAscii } from 'node:buffer';
 import { open } from 'node:fs/promises';
 import { isCommand, isObject, type CommandFrame, type JsonObject } from '../../protocol/frame.js';
-import { rememberStateText } from '../../protocol/json-source.js';
+import { rememberStateText, type SourceBytes } from '../../protocol/json-source.js';
 import { isSerial, normalizeSerial } from '../../protocol/serial.js';
 
 export type RecordLine =
@@ -27,11 +27,8 @@ export type ReadItem =
 /** What the envelope adds around a frame written by our writers: `{"t":..,"serial":..,"dir":"up","frame":` ... `}`. */
 const UP_FRAME_KEY = ',"dir":"up","frame":';
 
-/** Where a line's bytes are in the buffer it was read into, when the line is ASCII (so character and byte offsets agree). */
-export interface LineBytes {
-  buf: Uint8Array;
-  at: number;
-}
+/** Where a line's bytes are in the buffer it was read into; given only for an ASCII line. */
+type LineBytes = SourceBytes;
 
 /**
  * Size of the frame as the AP sent it, for the device's rxBytes. Our writers put `frame` last,
@@ -48,7 +45,10 @@ function frameBytes(text: string, frame: JsonObject, bytes: LineBytes | undefine
   return Buffer.byteLength(JSON.stringify(frame));
 }
 
-/** Check one line. `lastT` is the time of the last accepted line (-Infinity before the first). */
+/**
+ * Check one line. `lastT` is the time of the last accepted line (-Infinity before the first).
+ * `bytes`, only for an ASCII line: where its bytes are, so a state is kept as its bytes.
+ */
 export function parseLine(text: string, lastT: number, bytes?: LineBytes): { rec: RecordLine } | { reason: string } {
   let v: unknown;
   try {

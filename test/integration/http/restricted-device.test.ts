@@ -89,6 +89,23 @@ describe('commands to a restricted AP', () => {
     expect(a.body).toHaveProperty('connectionId');
   });
 
+  it('fails a command queued before the AP reported its restrictions when it would be sent, and sends nothing', async () => {
+    const LATE = 'aabbccdd0403';
+    expect((await s.gw('POST', `/device/${LATE}`, { body: {} })).status).toBe(200);
+    // Nothing is known of LATE's restrictions yet: the unsigned upgrade queues.
+    const queued = await s.gw('POST', `/device/${LATE}/upgrade`, { body: { serialNumber: LATE, uri: 'https://fw.example/img.bin' } });
+    expect(queued.body).toMatchObject({ command: 'upgrade', status: 'pending' });
+    const link = new FakeLink(LATE, () => s.running.clock.now());
+    s.running.fleet.attach(link);
+    link.up();
+    link.connect({ uuid: Math.max(1, (await s.gw('GET', `/device/${LATE}`)).body.UUID as number), capabilities: { compatible: 'edgecore_eap101', platform: 'ap', restrictions: { upgrade: true } } });
+    const uuid = (queued.body as Command).UUID;
+    const done = await until('the queued upgrade settles', async () => (await s.gw('GET', `/command/${uuid}`)).body as Command, (c) => c.status !== 'pending');
+    expect(done).toMatchObject({ status: 'failed', executed: 0 });
+    expect(done.errorText).toContain('signature');
+    expect(link.sent.filter((f) => f.method === 'upgrade')).toEqual([]);
+  });
+
   it('keeps refusing after a restart, from the stored capabilities, while the AP is away', async () => {
     await until('capabilities stored', async () => (await s.gw('GET', `/device/${LOCKED}/capabilities`)).status, (st) => st === 200);
     await s.running.ingest.flush();

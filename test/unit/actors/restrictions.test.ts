@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { isRestricted, restrictionRefusal, restrictionsOf } from '../../../actors/restrictions.js';
+import { isRestricted, restrictionRefusal, restrictionsOf } from '../../../actors/device/restrictions.js';
 import type { JsonObject } from '../../../src/protocol/frame.js';
 
 const caps = (restrictions: unknown): JsonObject => ({ compatible: 'x', restrictions } as JsonObject);
@@ -21,7 +21,8 @@ describe('restrictions of a device (capabilities.restrictions)', () => {
     const r = restrictionsOf(caps({ rtty: true, dfs: true, upgrade: true }));
     expect(restrictionRefusal('rtty', {}, r)?.code).toBe('DEVICE_RESTRICTED');
     expect(restrictionRefusal('wifiscan', { override_dfs: true }, r)?.code).toBe('DEVICE_RESTRICTED');
-    expect(restrictionRefusal('wifiscan', {}, r)?.code).toBe('DEVICE_RESTRICTED');
+    // A generic /command payload without override_dfs leaves the AP's default (no override).
+    expect(restrictionRefusal('wifiscan', {}, r)).toBeUndefined();
     expect(restrictionRefusal('wifiscan', { override_dfs: false }, r)).toBeUndefined();
     expect(restrictionRefusal('upgrade', { uri: 'https://fw' }, r)?.code).toBe('SIGNATURE_REQUIRED');
     expect(restrictionRefusal('upgrade', { uri: 'https://fw', signature: 'c2ln' }, r)).toBeUndefined();
@@ -54,7 +55,7 @@ describe('restrictions of a device (capabilities.restrictions)', () => {
       const r = restrictionsOf(caps(f))!;
       const signed = p.signature === 'c2ln';
       const expected = m === 'rtty' ? f.rtty
-        : m === 'wifiscan' ? f.dfs && p.override_dfs !== false
+        : m === 'wifiscan' ? f.dfs && p.override_dfs === true
           : m === 'upgrade' ? f.upgrade && !signed
             : m === 'script' ? isRestricted(r) && !signed : false;
       expect(restrictionRefusal(m, p, r) !== undefined).toBe(expected);

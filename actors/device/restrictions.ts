@@ -1,11 +1,12 @@
-import { isObject, type JsonObject } from '../src/protocol/frame.js';
+import { isObject, type JsonObject } from '../../src/protocol/frame.js';
 
 /**
  * Restricted devices (reference/gateway-behaviour.md §6, RESTRICTED_DEVICES.md): an AP that
  * reports `capabilities.restrictions` (regulatory or vendor locks) refuses some commands unless
  * `developer` lifts them. Pure: the command's method and params against the restrictions.
  * - `rtty` on an AP restricted for rtty: refused (upstream 400 1151);
- * - `wifiscan` with `override_dfs` (the default) on an AP restricted for DFS: refused (1151);
+ * - `wifiscan` with `override_dfs: true` (the wifiscan endpoint's default) on an AP restricted for
+ *   DFS: refused (1151);
  * - `upgrade` without a signature on an AP restricted for upgrades: refused (1146; upstream first
  *   tries to sign the firmware with a configured vendor key, and airtwin holds no vendor keys);
  * - `script` without a signature on any restricted AP: refused (1146).
@@ -51,7 +52,9 @@ export function restrictionRefusal(method: string, params: JsonObject, r: Restri
   if (method === 'rtty' && r.rtty) {
     return { code: 'DEVICE_RESTRICTED', description: 'The device is restricted for remote sessions (capabilities.restrictions.rtty).' };
   }
-  if (method === 'wifiscan' && r.dfs && params.override_dfs !== false) {
+  // The wifiscan endpoint always sends override_dfs (default true); a generic /command payload
+  // without it leaves the AP's own default, which does not override DFS.
+  if (method === 'wifiscan' && r.dfs && params.override_dfs === true) {
     return { code: 'DEVICE_RESTRICTED', description: 'The device is restricted for DFS: scan with override_dfs false (capabilities.restrictions.dfs).' };
   }
   if (method === 'upgrade' && r.upgrade && !signed) {
