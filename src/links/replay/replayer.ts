@@ -248,6 +248,9 @@ export function startReplay(opts: ReplayOptions): ReplayHandle {
             offset = opts.keepTime ? 0 : clock.now() - rec.t;
             firstT = rec.t;
           }
+          // Stopped while this turn was elsewhere (a yield, a read): a wait armed now would be
+          // for a timer nobody fires any more (a virtual clock that no one advances).
+          if (signal.aborted) break reading;
           const wait = waitUntil(rec.t + offset);
           if (wait) await wait;
           if (signal.aborted) break reading;

@@ -131,6 +131,18 @@ describe('startReplay: connection state and commands', () => {
     expect(summary.unmatched).toHaveLength(1);
   });
 
+  it('ends when stopped between two waits, on a virtual clock nobody advances any more', async () => {
+    // stop() lands while the replayer yields after the AP's connect (not while it waits for the
+    // next line's time): the next line must not arm a timer on a clock that will not move.
+    const file = write('stop-between.ndjson', [ev(T, 'connect'), up(T, connectFrame), up(T + 20_000, state(1)), up(T + 40_000, state(2))]);
+    const { clock, fleet } = setup();
+    const r = startReplay({ file, fleet, clock, speed: 1, keepTime: true });
+    fleet.events$.subscribe((e) => { if (e.type === 'connected') r.stop(); });
+    const summary = await Promise.race([r.done, new Promise<'hung'>((resolve) => setTimeout(() => resolve('hung'), 3000))]);
+    expect(summary).not.toBe('hung');
+    expect(summary).toMatchObject({ stopped: true });
+  });
+
   it('stops early on stop(), saying so', async () => {
     const clock = new ScaledClock(wallClock, 1, T);
     const fleet = new Fleet({ clock, newId: () => '00000000-0000-4000-8000-000000000001' });
