@@ -12,7 +12,7 @@ import type { DeviceEventOf } from './device/device.events.js';
 import { isFinalStatus, type Command, type CommandSubmission } from './device/device.types.js';
 import type { Fleet } from './fleet.js';
 import { serialKey } from '../src/protocol/serial.js';
-import { restrictionRefusal, restrictionsOf } from './device/restrictions.js';
+import { restrictable, restrictionRefusal, restrictionsOf } from './device/restrictions.js';
 
 /** spec "PingResult": latency is the measured round trip in ms (a number, not the gateway's string). */
 export interface PingResult {
@@ -218,9 +218,11 @@ export class CommandService {
     // A restricted AP's refusal is known before anything is sent or recorded (upstream: 400 1151 / 1146;
     // here 403 DEVICE_RESTRICTED / 400 SIGNATURE_REQUIRED). A command queued before the AP reported
     // its restrictions is checked again when it would be sent (device.logic refuseNext).
-    const capabilities = await (this.opts.capabilitiesOf ?? ((s: string) => this.opts.fleet.details(s)?.capabilities))(serial);
-    const refusal = restrictionRefusal(p.method, p.params, restrictionsOf(capabilities));
-    if (refusal) throw airtwinError(refusal.code, name, `Device ${serial}: ${refusal.description}`);
+    if (restrictable(p.method, p.params)) {
+      const capabilities = await (this.opts.capabilitiesOf ?? ((s: string) => this.opts.fleet.details(s)?.capabilities))(serial);
+      const refusal = restrictionRefusal(p.method, p.params, restrictionsOf(capabilities));
+      if (refusal) throw airtwinError(refusal.code, name, `Device ${serial}: ${refusal.description}`);
+    }
     const nowMs = this.opts.clock.now();
     const sub: CommandSubmission = {
       command: blankCommand({

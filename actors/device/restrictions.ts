@@ -45,6 +45,13 @@ export function isRestricted(r: Restrictions): boolean {
   return r.dfs || r.ssh || r.rtty || r.tty || r.upgrade || r.commands || r.country.length > 0;
 }
 
+const EVERY_LOCK: Restrictions = { dfs: true, ssh: true, rtty: true, tty: true, upgrade: true, commands: true, developer: false, country: ['*'] };
+
+/** Whether any AP's restrictions could refuse this command (else its capabilities need not be looked up). */
+export function restrictable(method: string, params: JsonObject): boolean {
+  return restrictionRefusal(method, params, EVERY_LOCK) !== undefined;
+}
+
 /** Why the AP's restrictions refuse this command, or undefined when they allow it. */
 export function restrictionRefusal(method: string, params: JsonObject, r: Restrictions | undefined): RestrictionRefusal | undefined {
   if (!r || r.developer) return undefined;

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { isRestricted, restrictionRefusal, restrictionsOf } from '../../../actors/device/restrictions.js';
+import { isRestricted, restrictable, restrictionRefusal, restrictionsOf } from '../../../actors/device/restrictions.js';
 import type { JsonObject } from '../../../src/protocol/frame.js';
 
 const caps = (restrictions: unknown): JsonObject => ({ compatible: 'x', restrictions } as JsonObject);
@@ -48,6 +48,15 @@ describe('restrictions of a device (capabilities.restrictions)', () => {
       expect(restrictionRefusal(m, p, undefined)).toBeUndefined();
       if (!['rtty', 'wifiscan', 'upgrade', 'script'].includes(m)) expect(restrictionRefusal(m, p, restrictionsOf(caps(f)))).toBeUndefined();
     }));
+  });
+
+  it('calls a command restrictable whenever some restrictions refuse it (so skipping the lookup otherwise loses nothing)', () => {
+    fc.assert(fc.property(flags, method, params, (f, m, p) => {
+      if (restrictionRefusal(m, p, restrictionsOf(caps(f)))) expect(restrictable(m, p)).toBe(true);
+    }));
+    expect(restrictable('reboot', {})).toBe(false);
+    expect(restrictable('wifiscan', { override_dfs: false })).toBe(false);
+    expect(restrictable('upgrade', { signature: 'c2ln' })).toBe(false);
   });
 
   it('refuses exactly when the lock of the command is set and nothing lifts it', () => {
