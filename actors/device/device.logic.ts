@@ -439,7 +439,7 @@ export function nextRefusal(ctx: DeviceContext): string | undefined {
 /** Fail the next ready command its restrictions refuse, without sending it. */
 export function refuseNext(ctx: DeviceContext): Fx {
   const p = nextReady(ctx);
-  const why = nextRefusal(ctx);
+  const why = p && restrictionRefusal(p.sub.method, p.sub.params, restrictionsOf(ctx.capabilities))?.description;
   if (!p || !why) return {};
   const uuid = p.sub.command.UUID;
   const cmd = refusedRecord(p.sub.command, ctx.deps.now(), `Not sent: ${why}`);

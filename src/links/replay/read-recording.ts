@@ -27,14 +27,12 @@ export type ReadItem =
 /** What the envelope adds around a frame written by our writers: `{"t":..,"serial":..,"dir":"up","frame":` ... `}`. */
 const UP_FRAME_KEY = ',"dir":"up","frame":';
 
-/** Where a line's bytes are in the buffer it was read into; given only for an ASCII line. */
-type LineBytes = SourceBytes;
 
 /**
  * Size of the frame as the AP sent it, for the device's rxBytes. Our writers put `frame` last,
  * so it is the rest of the line; other writers' lines are measured by serialising the frame.
  */
-function frameBytes(text: string, frame: JsonObject, bytes: LineBytes | undefined): number {
+function frameBytes(text: string, frame: JsonObject, bytes: SourceBytes | undefined): number {
   const at = text.indexOf(UP_FRAME_KEY);
   if (at > 0 && text.endsWith('}}')) {
     const start = at + UP_FRAME_KEY.length;
@@ -49,7 +47,7 @@ function frameBytes(text: string, frame: JsonObject, bytes: LineBytes | undefine
  * Check one line. `lastT` is the time of the last accepted line (-Infinity before the first).
  * `bytes`, only for an ASCII line: where its bytes are, so a state is kept as its bytes.
  */
-export function parseLine(text: string, lastT: number, bytes?: LineBytes): { rec: RecordLine } | { reason: string } {
+export function parseLine(text: string, lastT: number, bytes?: SourceBytes): { rec: RecordLine } | { reason: string } {
   let v: unknown;
   try {
     v = JSON.parse(text);
@@ -100,7 +98,7 @@ export async function* readRecordingChunks(files: string | readonly string[], op
   for (const file of typeof files === 'string' ? [files] : files) {
     const fh = await open(file, 'r');
     let line = 0;
-    const take = (text: string, out: ReadItem[], bytes?: LineBytes): void => {
+    const take = (text: string, out: ReadItem[], bytes?: SourceBytes): void => {
       line++;
       const size = text.length + 1;
       if (text.trim() === '') return;
@@ -114,7 +112,7 @@ export async function* readRecordingChunks(files: string | readonly string[], op
     };
     // `text` ended at "\n" (terminated) or at the end of the file. A "\r" inside it is a line
     // break of its own (JSON text cannot hold a raw CR); at the end of the file an empty last part is no line.
-    const takeText = (text: string, out: ReadItem[], terminated: boolean, bytes?: LineBytes): void => {
+    const takeText = (text: string, out: ReadItem[], terminated: boolean, bytes?: SourceBytes): void => {
       if (text.indexOf('\r') < 0) return take(text, out, bytes);
       const parts = text.split('\r');
       parts.forEach((p, i) => { if (terminated || i < parts.length - 1 || p !== '') take(p, out); });
