@@ -20,6 +20,19 @@ export const DUCKDB_MEMORY_LIMIT = '512MB';
  */
 export const DUCKDB_CHECKPOINT_THRESHOLD = '128MB';
 
+/**
+ * DuckDB's threads, the calling one included (its default: one per core). Every statement of
+ * ours already runs on a libuv pool thread (node-api's async calls), one per connection at a
+ * time, and an ingest commit is one thread's work anyway. With a worker thread of DuckDB's own,
+ * the pool thread that submitted a commit mostly polls for its result, and on 2 cores that
+ * polling competes with the event loop: `airtwin replay` of an hour of `hall` ran ~10 % faster
+ * with 1 (seventh session, seven alternating runs of the replay bench each; the ingest,
+ * gateway-api and rrm benches did not move beyond their noise). Queries on different
+ * connections still run side by side, each on its own pool thread; one query no longer spreads
+ * over the cores, which our queries (a device's rows, a venue's latest states) never needed.
+ */
+export const DUCKDB_THREADS = '1';
+
 /** BIGINT and HUGEINT arrive as bigint; the API speaks JSON numbers (epoch seconds fit easily). */
 function toPlain(value: unknown): unknown {
   if (typeof value === 'bigint') return Number(value);
@@ -50,7 +63,9 @@ export class Store {
     // DuckDB's buffer pool defaults to 80 % of RAM and keeps what ingest writes cached: with
     // 50,000 simulated APs it grew past 600 MiB in four minutes (bench fleet). Mostly a cache:
     // past the limit DuckDB evicts to the file and spills large queries to disk.
-    const instance = await DuckDBInstance.create(path, { memory_limit: DUCKDB_MEMORY_LIMIT, checkpoint_threshold: DUCKDB_CHECKPOINT_THRESHOLD });
+    const instance = await DuckDBInstance.create(path, {
+      memory_limit: DUCKDB_MEMORY_LIMIT, checkpoint_threshold: DUCKDB_CHECKPOINT_THRESHOLD, threads: DUCKDB_THREADS,
+    });
     const conn = await instance.connect();
     const store = new Store(path, instance, conn);
     await store.migrate(migrations);

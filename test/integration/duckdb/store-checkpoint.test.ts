@@ -2,11 +2,26 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Store } from '../../../src/store/duckdb.js';
+import { DUCKDB_THREADS, Store } from '../../../src/store/duckdb.js';
 
 const dirs: string[] = [];
 afterEach(() => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+describe('Store: settings', () => {
+  it('opens DuckDB with our memory limit, checkpoint threshold and thread count, not its defaults', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'airtwin-store-'));
+    dirs.push(dir);
+    const store = await Store.open(dir);
+    try {
+      const [s] = await store.query(`SELECT current_setting('threads')::DOUBLE AS threads,
+        current_setting('memory_limit') AS memory, current_setting('checkpoint_threshold') AS checkpoint`);
+      expect(s).toEqual({ threads: Number(DUCKDB_THREADS), memory: expect.stringMatching(/^(488\.2 MiB|512\.0 MB)$/), checkpoint: expect.stringMatching(/^(122\.0 MiB|128\.0 MB)$/) });
+    } finally {
+      await store.close();
+    }
+  });
 });
 
 describe('Store: checkpoints', () => {
