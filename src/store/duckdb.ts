@@ -25,9 +25,9 @@ export const DUCKDB_CHECKPOINT_THRESHOLD = '128MB';
  * ours already runs on a libuv pool thread (node-api's async calls), one per connection at a
  * time, and an ingest commit is one thread's work anyway. With a worker thread of DuckDB's own,
  * the pool thread that submitted a commit mostly polls for its result, and on 2 cores that
- * polling competes with the event loop: `airtwin replay` of an hour of `hall` ran ~10 % faster
- * with 1 (seventh session, seven alternating runs of the replay bench each; the ingest,
- * gateway-api and rrm benches did not move beyond their noise). Queries on different
+ * polling competes with the event loop. Replaying an hour of `hall` (seventh session, 8
+ * alternating pairs on one 2-core machine): ~7 % less CPU and ~3 % less wall time with 1; the
+ * ingest, gateway-api and rrm benches did not move beyond their noise. Queries on different
  * connections still run side by side, each on its own pool thread; one query no longer spreads
  * over the cores, which our queries (a device's rows, a venue's latest states) never needed.
  */
