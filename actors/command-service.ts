@@ -1,5 +1,5 @@
 import { filter, type Subscription } from 'rxjs';
-import { airtwinError, deviceBusy, deviceOffline, notConfigured, notFound } from '../src/errors.js';
+import { airtwinError, deviceBusy, deviceOffline, notFound } from '../src/errors.js';
 import type { Clock } from '../src/protocol/clock.js';
 import { isObject, type JsonObject } from '../src/protocol/frame.js';
 import {
@@ -177,7 +177,7 @@ export class CommandService {
    */
   async rtty(serial: string, session: { user?: string; password?: string } = {}, caller: Caller = {}): Promise<{ session: RemoteSession; command: Command }> {
     const rtty = this.opts.rtty;
-    if (!rtty) throw notConfigured('rtty', 'No rtty server is configured.');
+    if (!rtty) throw airtwinError('RTTY_DISABLED', 'rtty', 'Remote sessions (rtty) are turned off on this gateway (serve --no-rtty); no AP is sent anywhere.');
     const connectionId = this.opts.newId().replace(/-/g, '');
     const token = rtty.token ?? this.opts.newId().replace(/-/g, '');
     const command = await this.run(serial, caller, () => planRtty(serialKey(serial), rtty, {

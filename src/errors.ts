@@ -38,6 +38,7 @@ export const ERROR_CATALOGUE = {
   UNSUPPORTED_MEDIA_TYPE: [415, 'The request body is not application/json.'],
   SECURITY_UNREACHABLE: [503, 'The security service that validates tokens cannot be reached.'],
   NOT_CONFIGURED: [400, 'The feature needs a setting that is not configured (e.g. NATS).'],
+  RTTY_DISABLED: [503, 'Remote sessions (rtty) are turned off on this gateway (serve --no-rtty).'],
   COMMAND_TIMEOUT: [504, 'The device did not answer in time.'],
   STORE_FAILURE: [500, 'The database rejected an operation.'],
   INTERNAL: [500, 'An unexpected error; it is logged with the request id.'],

@@ -74,7 +74,7 @@ export interface FleetRuntimeDeps {
   commands: CommandsRepo;
   autoProvision: boolean;
   logger: Logger;
-  /** Where rtty sessions point; without it GET rtty is NOT_CONFIGURED. */
+  /** Where rtty sessions point; without it (serve --no-rtty) GET rtty is 503 RTTY_DISABLED. */
   rtty?: RttyServer;
   /** The stored capabilities of an AP (its restrictions), for one whose actor has not seen it connect since the start. */
   storedCapabilities?: (serial: string) => Promise<JsonObject | undefined>;

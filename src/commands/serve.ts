@@ -109,8 +109,8 @@ export async function startServe(config: Readonly<ServeConfig>, io: ServeIo): Pr
     const certificateFiles = config.tlsCert ? [config.tlsCert] : [];
     const common = { authenticator, bodyLimit: config.bodyLimit, certificateFiles, https };
 
-    // Where GET rtty sends the APs: the rttys defaults, each overridable.
-    const rtty = {
+    // Where GET rtty sends the APs: the rttys defaults, each overridable; none with --no-rtty.
+    const rtty = !config.rtty ? undefined : {
       server: config.rttyServer ?? RTTY_DEFAULTS.server, port: config.rttyPort ?? RTTY_DEFAULTS.port,
       viewport: config.rttyViewport ?? RTTY_DEFAULTS.viewport, timeout: config.rttyTimeout ?? RTTY_DEFAULTS.timeout,
       ...(config.rttyToken ? { token: config.rttyToken } : {}),

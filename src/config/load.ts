@@ -12,7 +12,7 @@ export class ConfigError extends Error {
 type Raw = Record<string, unknown>;
 
 const NUMERIC = new Set(['gatewayPort', 'rrmPort', 'seed', 'bodyLimit', 'recordMaxBytes', 'rrmWifiScanInterval', 'rrmCapabilitiesInterval', 'rrmCollectInterval', 'rrmConfigDebounce', 'rttyPort', 'rttyViewport', 'rttyTimeout']);
-const BOOLEAN = new Set(['sim', 'keepTime', 'autoProvision']);
+const BOOLEAN = new Set(['sim', 'keepTime', 'autoProvision', 'rtty']);
 const LIST = new Set(['apiTokens', 'natsFilter']);
 
 /** `gatewayPort` -> `--gateway-port`, for messages that name the flag the user typed. */

@@ -34,6 +34,7 @@ export const ServeConfigSchema = Type.Object({
   rrmCapabilitiesInterval: Type.Optional(Type.Integer({ minimum: 1, description: 'RRM data collection: seconds between two capability/state refreshes of a zone member (default 3600).' })),
   rrmCollectInterval: Type.Optional(Type.Integer({ minimum: 1, description: 'RRM data collection: seconds between two looks for due scans (default 30).' })),
   rrmConfigDebounce: Type.Optional(Type.Integer({ minimum: 0, description: 'RRM apply: seconds a device waits after one configure before the next (default 30).' })),
+  rtty: Type.Boolean({ description: 'GET /device/{serial}/rtty opens remote sessions; false answers 503 RTTY_DISABLED, like the gateway with rtty.enabled=false.' }),
   rttyServer: Type.Optional(Type.String({ minLength: 1, description: 'Host the APs reach the rtty server (rttys) on, for GET /device/{serial}/rtty (default localhost).' })),
   rttyPort: Type.Optional(Type.Integer({ minimum: 1, maximum: 65535, description: "rtty server's port for devices (default 5912)." })),
   rttyViewport: Type.Optional(Type.Integer({ minimum: 1, maximum: 65535, description: "rtty server's web view port (default 5913)." })),
@@ -57,4 +58,5 @@ export const SERVE_DEFAULTS: ServeConfig = {
   logLevel: 'info',
   bodyLimit: 1024 * 1024,
   autoProvision: true,
+  rtty: true,
 };

@@ -41,7 +41,7 @@ const RTTY_ANSWER = 'Sends the `rtty` command to the AP (it waits up to 60 s for
   + '(GET /command/{uuid}), `started` when it was sent; server, port, viewport and timeout are the rtty settings (--rtty-server, '
   + '--rtty-port, --rtty-viewport, --rtty-timeout; the rttys defaults localhost, 5912, 5913, 60 s). `password` is always empty: the device password goes to the AP only. '
   + '409 DEVICE_OFFLINE when the device is not connected, 409 DEVICE_BUSY while it runs another command, 403 DEVICE_RESTRICTED '
-  + 'when the AP reports capabilities.restrictions.rtty (without developer). '
+  + 'when the AP reports capabilities.restrictions.rtty (without developer), 503 RTTY_DISABLED when the gateway runs with --no-rtty. '
   + 'An AP that refuses the session (errorCode other than 0) or does not answer in time does not get an error envelope: the answer '
   + 'is a 200 with the Command record instead, as every command POST answers (status failed or timedout, errorCode, errorText); '
   + 'only the record has `status`, only the session has `connectionId`. (The upstream gateway answers 400 with the record for a '

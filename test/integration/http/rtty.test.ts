@@ -111,3 +111,24 @@ describe('GET /api/v1/device/:serial/rtty', () => {
     expect((await s.gw('GET', `/command/${c.UUID}`)).body).toEqual(c);
   }, 20_000);
 });
+
+describe('GET /api/v1/device/:serial/rtty with serve --no-rtty', () => {
+  it('answers 503 RTTY_DISABLED for a connected AP, sends it nothing and records no command', async () => {
+    const off = await startTestServer({ rtty: false });
+    try {
+      const ap = new FakeLink(SCRIPTED, () => off.running.clock.now());
+      off.running.fleet.attach(ap);
+      ap.up();
+      ap.connect({ uuid: 1 });
+      await until(`${SCRIPTED} online`, async () => (await off.gw('GET', `/device/${SCRIPTED}/status`)).body.connected, (c) => c === true);
+      const a = await off.gw('GET', `/device/${SCRIPTED}/rtty`);
+      const e = expectEnvelope(a, 503);
+      expect(e.ErrorDetails).toBe('rtty');
+      expect(e.ErrorDescription).toMatch(/--no-rtty/);
+      expect(ap.sent.filter((f) => f.method === 'rtty')).toEqual([]);
+      expect((await off.gw('GET', `/commands?serialNumber=${SCRIPTED}`)).body.commands).toEqual([]);
+    } finally {
+      await off.close();
+    }
+  });
+});

@@ -216,9 +216,11 @@ describe('CommandService: lifecycle', () => {
     expect(command.details).not.toContain('device-secret');
   });
 
-  it('is NOT_CONFIGURED for rtty without a server', async () => {
-    const { svc } = await connected();
-    expect((await rejection(svc.rtty(SERIAL))).code).toBe('NOT_CONFIGURED');
+  it('is RTTY_DISABLED (503) without an rtty server (serve --no-rtty), and sends the AP nothing', async () => {
+    const { svc, link } = await connected();
+    const e = await rejection(svc.rtty(SERIAL));
+    expect([e.code, e.status]).toEqual(['RTTY_DISABLED', 503]);
+    expect(link.sent).toEqual([]);
   });
 });
 

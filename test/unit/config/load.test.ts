@@ -42,6 +42,16 @@ describe('loadServeConfig', () => {
     expect(loadServeConfig({ flags: {}, env: {} }).rttyServer).toBeUndefined();
   });
 
+  it('has rtty on by default; --no-rtty, AIRTWIN_RTTY=false or `rtty: false` in a file turn it off', () => {
+    expect(loadServeConfig({ flags: {}, env: {} }).rtty).toBe(true);
+    expect(loadServeConfig({ flags: { rtty: false }, env: {} }).rtty).toBe(false);
+    expect(loadServeConfig({ flags: {}, env: { AIRTWIN_RTTY: 'false' } }).rtty).toBe(false);
+    const dir = mkdtempSync(join(tmpdir(), 'airtwin-cfg-'));
+    writeFileSync(join(dir, 'c.yaml'), 'rtty: false\n');
+    expect(loadServeConfig({ flags: {}, env: {}, configFile: join(dir, 'c.yaml') }).rtty).toBe(false);
+    expect(() => loadServeConfig({ flags: {}, env: { AIRTWIN_RTTY: 'maybe' } })).toThrow(/--rtty/);
+  });
+
   it('rejects unknown env settings and unreadable config files', () => {
     expect(() => loadServeConfig({ flags: {}, env: { AIRTWIN_COLOUR: 'red' } })).toThrow(/AIRTWIN_COLOUR/);
     expect(() => loadServeConfig({ flags: {}, env: {}, configFile: '/nonexistent/c.yaml' })).toThrow(/--config/);
