@@ -6,9 +6,11 @@
  * (rrm-behaviour.md §4.2 H1): HT byte1 carries the secondary offset (1 above, 3 below) and the
  * STA channel width bit (0x04) for >= 40 MHz; VHT byte0 = 1 for 80/160 MHz, byte1 = CCFS0 (the
  * 80 MHz segment centre), byte2 = CCFS1 (the 160 MHz centre, |CCFS0 - CCFS1| = 8, or 0).
- * 2.4 GHz BSSs carry HT only; 6 GHz BSSs carry neither (their HE 6 GHz info is not modelled).
+ * 2.4 GHz BSSs carry HT only. 6 GHz BSSs carry neither: their width is in the HE Operation
+ * element's 6 GHz Operation Information, reported like any other element in `ies[]` (type 255,
+ * the body starting with the extension id 36).
  */
-import type { WifiScanEntry } from '../../src/protocol/wifiscan.js';
+import { HE_OPERATION_EXT_ID, IE_EXTENSION, type WifiScanEntry } from '../../src/protocol/wifiscan.js';
 import { blockOf, secondaryOffset, type Band, type ChannelWidth } from '../../src/protocol/wifi-channels.js';
 import { frequencyTermDb } from '../world/radio-world.js';
 import { radioFrequency, type Venue } from '../venue.js';
@@ -43,6 +45,27 @@ export function vhtOperation(band: Band, channel: number, width: ChannelWidth): 
   }
   body[3] = 0xfa; body[4] = 0xff; // basic VHT-MCS/NSS map: MCS0-9 for 1-2 streams, others unsupported
   return Buffer.from(body).toString('base64');
+}
+
+/**
+ * HE Operation element body (IE 255, extension id first) of a 6 GHz BSS: parameters with the
+ * "6 GHz Operation Information present" bit (17) and RTS threshold disabled (1023), BSS colour,
+ * basic HE-MCS/NSS set (MCS0-7 on one stream), then the 6 GHz Operation Information: primary
+ * channel, control (width code 0/1/2/3 = 20/40/80/160 MHz), CCFS0 and CCFS1 (for 160 MHz the
+ * primary 80 MHz segment's centre and the 160 MHz centre, as 802.11ax-2021 writes them) and
+ * the minimum rate (6 Mb/s).
+ */
+export function heOperation6g(channel: number, width: ChannelWidth): string {
+  const params = (1023 << 4) | (1 << 17);
+  const code = width >= 160 ? 3 : width >= 80 ? 2 : width >= 40 ? 1 : 0;
+  const centre = (w: ChannelWidth) => blockOf('6G', channel, w)?.centre ?? channel;
+  const ccfs0 = width >= 160 ? centre(80) : width >= 40 ? centre(width) : channel;
+  const ccfs1 = width >= 160 ? centre(160) : 0;
+  return Buffer.from([
+    HE_OPERATION_EXT_ID, params & 0xff, (params >> 8) & 0xff, (params >> 16) & 0xff,
+    1 + (channel % 63), 0xfc, 0xff,
+    channel, code, ccfs0, ccfs1, 6,
+  ]).toString('base64');
 }
 
 /** BSS Load element body (IE 11): station count (LE16), utilisation (0-255), admission capacity. */
@@ -94,6 +117,7 @@ export function scanEntries(v: Venue, ap: SimAp, sel: ScanSelector = {}, verbose
       if (h.band === '5G') e.vht_oper = vhtOperation(h.band, h.channel, h.width);
       if (h.serial) e.tip_serial = h.serial;
       e.ies = [{ type: 11, data: bssLoad(h.staCount, h.util) }];
+      if (h.band === '6G') e.ies.push({ type: IE_EXTENSION, data: heOperation6g(h.channel, h.width) });
     }
     out.push(e);
   }

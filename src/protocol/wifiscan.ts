@@ -6,6 +6,10 @@
 import { Type, type Static } from 'typebox';
 import { MAC_PATTERN, parserFor } from './schema-parse.js';
 
+/** `ies[]` type of the Extension element (IE 255) and, first in its body, the id of HE Operation (IEEE 802.11ax 9.4.2.249). */
+export const IE_EXTENSION = 255;
+export const HE_OPERATION_EXT_ID = 36;
+
 export const ScanIe = Type.Object({ type: Type.Integer({ minimum: 0, maximum: 255 }), data: Type.Optional(Type.String()) });
 
 export const WifiScanEntry = Type.Object({

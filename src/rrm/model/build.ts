@@ -7,6 +7,7 @@
 import type { Capabilities, PhyCapabilities } from '../../protocol/capabilities.js';
 import type { WifiScanEntry } from '../../protocol/wifiscan.js';
 import { radioBand } from './band.js';
+import { heOperationOf } from './ie.js';
 import { MODEL_BUFFER_SIZE, type ModelScanEntry, type ModelState, type RadioConfig, type RrmModel, emptyModel } from './types.js';
 
 export interface DeviceDocuments {
@@ -40,12 +41,14 @@ function usableEntry(e: unknown): e is WifiScanEntry {
  * RRM's model of a scan entry (reference §3.3/§3.4 WifiScanEntryResult + unixTimeMs), always
  * built with the same keys in the same order: entries from different firmware and bands then
  * share one object shape, which keeps the optimizers' hot loops fast (bench/rrm.ts). Fields
- * outside RRM's model (ies, sta_count, tip_*) are not kept, as upstream.
+ * outside RRM's model (ies, sta_count, tip_*) are not kept, as upstream, except the HE Operation
+ * element from `ies[]` as `he_oper` (6 GHz widths).
  */
 function scanEntry(e: WifiScanEntry, recorded: number): ModelScanEntry {
   return {
     channel: e.channel, last_seen: e.last_seen, signal: e.signal, bssid: e.bssid, ssid: e.ssid, tsf: e.tsf,
-    ht_oper: e.ht_oper, vht_oper: e.vht_oper, capability: e.capability, frequency: e.frequency, unixTimeMs: recorded,
+    ht_oper: e.ht_oper, vht_oper: e.vht_oper, he_oper: heOperationOf(e.ies), capability: e.capability, frequency: e.frequency,
+    unixTimeMs: recorded,
   };
 }
 

@@ -9,7 +9,12 @@ import type { StateDocument } from '../../protocol/state.js';
 import type { WifiScanEntry } from '../../protocol/wifiscan.js';
 
 /** A scan entry as stored: the AP's entry plus the time of the scan (ms). */
-export type ModelScanEntry = WifiScanEntry & { unixTimeMs?: number };
+/**
+ * A scan entry as stored: the AP's entry plus the time of the scan (ms), and `he_oper`, the HE
+ * Operation element the AP reported in `ies[]` (base64 body): a 6 GHz BSS has no HT/VHT
+ * operation, so its width is read from there (upstream RRM has no 6 GHz and no such field).
+ */
+export type ModelScanEntry = WifiScanEntry & { unixTimeMs?: number; he_oper?: string };
 
 /** A state as stored, stamped with the time it was recorded (ms). */
 export type ModelState = StateDocument & { timestamp?: number };

@@ -144,7 +144,7 @@ function neighboursOf(model: RrmModel, serial: string, memo: Memo): Neighbour[] 
     const band = known?.band ?? bandOfFrequency(freq);
     const channel = known?.channel ?? num(o.channel);
     if (!band || !channel) continue;
-    const wanted = neighbourWidth(band === '2G', o.ht_oper, o.vht_oper);
+    const wanted = neighbourWidth(band === '2G', o.ht_oper, o.vht_oper, band === '6G' ? o.he_oper : undefined);
     const key = freq * 1000 + wanted;
     let cover = known ? memo.cover.get(key) : undefined;
     if (!cover) {

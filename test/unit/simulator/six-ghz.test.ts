@@ -4,6 +4,7 @@ import { parseScenario } from '../../../simulator/scenario.js';
 import { scanEntries } from '../../../simulator/ap/scan.js';
 import { parseStateParams } from '../../../src/protocol/state.js';
 import { is6GhzPsc } from '../../../src/protocol/wifi-channels.js';
+import { heOperationOf, heOperationWidth } from '../../../src/rrm/model/ie.js';
 
 const venue = parseScenario(`
 name: six
@@ -45,6 +46,12 @@ describe('6 GHz radios (synthetic tri-band model)', () => {
     const entries = scanEntries(r.run.venue, a);
     const sixSeen = entries.filter((e) => e.frequency > 5925);
     expect(sixSeen.length).toBeGreaterThan(0);
-    for (const e of sixSeen) expect(e.ht_oper).toBeUndefined();
+    // No HT/VHT operation on 6 GHz: the width is in the HE Operation element of ies[].
+    const widthOf = new Map(r.run.venue.aps.flatMap((ap) => ap.radios.flatMap((x) => x.bssids.map((b) => [b, x.width] as const))));
+    for (const e of sixSeen) {
+      expect(e.ht_oper).toBeUndefined();
+      expect(heOperationWidth(heOperationOf(e.ies))).toBe(widthOf.get(e.bssid));
+    }
+    expect(new Set(sixSeen.map((e) => widthOf.get(e.bssid))).size).toBeGreaterThan(0);
   });
 });

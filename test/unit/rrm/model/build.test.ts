@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { buildModel, modelForSerials } from '../../../../src/rrm/model/build.js';
 import { radioBand } from '../../../../src/rrm/model/band.js';
 import { zoneView } from '../../../../src/rrm/model/view.js';
+import { heOperation6g } from '../../../../simulator/ap/scan.js';
 
 const PHY5 = 'platform/soc/c000000.wifi';
 const phys = { [PHY5]: { band: ['5G' as const], channels: [36, 40] } };
@@ -61,6 +62,19 @@ describe('model builder', () => {
 });
 
 describe('zone view (what the optimizers read)', () => {
+  it('takes a 6 GHz neighbour\'s width from the HE Operation element in its ies[] (it has no HT/VHT operation)', () => {
+    // 6 GHz channel 37 at 80 MHz: the block 33-45; at 20 MHz (no element) only 37.
+    const entry = (bssid: string, ies?: unknown) => ({ bssid, frequency: 6135, channel: 37, signal: -60, ...(ies ? { ies } : {}) });
+    const m = buildModel([{
+      serial: 's1', states: [state(36, 1)],
+      scans: [{ recorded: 1, entries: [entry('bb:00:00:00:00:01', [{ type: 11, data: 'AQIDBAU=' }, { type: 255, data: heOperation6g(37, 80) }]), entry('bb:00:00:00:00:02')] }],
+    }]);
+    expect(m.latestWifiScans.s1![0]![0]!.he_oper).toBe(heOperation6g(37, 80));
+    const n = zoneView(m, ['s1']).aps[0]!.neighbours;
+    expect(n.find((x) => x.bssid === 'bb:00:00:00:00:01')).toMatchObject({ band: '6G', width: 80, covered: [33, 37, 41, 45] });
+    expect(n.find((x) => x.bssid === 'bb:00:00:00:00:02')).toMatchObject({ band: '6G', width: 20, covered: [37] });
+  });
+
   it('never crashes on missing fields and skips what it cannot use', () => {
     const m = buildModel([{
       serial: 's1',
