@@ -432,15 +432,20 @@ export function nextReady(ctx: DeviceContext): Pending | undefined {
  * reported its restrictions (a provisioned AP that never connected, a `when` in the future).
  */
 export function nextRefusal(ctx: DeviceContext): string | undefined {
+  return readyRefusal(ctx)?.why;
+}
+
+function readyRefusal(ctx: DeviceContext): { p: Pending; why: string } | undefined {
   const p = nextReady(ctx);
-  return p ? restrictionRefusal(p.sub.method, p.sub.params, restrictionsOf(ctx.capabilities))?.description : undefined;
+  const why = p && restrictionRefusal(p.sub.method, p.sub.params, restrictionsOf(ctx.capabilities))?.description;
+  return p && why ? { p, why } : undefined;
 }
 
 /** Fail the next ready command its restrictions refuse, without sending it. */
 export function refuseNext(ctx: DeviceContext): Fx {
-  const p = nextReady(ctx);
-  const why = p && restrictionRefusal(p.sub.method, p.sub.params, restrictionsOf(ctx.capabilities))?.description;
-  if (!p || !why) return {};
+  const refused = readyRefusal(ctx);
+  if (!refused) return {};
+  const { p, why } = refused;
   const uuid = p.sub.command.UUID;
   const cmd = refusedRecord(p.sub.command, ctx.deps.now(), `Not sent: ${why}`);
   return { ctx: { pending: ctx.pending.filter((x) => x !== p) }, emit: [updated(ctx, cmd)], cancel: [expireId(uuid), dueId(uuid)] };

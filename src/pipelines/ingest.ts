@@ -6,7 +6,7 @@ import type { Store } from '../store/duckdb.js';
 import { runBatches } from './batch.js';
 import { DuckDbSink, type AppenderHandle, type PipelineLogger, type RetryPolicy } from './duckdb-sink.js';
 import { IngestCounters, type IngestMetrics } from './metrics.js';
-import { fin, int32, stateRows } from './state-rows.js';
+import { fin, int32, stateRows, str } from './state-rows.js';
 import type { Row, RowSet, TableName } from './tables.js';
 
 /**
@@ -20,7 +20,6 @@ const json = (v: unknown): string => JSON.stringify(v ?? {}) ?? '{}';
 // Module-level, not inside eventRows: a closure made per event also costs a name definition
 // per event where the code runs through tsx (esbuild's keepNames).
 const row = (table: TableName, values: Row['values']): Row => ({ table, values });
-const textOrNull = (v: unknown): string | null => (typeof v === 'string' ? v : null);
 
 /** What one fleet event becomes in the store; undefined for events that store nothing. */
 export function eventRows(e: FleetEvent): RowSet | undefined {
@@ -66,8 +65,8 @@ export function eventRows(e: FleetEvent): RowSet | undefined {
           continue;
         }
         rows.push(row('wifi_scan_entries', [
-          e.serial, recorded, p.source, p.commandUuid ?? null, textOrNull(entry.bssid), textOrNull(entry.ssid), int32(entry.channel), int32(entry.frequency),
-          fin(entry.signal), fin(entry.last_seen), fin(entry.tsf), int32(entry.capability), textOrNull(entry.ht_oper), textOrNull(entry.vht_oper),
+          e.serial, recorded, p.source, p.commandUuid ?? null, str(entry.bssid), str(entry.ssid), int32(entry.channel), int32(entry.frequency),
+          fin(entry.signal), fin(entry.last_seen), fin(entry.tsf), int32(entry.capability), str(entry.ht_oper), str(entry.vht_oper),
           int32(entry.sta_count), int32(entry.ch_util), json(entry),
         ]));
       }

@@ -23,7 +23,8 @@ export function int32(v: unknown): number | null {
   return n !== null && Math.abs(Math.round(n)) < 2 ** 31 ? n : null;
 }
 
-function str(v: unknown): string | null {
+/** A string, else null (a column of text gets no numbers or objects). */
+export function str(v: unknown): string | null {
   return typeof v === 'string' ? v : null;
 }
 

@@ -27,9 +27,9 @@ function head3(b64: unknown): [number, number, number] | undefined {
  */
 export function heOperationOf(ies: unknown): string | undefined {
   if (!Array.isArray(ies)) return undefined;
-  for (const ie of ies) {
-    const data = (ie as { type?: unknown; data?: unknown } | null)?.data;
-    if ((ie as { type?: unknown } | null)?.type === IE_EXTENSION && typeof data === 'string' && head3(data)?.[0] === HE_OPERATION_EXT_ID) return data;
+  for (const ie of ies as ({ type?: unknown; data?: unknown } | null)[]) {
+    const data = ie?.data;
+    if (ie?.type === IE_EXTENSION && typeof data === 'string' && head3(data)?.[0] === HE_OPERATION_EXT_ID) return data;
   }
   return undefined;
 }
