@@ -2,26 +2,16 @@ import type { SchedulerLike } from 'rxjs';
 import type { DuckDBDataChunk } from '@duckdb/node-api';
 import type { Store } from '../store/duckdb.js';
 import type { IngestCounters } from './metrics.js';
-import { rowChunks } from './row-chunks.js';
-import { APPEND_TABLES, TABLES, type CapabilitiesUpsert, type Row, type RowSet, type TableName } from './tables.js';
+import { chunkType, fillChunk } from './row-chunks.js';
+import { APPEND_TABLES, TABLES, type CapabilitiesUpsert, type ColumnKind, type Row, type RowSet, type TableName } from './tables.js';
 
-/** The part of a DuckDB appender the sink uses (a test may wrap it to inject failures). */
-export interface AppenderLike {
-  appendDataChunk(chunk: DuckDBDataChunk): void;
-  flushSync(): void;
-  clear(): void;
-}
-
-export interface AppenderHandle {
-  appender: AppenderLike;
-  /** Called before a batch's rows are appended (Store.transactionAppender opens its transaction). */
-  begin?(): Promise<void>;
-  /**
-   * Writes what the appender flushed into the table (the transaction's COMMIT); absent when the
-   * appender's flush writes the table itself. A rejected commit takes its rows with it: the sink
-   * appends them again on a fresh appender.
-   */
-  commit?(): Promise<void>;
+/**
+ * Where a table's rows go (Store.tableInserter; a test may wrap one to inject failures): one
+ * statement per `insert`, all its rows or none; `fill` writes the next rows into DuckDB's chunk
+ * and returns how many (0: done).
+ */
+export interface InserterHandle {
+  insert(fill: (chunk: DuckDBDataChunk) => number): Promise<void>;
   close(): void;
 }
 
@@ -48,26 +38,27 @@ export interface DuckDbSinkOptions {
   logger: PipelineLogger;
   counters: IngestCounters;
   retry?: Partial<RetryPolicy>;
-  /** Where appenders come from (default: Store.transactionAppender, a dedicated connection each). */
-  openAppender?: (table: TableName) => Promise<AppenderHandle>;
+  /** Where inserters come from (default: Store.tableInserter, a dedicated connection each). */
+  openInserter?: (table: TableName) => Promise<InserterHandle>;
 }
 
 /** Ids taken from a table's sequence in blocks: one `nextval` query per ~10,000 rows, not per row. */
 const ID_BLOCK = 10_000;
 
 /**
- * Appends batches with one DuckDB appender per table, created once. Each table's rows of a batch
- * are appended inside a transaction on the appender's connection (Store.transactionAppender):
- * appending and flushing copy them into memory on the event loop, and the COMMIT that writes
- * them into the table runs on a pool thread, for all tables of a batch at once, while the event
- * loop goes on with the next frames. A failed table write is logged, counted and retried with
- * backoff on a fresh appender (an appender that failed to flush is invalid, a failed commit was
- * rolled back). After the retries the rows are written one by one so a single unstorable row is
- * rejected (logged with its serial, counted) without holding back the others. Tables are written
- * independently, so a retry never duplicates another table's rows.
+ * Writes batches with one inserter per table, opened once (Store.tableInserter). Each table's
+ * rows of a batch are one INSERT on the inserter's connection, run on a pool thread: the event
+ * loop only fills DuckDB's chunks when the statement asks for them (rows as they are, no copy in
+ * between), and the copies into the table, the commit and its WAL write run on the pool thread
+ * while the event loop goes on with the next frames. The tables of a batch are written at once,
+ * each on its own connection. A failed table write is logged, counted and retried with backoff
+ * on a fresh inserter (a failed INSERT was rolled back whole). After the retries the rows are
+ * written one by one so a single unstorable row is rejected (logged with its serial, counted)
+ * without holding back the others. Tables are written independently, so a retry never
+ * duplicates another table's rows.
  */
 export class DuckDbSink {
-  private readonly handles = new Map<TableName, AppenderHandle>();
+  private readonly handles = new Map<TableName, InserterHandle>();
   private readonly ids = new Map<TableName, { next: number; end: number }>();
   private readonly retry: RetryPolicy;
   private closed = false;
@@ -82,7 +73,7 @@ export class DuckDbSink {
     this.retry = { attempts: 6, firstDelayMs: 100, maxDelayMs: 5000, ...opts.retry };
   }
 
-  /** Opens every appender up front, so the first batch does not pay for it (and a missing table shows at start). */
+  /** Opens every inserter up front, so the first batch does not pay for it (and a missing table shows at start). */
   async open(): Promise<void> {
     for (const table of APPEND_TABLES) await this.handle(table);
   }
@@ -111,18 +102,9 @@ export class DuckDbSink {
     }
     // Tables in parallel: each has its own connection, so their commits overlap on DuckDB's threads.
     await Promise.all([...byTable].map(([table, rows]) => this.withRetry(table, rows.length, () => this.appendRows(table, rows), async () => {
-      // Row by row from scratch, on a fresh appender (whatever the failed attempts left open is discarded).
+      // Row by row from scratch, on a fresh inserter (appendRows drops the one that failed).
       this.drop(table);
-      for (const row of rows) {
-        await this.once(table, String(row.values[0]), async () => {
-          try {
-            await this.appendRows(table, [row]);
-          } catch (e) {
-            this.drop(table); // a rejected row must not stay in the transaction of the next row
-            throw e;
-          }
-        });
-      }
+      for (const row of rows) await this.once(table, String(row.values[0]), () => this.appendRows(table, [row]));
     })));
     if (caps.size > 0) {
       const list = [...caps.values()];
@@ -135,17 +117,17 @@ export class DuckDbSink {
     this.opts.counters.lastWriteAt = this.opts.scheduler.now();
   }
 
-  /** Closes the appenders (everything was flushed batch by batch). Safe to call twice. */
+  /** Closes the inserters (every batch was written by then). Safe to call twice. */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
     for (const table of [...this.handles.keys()]) this.drop(table);
   }
 
-  private async handle(table: TableName): Promise<AppenderHandle> {
+  private async handle(table: TableName): Promise<InserterHandle> {
     const found = this.handles.get(table);
     if (found) return found;
-    const h = this.opts.openAppender ? await this.opts.openAppender(table) : await defaultAppender(this.opts.store, table);
+    const h = this.opts.openInserter ? await this.opts.openInserter(table) : await defaultInserter(this.opts.store, table);
     this.handles.set(table, h);
     return h;
   }
@@ -155,14 +137,9 @@ export class DuckDbSink {
     this.handles.delete(table);
     if (!h) return;
     try {
-      h.appender.clear();
-    } catch {
-      // an invalidated appender may refuse even this; closing is what matters
-    }
-    try {
       h.close();
     } catch (e) {
-      this.opts.logger.warn({ table, err: e }, 'closing a DuckDB appender failed');
+      this.opts.logger.warn({ table, err: e }, 'closing a DuckDB inserter failed');
     }
   }
 
@@ -187,33 +164,23 @@ export class DuckDbSink {
   }
 
   private async appendRows(table: TableName, rows: readonly Row[]): Promise<void> {
-    await this.appendUncommitted(table, rows);
+    const spec = TABLES[table];
+    const ids = spec.sequence ? await this.takeIds(table, rows.length) : undefined;
+    const kinds = KINDS[table];
+    const h = await this.handle(table);
+    let from = 0;
     try {
-      await this.handles.get(table)?.commit?.();
+      await h.insert((chunk) => {
+        const n = fillChunk(chunk.chunk, kinds, rows, ids, from);
+        from += n;
+        return n;
+      });
     } catch (e) {
-      // The rolled-back transaction took the rows with it: the retry appends them on a fresh appender.
+      // A fresh connection for the next attempt: nothing of a failed statement stays anywhere.
       this.drop(table);
       throw e;
     }
     this.appended.set(table, (this.appended.get(table) ?? 0) + rows.length);
-  }
-
-  /** Appends `rows` in the table's open transaction (not committed yet). */
-  private async appendUncommitted(table: TableName, rows: readonly Row[]): Promise<void> {
-    const spec = TABLES[table];
-    const ids = spec.sequence ? await this.takeIds(table, rows.length) : undefined;
-    const kinds = spec.columns.map((c) => c[1]).filter((k) => k !== 'id');
-    const h = await this.handle(table);
-    const a = h.appender;
-    try {
-      await h.begin?.();
-      for (const chunk of rowChunks(kinds, rows, ids)) a.appendDataChunk(chunk);
-      a.flushSync();
-    } catch (e) {
-      // DuckDB: an appender whose append or flush failed is invalid; the next attempt opens a new one.
-      this.drop(table);
-      throw e;
-    }
   }
 
   private async upsertCapabilities(list: readonly (CapabilitiesUpsert & { first: number })[]): Promise<void> {
@@ -270,19 +237,9 @@ export class DuckDbSink {
   }
 }
 
-async function defaultAppender(store: Store, table: TableName): Promise<AppenderHandle> {
-  const t = await store.transactionAppender(table);
-  return {
-    appender: t.appender,
-    begin: t.begin,
-    commit: t.commit,
-    close: () => {
-      try {
-        t.close();
-      } catch {
-        // closeSync on an invalid appender throws before its connection is closed
-        t.appender.connection.closeSync();
-      }
-    },
-  };
+/** Each table's columns in order, as the inserter's table function declares them (ids as DOUBLE, cast on insert). */
+const KINDS = Object.fromEntries(APPEND_TABLES.map((t) => [t, TABLES[t].columns.map((c) => c[1]).filter((k) => k !== 'id')])) as Record<TableName, ColumnKind[]>;
+
+function defaultInserter(store: Store, table: TableName): Promise<InserterHandle> {
+  return store.tableInserter(TABLES[table].name, TABLES[table].columns.map(([name, kind]) => [name, chunkType(kind)] as const));
 }

@@ -4,7 +4,7 @@ import { isObject } from '../protocol/frame.js';
 import { takeSource } from '../protocol/json-source.js';
 import type { Store } from '../store/duckdb.js';
 import { runBatches } from './batch.js';
-import { DuckDbSink, type AppenderHandle, type PipelineLogger, type RetryPolicy } from './duckdb-sink.js';
+import { DuckDbSink, type InserterHandle, type PipelineLogger, type RetryPolicy } from './duckdb-sink.js';
 import { IngestCounters, type IngestMetrics } from './metrics.js';
 import { fin, int32, stateRows, str } from './state-rows.js';
 import type { Row, RowSet, TableName } from './tables.js';
@@ -108,8 +108,8 @@ export interface IngestOptions {
    * final flush would wait for virtual time that never comes.
    */
   retryScheduler?: SchedulerLike;
-  /** Appender factory override (tests inject failures through it). */
-  openAppender?: (table: TableName) => Promise<AppenderHandle>;
+  /** Inserter factory override (tests inject failures through it). */
+  openInserter?: (table: TableName) => Promise<InserterHandle>;
 }
 
 export interface Ingest {
@@ -131,7 +131,7 @@ export function startIngest(opts: IngestOptions): Ingest {
   const { logger, scheduler } = opts;
   const counters = new IngestCounters();
   const sink = new DuckDbSink({
-    store: opts.store, scheduler, retryScheduler: opts.retryScheduler, logger, counters, retry: opts.retry, openAppender: opts.openAppender,
+    store: opts.store, scheduler, retryScheduler: opts.retryScheduler, logger, counters, retry: opts.retry, openInserter: opts.openInserter,
   });
   const ready = sink.open().catch((err: unknown) => {
     // Not fatal: each write opens what is missing and retries.

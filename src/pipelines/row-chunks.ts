@@ -5,18 +5,20 @@ import { BOOLEAN, DOUBLE, DuckDBDataChunk, VARCHAR, type DuckDBType } from '@duc
 import type { Cell, ColumnKind } from './tables.js';
 
 /**
- * Rows as DuckDB data chunks, for `appender.appendDataChunk`, written straight through DuckDB's
- * C API bindings (node-api's vector classes keep a JS cache per item and a BigInt per validity
- * bit). A chunk is filled column by column:
+ * Rows into DuckDB data chunks (the ingest sink fills the chunks its INSERT asks for; rowChunks
+ * makes chunks for an appender), written straight through DuckDB's C API bindings (node-api's
+ * vector classes keep a JS cache per item and a BigInt per validity bit). A chunk is filled
+ * column by column:
  * - numbers go into one Float64Array and reach DuckDB in one copy per column; they are DOUBLE and
- *   DuckDB casts them to the table's column types, as it does for the appender's appendDouble; a
- *   value the column cannot hold (an INTEGER past 2^31) makes the append throw, as it did there;
+ *   DuckDB casts them to the table's column types; a value the column cannot hold (an INTEGER
+ *   past 2^31) fails the statement or the append;
  * - text is assigned per value, a string as DuckDB's bindings encode it, a Uint8Array (UTF-8 the
  *   caller kept, e.g. a state document's bytes from a recording) copied as it is;
  * - nulls clear their bit in the column's validity mask, copied once per column that has any.
  */
 
-const typeOf = (kind: ColumnKind): DuckDBType => (kind === 'text' ? VARCHAR : kind === 'bool' ? BOOLEAN : DOUBLE);
+/** The type a column of `kind` has in a chunk: numbers (ids too) are DOUBLE, and DuckDB casts them to the table's types. */
+export const chunkType = (kind: ColumnKind): DuckDBType => (kind === 'text' ? VARCHAR : kind === 'bool' ? BOOLEAN : DOUBLE);
 
 // The validity mask below is DuckDB's uint64 words written as bytes: bit r of word r/64 is bit
 // r%8 of byte r/8 only on a little-endian host (x86-64, arm64).
@@ -85,21 +87,32 @@ const FILL = { text: fillText, bool: fillBools, number: fillNumbers, id: fillNum
  * (2,048) rows each. `ids`, when given, is a first column of its own (the table's id).
  */
 export function* rowChunks(kinds: readonly ColumnKind[], rows: readonly { values: readonly Cell[] }[], ids?: readonly number[]): Generator<DuckDBDataChunk> {
-  const types = [...(ids ? [DOUBLE] : []), ...kinds.map(typeOf)].map((t) => t.toLogicalType().logical_type);
-  const first = ids ? 1 : 0;
+  const types = [...(ids ? [DOUBLE] : []), ...kinds.map(chunkType)].map((t) => t.toLogicalType().logical_type);
   for (let from = 0; from < rows.length; from += SIZE) {
-    const n = Math.min(SIZE, rows.length - from);
     const chunk = duckdb.create_data_chunk(types);
-    duckdb.data_chunk_set_size(chunk, n);
-    const column = (c: number, fill: typeof fillText, at: At) => {
-      const vector = duckdb.data_chunk_get_vector(chunk, c);
-      if (fill(vector, n, at)) {
-        duckdb.vector_ensure_validity_writable(vector);
-        duckdb.copy_data_to_vector_validity(vector, 0, mask.buffer, 0, Math.ceil(n / 64) * 8);
-      }
-    };
-    if (ids) column(0, fillNumbers, (r) => ids[from + r]);
-    for (let c = 0; c < kinds.length; c++) column(c + first, FILL[kinds[c]!], (r) => rows[from + r]!.values[c]);
+    fillChunk(chunk, kinds, rows, ids, from);
     yield new DuckDBDataChunk(chunk);
   }
+}
+
+/**
+ * Fills `chunk` (its columns: the ids when given, then `kinds`) with up to 2,048 rows of `rows`
+ * from `from` on, sets its size and returns how many (0 past the end). The ingest sink fills
+ * DuckDB's own chunks with it (Store.tableInserter); rowChunks makes chunks of its own.
+ */
+export function fillChunk(chunk: duckdb.DataChunk, kinds: readonly ColumnKind[], rows: readonly { values: readonly Cell[] }[], ids: readonly number[] | undefined, from: number): number {
+  const first = ids ? 1 : 0;
+  const n = Math.max(0, Math.min(SIZE, rows.length - from));
+  duckdb.data_chunk_set_size(chunk, n);
+  if (n === 0) return 0;
+  const column = (c: number, fill: typeof fillText, at: At) => {
+    const vector = duckdb.data_chunk_get_vector(chunk, c);
+    if (fill(vector, n, at)) {
+      duckdb.vector_ensure_validity_writable(vector);
+      duckdb.copy_data_to_vector_validity(vector, 0, mask.buffer, 0, Math.ceil(n / 64) * 8);
+    }
+  };
+  if (ids) column(0, fillNumbers, (r) => ids[from + r]);
+  for (let c = 0; c < kinds.length; c++) column(c + first, FILL[kinds[c]!], (r) => rows[from + r]!.values[c]);
+  return n;
 }

@@ -1,11 +1,19 @@
 import { mkdirSync, accessSync, constants } from 'node:fs';
 import { join } from 'node:path';
-import { DuckDBInstance, type DuckDBConnection, type DuckDBValue, type DuckDBAppender } from '@duckdb/node-api';
+import { DuckDBInstance, DuckDBTableFunction, type DuckDBConnection, type DuckDBDataChunk, type DuckDBType, type DuckDBValue, type DuckDBAppender } from '@duckdb/node-api';
 import { storeFailure } from '../errors.js';
 import { MIGRATIONS, type Migration } from './migrations.js';
 
 export type Row = Record<string, unknown>;
 export type Params = DuckDBValue[];
+
+/** Store.tableInserter: one statement per `insert`, its rows filled chunk by chunk on the event loop. */
+export interface TableInserter {
+  /** Inserts the rows `fill` writes (it is called until it returns 0); all of them, or none on a failure. */
+  insert(fill: (chunk: DuckDBDataChunk) => number): Promise<void>;
+  /** Closes the connection (after the insert in flight, if any: the statement needs the event loop). */
+  close(): void;
+}
 
 /** DuckDB's buffer-pool limit (its own default is 80 % of RAM). */
 export const DUCKDB_MEMORY_LIMIT = '512MB';
@@ -48,6 +56,9 @@ function toPlain(value: unknown): unknown {
 export class Store {
   private chain: Promise<unknown> = Promise.resolve();
   private closed = false;
+  private inserters = 0;
+  /** Inserts in flight (tableInserter): close() waits for them. */
+  private readonly inserting = new Set<Promise<void>>();
 
   private constructor(
     readonly path: string,
@@ -152,48 +163,69 @@ export class Store {
   }
 
   /**
-   * A dedicated connection + appender whose rows are committed asynchronously: `begin()` opens a
-   * transaction on the connection, the appender's flush then only moves rows into that
-   * transaction's local storage (a copy in memory, on the event loop), and `commit()` runs the
-   * COMMIT, which writes them into the table with its WAL write, index updates and any
-   * checkpoint, on a pool thread. A failed commit is rolled back: its rows are gone and must be
-   * appended again (on a fresh appender: close this one). Call `commit()` only when no append is
-   * in progress and never twice at once; closing without a commit discards the open transaction.
+   * A dedicated connection that inserts rows into `table` from a source filled on the event loop:
+   * `insert(fill)` runs `INSERT INTO table (columns) SELECT * FROM <a table function>` on a pool
+   * thread, and DuckDB asks the table function for one data chunk after another; node's bindings
+   * run each of those calls on the event loop at its next turn, where `fill(chunk)` writes up to
+   * 2,048 rows into DuckDB's output chunk and returns how many (0 ends the rows). Everything
+   * after the fill (the copies into the transaction's storage, the commit with its WAL write,
+   * any checkpoint) runs on the pool thread, not on the event loop as an appender's flush does.
+   * One statement: all the rows land, or none do (a fill that throws, a value the column cannot
+   * hold and a failed commit each fail it, and DuckDB rolls it back). One insert at a time per
+   * inserter. While an insert runs, nothing on the event loop may wait synchronously on its
+   * connection (a `closeSync`): the statement waits for the event loop to fill its chunks, so
+   * `close()` here and the store's `close()` wait for the insert in flight.
    */
-  async transactionAppender(table: string): Promise<{ appender: DuckDBAppender; begin: () => Promise<void>; commit: () => Promise<void>; close: () => void }> {
-    this.refuseClosed('appender');
+  async tableInserter(table: string, columns: readonly (readonly [name: string, type: DuckDBType])[]): Promise<TableInserter> {
+    this.refuseClosed('inserter');
     const conn = await this.instance.connect();
+    // Per store and inserter: a retry opens a fresh inserter, and its function must not clash.
+    const fn = `airtwin_rows_${++this.inserters}`;
+    let fill: ((chunk: DuckDBDataChunk) => number) | undefined;
     try {
-      const appender = await conn.createAppender(table);
-      let open = false;
-      return {
-        appender,
-        begin: async () => {
-          this.refuseClosed('appender');
-          if (open) return;
-          await conn.run('BEGIN TRANSACTION');
-          open = true;
+      conn.registerTableFunction(DuckDBTableFunction.create({
+        name: fn,
+        bindFunction: (info) => {
+          for (const [name, type] of columns) info.addResultColumn(name, type);
         },
-        commit: async () => {
-          this.refuseClosed('appender');
-          if (!open) return;
-          open = false;
-          try {
-            await conn.run('COMMIT');
-          } catch (e) {
-            await conn.run('ROLLBACK').catch(() => undefined);
-            throw e;
-          }
+        initFunction: () => undefined,
+        mainFunction: (_info, out) => {
+          if (fill) fill(out);
+          else out.rowCount = 0;
         },
-        close: () => {
-          appender.closeSync();
-          conn.closeSync();
-        },
-      };
+      }));
     } catch (e) {
       conn.closeSync();
       throw e;
     }
+    const sql = `INSERT INTO ${table} (${columns.map(([name]) => `"${name}"`).join(', ')}) SELECT * FROM ${fn}()`;
+    let closed = false;
+    let running: Promise<void> | undefined;
+    return {
+      insert: async (source) => {
+        this.refuseClosed('inserter');
+        if (closed) throw new Error(`tableInserter(${table}): insert after close`);
+        if (running) throw new Error(`tableInserter(${table}): one insert at a time`);
+        fill = source;
+        const statement = conn.run(sql).then(() => undefined);
+        running = statement.catch(() => undefined);
+        this.inserting.add(running);
+        try {
+          await statement;
+        } finally {
+          this.inserting.delete(running);
+          running = undefined;
+          fill = undefined;
+        }
+      },
+      close: () => {
+        if (closed) return;
+        closed = true;
+        // A statement in flight needs the event loop to finish: close its connection after it.
+        if (running) void running.then(() => conn.closeSync());
+        else conn.closeSync();
+      },
+    };
   }
 
   private async migrate(migrations: readonly Migration[]): Promise<void> {
@@ -213,6 +245,7 @@ export class Store {
     if (this.closed) return;
     this.closed = true;
     await this.chain;
+    await Promise.allSettled([...this.inserting]);
     try {
       await this.conn.run('CHECKPOINT');
     } finally {

@@ -1,13 +1,14 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { DuckDBDataChunk } from '@duckdb/node-api';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Fleet, type FleetEvent } from '../../../actors/fleet.js';
 import { VirtualClock } from '../../../simulator/clock.js';
 import { clockScheduler } from '../../../src/pipelines/clock-scheduler.js';
-import type { AppenderHandle, PipelineLogger } from '../../../src/pipelines/duckdb-sink.js';
+import type { InserterHandle, PipelineLogger } from '../../../src/pipelines/duckdb-sink.js';
 import { startIngest, type IngestOptions } from '../../../src/pipelines/ingest.js';
+import { chunkType } from '../../../src/pipelines/row-chunks.js';
+import { TABLES, type TableName } from '../../../src/pipelines/tables.js';
 import { Store } from '../../../src/store/duckdb.js';
 import { FakeLink, flush } from '../../helpers/fake-link.js';
 import { labFleet } from '../../helpers/lab-fleet.js';
@@ -203,39 +204,31 @@ describe('ingest pipeline: odd input and failing writes', () => {
   });
 
   /**
-   * A fake AP on a VirtualClock whose appenders pass through `faults` (which may throw for a
-   * table's flush or for a value), to drive the sink's retry paths against real DuckDB.
+   * A fake AP on a VirtualClock whose inserters pass through `faults`, to drive the sink's retry
+   * paths against real DuckDB: `before` fails a statement before it runs; `value` sees each text
+   * value as DuckDB's chunk holds it and `end` the last call of a statement, both inside the
+   * statement (what they throw fails it, and DuckDB rolls back the rows it had, as for a commit
+   * that fails).
    */
   async function faulty(
-    faults: { flush?: (table: string) => void; value?: (table: string, v: string) => void; commit?: (table: string) => void },
+    faults: { before?: (table: string) => void; value?: (table: string, v: string) => void; end?: (table: string) => void },
     retry = { attempts: 5, firstDelayMs: 1000 },
   ) {
     const dev = await openStore();
     const opened: string[] = [];
-    const openAppender = async (table: string): Promise<AppenderHandle> => {
-      const h = await dev.store.transactionAppender(table);
+    const openInserter = async (table: TableName): Promise<InserterHandle> => {
+      const h = await dev.store.tableInserter(TABLES[table].name, TABLES[table].columns.map(([c, k]) => [c, chunkType(k)] as const));
       opened.push(table);
-      const wrap = new Proxy(h.appender, {
-        get(target, prop) {
-          if (prop === 'flushSync') return () => { faults.flush?.(table); target.flushSync(); };
-          if (prop === 'appendDataChunk') {
-            return (chunk: DuckDBDataChunk) => {
-              for (let c = 0; c < chunk.columnCount; c++) for (const v of chunk.getColumnValues(c)) if (typeof v === 'string') faults.value?.(table, v);
-              target.appendDataChunk(chunk);
-            };
-          }
-          const v = Reflect.get(target, prop, target);
-          return typeof v === 'function' ? v.bind(target) : v;
-        },
-      });
       return {
         close: () => h.close(),
-        appender: wrap,
-        begin: h.begin,
-        // A commit that fails leaves its transaction to the sink, which discards it with the connection.
-        commit: async () => {
-          faults.commit?.(table);
-          await h.commit();
+        insert: async (fill) => {
+          faults.before?.(table);
+          await h.insert((chunk) => {
+            const n = fill(chunk);
+            for (let c = 0; c < chunk.columnCount; c++) for (const v of chunk.getColumnValues(c)) if (typeof v === 'string') faults.value?.(table, v);
+            if (n === 0) faults.end?.(table);
+            return n;
+          });
         },
       };
     };
@@ -244,7 +237,7 @@ describe('ingest pipeline: odd input and failing writes', () => {
     const log = recordingLogger();
     const ingest = startIngest({
       events$: fleet.events$, store: dev.store, scheduler: clockScheduler(clock), logger: log.logger, maxDelayMs: 100,
-      retry, openAppender: openAppender as IngestOptions['openAppender'],
+      retry, openInserter: openInserter as IngestOptions['openInserter'],
     });
     const link = new FakeLink(A, () => clock.now());
     fleet.attach(link);
@@ -266,10 +259,10 @@ describe('ingest pipeline: odd input and failing writes', () => {
     return { store: dev.store, link, ingest, log, opened, flushAll };
   }
 
-  it('logs, counts and retries a failed append without losing or duplicating rows', async () => {
+  it('logs, counts and retries a failed write without losing or duplicating rows', async () => {
     let failuresLeft = 2;
     const { store, link, ingest, log, opened, flushAll } = await faulty({
-      flush: (table) => {
+      before: (table) => {
         if (table === 'statistics' && failuresLeft-- > 0) throw new Error('disk hiccup');
       },
     });
@@ -277,15 +270,15 @@ describe('ingest pipeline: odd input and failing writes', () => {
     await flushAll();
     expect(await count(store, 'statistics')).toBe(3);
     expect(ingest.metrics()).toMatchObject({ failures: 2, retries: 2, rowsRejected: 0, rowsQueued: 0 });
-    expect(opened.filter((t) => t === 'statistics')).toHaveLength(3); // a fresh appender after each failed flush
+    expect(opened.filter((t) => t === 'statistics')).toHaveLength(3); // a fresh inserter after each failure
     expect(log.lines.filter((l) => l.level === 'warn' && /retrying/.test(l.msg))).toHaveLength(2);
     await ingest.close();
   });
 
-  it('retries a failed commit on a fresh appender, the rolled-back rows appended again: each row lands once', async () => {
+  it('retries a statement that failed after all its rows (as a failed commit does) on a fresh inserter: each row lands once', async () => {
     let failuresLeft = 2;
     const { store, link, ingest, log, opened, flushAll } = await faulty({
-      commit: (table) => {
+      end: (table) => {
         if (table === 'statistics' && failuresLeft-- > 0) throw new Error('disk full');
       },
     });
@@ -293,15 +286,15 @@ describe('ingest pipeline: odd input and failing writes', () => {
     await flushAll();
     expect(await count(store, 'statistics')).toBe(3);
     expect(ingest.metrics()).toMatchObject({ failures: 2, retries: 2, rowsRejected: 0, rowsQueued: 0 });
-    expect(opened.filter((t) => t === 'statistics')).toHaveLength(3); // the failed commits' connections were discarded
+    expect(opened.filter((t) => t === 'statistics')).toHaveLength(3); // the failed statements' connections were discarded
     expect(log.lines.filter((l) => l.level === 'warn' && /retrying/.test(l.msg))).toHaveLength(2);
     await ingest.close();
   });
 
-  it('after the retries of a commit that keeps failing, rejects those rows and stores the next batch', async () => {
+  it('after the retries of a statement that keeps failing at its end, rejects those rows and stores the next batch', async () => {
     let failing = true;
     const { store, link, ingest, flushAll } = await faulty({
-      commit: (table) => {
+      end: (table) => {
         if (table === 'device_logs' && failing) throw new Error('disk full');
       },
     }, { attempts: 2, firstDelayMs: 10 });

@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { VARCHAR } from '@duckdb/node-api';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DUCKDB_THREADS, Store } from '../../../src/store/duckdb.js';
 
@@ -63,7 +64,7 @@ describe('Store: close', () => {
     const closing = store.close();
     await expect(queued).resolves.toBe(1);
     await expect(store.query('SELECT 1')).rejects.toMatchObject({ code: 'STORE_FAILURE' });
-    await expect(store.transactionAppender('device_logs')).rejects.toMatchObject({ code: 'STORE_FAILURE' });
+    await expect(store.tableInserter('device_logs', [['log', VARCHAR]])).rejects.toMatchObject({ code: 'STORE_FAILURE' });
     await closing;
     await expect(store.run('SELECT 1')).rejects.toMatchObject({ code: 'STORE_FAILURE' });
     const reopened = await Store.open(dir);
