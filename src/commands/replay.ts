@@ -126,7 +126,7 @@ export async function runReplay(opts: ReplayCommandOptions, io: ReplayIo): Promi
   try {
     // At max speed the time limit of a batch would run on virtual time, where a recorded minute
     // passes in microseconds: batches would hold one event each. Size alone makes the batches,
-    // and bigger ones: each batch costs one appender flush per table (measured: 10,000 rows
+    // and bigger ones: each batch costs one statement per table (measured: 10,000 rows
     // per batch spends about a seventh less CPU than 2,000 on the hall recording).
     const max = speed === 'max';
     ingest = startIngest({

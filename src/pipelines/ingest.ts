@@ -11,7 +11,7 @@ import type { Row, RowSet, TableName } from './tables.js';
 
 /**
  * Fleet events -> rows (reference/gateway-behaviour.md §1.3 says what the gateway stores per
- * event) -> batches -> DuckDB appenders. Pure mapping here; batching in batch.ts, writing in
+ * event) -> batches -> DuckDB inserts. Pure mapping here; batching in batch.ts, writing in
  * duckdb-sink.ts. Stored times are epoch seconds of the event's clock time (`telemetry`: ms).
  */
 
@@ -118,13 +118,13 @@ export interface Ingest {
   flush(): Promise<void>;
   /** Resolves once at most `rows` received rows wait to be written (backpressure for a fast producer). */
   backlogAtMost(rows: number): Promise<void>;
-  /** Stops taking events, writes everything received, closes the appenders. Safe to call twice. */
+  /** Stops taking events, writes everything received, closes the inserters. Safe to call twice. */
   close(): Promise<void>;
 }
 
 /**
  * Starts the ingest pipeline: subscribes to `events$` at once (nothing emitted after this call
- * is missed, even while the appenders open) and returns its handle. Shutdown order (conventions
+ * is missed, even while the inserters open) and returns its handle. Shutdown order (conventions
  * §2.1): close the APIs, stop the fleet, `await ingest.close()`, then close the store.
  */
 export function startIngest(opts: IngestOptions): Ingest {
@@ -136,7 +136,7 @@ export function startIngest(opts: IngestOptions): Ingest {
   const ready = sink.open().catch((err: unknown) => {
     // Not fatal: each write opens what is missing and retries.
     counters.failures++;
-    logger.error({ err }, 'ingest: opening the DuckDB appenders failed; writes will retry');
+    logger.error({ err }, 'ingest: opening the DuckDB inserters failed; writes will retry');
   });
 
   const oddSeen = new Set<string>();
