@@ -52,7 +52,7 @@ const ID_BLOCK = 10_000;
  * between), and the copies into the table, the commit and its WAL write run on the pool thread
  * while the event loop goes on with the next frames. The tables of a batch are written at once,
  * each on its own connection. A failed table write is logged, counted and retried with backoff
- * on a fresh inserter (a failed INSERT was rolled back whole). After the retries the rows are
+ * (a failed INSERT was rolled back whole, so the same inserter retries it). After the retries the rows are
  * written one by one so a single unstorable row is rejected (logged with its serial, counted)
  * without holding back the others. Tables are written independently, so a retry never
  * duplicates another table's rows.
@@ -102,8 +102,7 @@ export class DuckDbSink {
     }
     // Tables in parallel: each has its own connection, so their commits overlap on DuckDB's threads.
     await Promise.all([...byTable].map(([table, rows]) => this.withRetry(table, rows.length, () => this.appendRows(table, rows), async () => {
-      // Row by row from scratch, on a fresh inserter (appendRows drops the one that failed).
-      this.drop(table);
+      // Row by row: each its own statement, on the same inserter (a failed one left nothing behind).
       for (const row of rows) await this.once(table, String(row.values[0]), () => this.appendRows(table, [row]));
     })));
     if (caps.size > 0) {
@@ -169,17 +168,15 @@ export class DuckDbSink {
     const kinds = KINDS[table];
     const h = await this.handle(table);
     let from = 0;
-    try {
-      await h.insert((chunk) => {
-        const n = fillChunk(chunk.chunk, kinds, rows, ids, from);
-        from += n;
-        return n;
-      });
-    } catch (e) {
-      // A fresh connection for the next attempt: nothing of a failed statement stays anywhere.
-      this.drop(table);
-      throw e;
-    }
+    // A failed statement was rolled back whole and its connection is fit for the next one, so the
+    // inserter stays: a fresh one per failure would register one more table function each time,
+    // and DuckDB keeps those until the store closes (a device that keeps sending an unstorable
+    // value would grow the catalog without bound).
+    await h.insert((chunk) => {
+      const n = fillChunk(chunk.chunk, kinds, rows, ids, from);
+      from += n;
+      return n;
+    });
     this.appended.set(table, (this.appended.get(table) ?? 0) + rows.length);
   }
 

@@ -176,6 +176,8 @@ export class Store {
    * connection (a `closeSync`): the statement waits for the event loop to fill its chunks, so
    * `close()` here and the store's `close()` wait for the insert in flight.
    */
+  // Each inserter registers a table function, and DuckDB keeps it until the instance closes: open
+  // inserters once and keep them (a failed statement leaves the connection fit for the next).
   async tableInserter(table: string, columns: readonly (readonly [name: string, type: DuckDBType])[]): Promise<TableInserter> {
     this.refuseClosed('inserter');
     const conn = await this.instance.connect();
@@ -189,9 +191,9 @@ export class Store {
           for (const [name, type] of columns) info.addResultColumn(name, type);
         },
         initFunction: () => undefined,
+        // The chunk's size is what DuckDB reads: set it from what the fill says it wrote.
         mainFunction: (_info, out) => {
-          if (fill) fill(out);
-          else out.rowCount = 0;
+          out.rowCount = fill ? fill(out) : 0;
         },
       }));
     } catch (e) {
@@ -222,8 +224,11 @@ export class Store {
         if (closed) return;
         closed = true;
         // A statement in flight needs the event loop to finish: close its connection after it.
-        if (running) void running.then(() => conn.closeSync());
-        else conn.closeSync();
+        if (running) {
+          void running.then(() => conn.closeSync()).catch(() => {
+            // Nothing to do but let go of it: a throw here would be an unhandled rejection.
+          });
+        } else conn.closeSync();
       },
     };
   }

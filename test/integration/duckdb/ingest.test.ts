@@ -270,7 +270,7 @@ describe('ingest pipeline: odd input and failing writes', () => {
     await flushAll();
     expect(await count(store, 'statistics')).toBe(3);
     expect(ingest.metrics()).toMatchObject({ failures: 2, retries: 2, rowsRejected: 0, rowsQueued: 0 });
-    expect(opened.filter((t) => t === 'statistics')).toHaveLength(3); // a fresh inserter after each failure
+    expect(opened.filter((t) => t === 'statistics')).toHaveLength(1); // the same inserter retries: a failed statement leaves nothing behind
     expect(log.lines.filter((l) => l.level === 'warn' && /retrying/.test(l.msg))).toHaveLength(2);
     await ingest.close();
   });
@@ -286,7 +286,7 @@ describe('ingest pipeline: odd input and failing writes', () => {
     await flushAll();
     expect(await count(store, 'statistics')).toBe(3);
     expect(ingest.metrics()).toMatchObject({ failures: 2, retries: 2, rowsRejected: 0, rowsQueued: 0 });
-    expect(opened.filter((t) => t === 'statistics')).toHaveLength(3); // the failed statements' connections were discarded
+    expect(opened.filter((t) => t === 'statistics')).toHaveLength(1);
     expect(log.lines.filter((l) => l.level === 'warn' && /retrying/.test(l.msg))).toHaveLength(2);
     await ingest.close();
   });
@@ -311,7 +311,7 @@ describe('ingest pipeline: odd input and failing writes', () => {
   });
 
   it('after the retries, writes the rows one by one and rejects only the unstorable one, loudly', async () => {
-    const { store, link, ingest, log, flushAll } = await faulty({
+    const { store, link, ingest, log, opened, flushAll } = await faulty({
       value: (table, v) => {
         if (table === 'device_logs' && v === 'poison') throw new Error('value refused');
       },
@@ -328,6 +328,11 @@ describe('ingest pipeline: odd input and failing writes', () => {
     expect(log.lines.filter((l) => l.level === 'error')).toEqual([
       expect.objectContaining({ obj: expect.objectContaining({ table: 'device_logs', serial: A }) }),
     ]);
+    // Failed statements and row-by-row writes reuse the table's inserter: DuckDB keeps every table
+    // function registered until it closes, so one per failure would grow without bound.
+    expect(opened).toHaveLength(new Set(opened).size);
+    const [fns] = await store.query<{ n: number }>(`SELECT count(DISTINCT function_name)::INTEGER AS n FROM duckdb_functions() WHERE function_name LIKE 'airtwin_rows_%'`);
+    expect(fns!.n).toBe(opened.length);
     await ingest.close();
   });
 });
