@@ -120,7 +120,14 @@ export class DuckDbSink {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    for (const table of [...this.handles.keys()]) this.drop(table);
+    for (const [table, h] of this.handles) {
+      try {
+        h.close();
+      } catch (e) {
+        this.opts.logger.warn({ table, err: e }, 'closing a DuckDB inserter failed');
+      }
+    }
+    this.handles.clear();
   }
 
   private async handle(table: TableName): Promise<InserterHandle> {
@@ -129,17 +136,6 @@ export class DuckDbSink {
     const h = this.opts.openInserter ? await this.opts.openInserter(table) : await defaultInserter(this.opts.store, table);
     this.handles.set(table, h);
     return h;
-  }
-
-  private drop(table: TableName): void {
-    const h = this.handles.get(table);
-    this.handles.delete(table);
-    if (!h) return;
-    try {
-      h.close();
-    } catch (e) {
-      this.opts.logger.warn({ table, err: e }, 'closing a DuckDB inserter failed');
-    }
   }
 
   private async takeIds(table: TableName, n: number): Promise<number[]> {

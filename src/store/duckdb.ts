@@ -181,7 +181,7 @@ export class Store {
   async tableInserter(table: string, columns: readonly (readonly [name: string, type: DuckDBType])[]): Promise<TableInserter> {
     this.refuseClosed('inserter');
     const conn = await this.instance.connect();
-    // Per store and inserter: a retry opens a fresh inserter, and its function must not clash.
+    // One name per inserter: a store has one per appended table and per ingest that opens them.
     const fn = `airtwin_rows_${++this.inserters}`;
     let fill: ((chunk: DuckDBDataChunk) => number) | undefined;
     try {
