@@ -230,7 +230,7 @@ export class DuckDbSink {
   }
 }
 
-/** Each table's columns in order, as the inserter's table function declares them (ids as DOUBLE, cast on insert). */
+/** The kinds of each table's values in column order, without the id (the sink takes it from the sequence and fills it first). */
 const KINDS = Object.fromEntries(APPEND_TABLES.map((t) => [t, TABLES[t].columns.map((c) => c[1]).filter((k) => k !== 'id')])) as Record<TableName, ColumnKind[]>;
 
 function defaultInserter(store: Store, table: TableName): Promise<InserterHandle> {
