@@ -2,7 +2,7 @@
 // Runs the TypeScript sources through tsx's loader, so `npm ci && npm start` needs no build step.
 
 // libuv's pool (4 threads by default) runs DuckDB statements, file reads and gzip alike: ingest
-// commits on the eight appender connections would hold it and stall a replay's file reads or an
+// inserts on the eight inserter connections would hold it and stall a replay's file reads or an
 // API query. Set before anything uses the pool, hence before the imports below.
 process.env.UV_THREADPOOL_SIZE ??= '16';
 // Every frame allocates a parsed document that dies young: a 64 MiB young generation (V8's

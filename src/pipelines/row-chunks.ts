@@ -1,12 +1,11 @@
 import { isUtf8 } from 'node:buffer';
 import { endianness } from 'node:os';
 import duckdb from '@duckdb/node-bindings';
-import { BOOLEAN, DOUBLE, DuckDBDataChunk, VARCHAR, type DuckDBType } from '@duckdb/node-api';
+import { BOOLEAN, DOUBLE, VARCHAR, type DuckDBType } from '@duckdb/node-api';
 import type { Cell, ColumnKind } from './tables.js';
 
 /**
- * Rows into DuckDB data chunks (the ingest sink fills the chunks its INSERT asks for; rowChunks
- * makes chunks for an appender), written straight through DuckDB's C API bindings (node-api's
+ * Rows into DuckDB data chunks (the ingest sink fills the chunks its INSERT asks for), written straight through DuckDB's C API bindings (node-api's
  * vector classes keep a JS cache per item and a BigInt per validity bit). A chunk is filled
  * column by column:
  * - numbers go into one Float64Array and reach DuckDB in one copy per column; they are DOUBLE and
@@ -83,22 +82,9 @@ const fillText = (vector: duckdb.Vector, n: number, at: At): boolean => eachValu
 const FILL = { text: fillText, bool: fillBools, number: fillNumbers, id: fillNumbers } as const;
 
 /**
- * The chunks of `rows` (each `values` in the order of `kinds`), at most DuckDB's vector size
- * (2,048) rows each. `ids`, when given, is a first column of its own (the table's id).
- */
-export function* rowChunks(kinds: readonly ColumnKind[], rows: readonly { values: readonly Cell[] }[], ids?: readonly number[]): Generator<DuckDBDataChunk> {
-  const types = [...(ids ? [DOUBLE] : []), ...kinds.map(chunkType)].map((t) => t.toLogicalType().logical_type);
-  for (let from = 0; from < rows.length; from += SIZE) {
-    const chunk = duckdb.create_data_chunk(types);
-    fillChunk(chunk, kinds, rows, ids, from);
-    yield new DuckDBDataChunk(chunk);
-  }
-}
-
-/**
  * Fills `chunk` (its columns: the ids when given, then `kinds`) with up to 2,048 rows of `rows`
  * from `from` on, sets its size and returns how many (0 past the end). The ingest sink fills
- * DuckDB's own chunks with it (Store.tableInserter); rowChunks makes chunks of its own.
+ * DuckDB's own chunks with it (Store.tableInserter).
  */
 export function fillChunk(chunk: duckdb.DataChunk, kinds: readonly ColumnKind[], rows: readonly { values: readonly Cell[] }[], ids: readonly number[] | undefined, from: number): number {
   const first = ids ? 1 : 0;

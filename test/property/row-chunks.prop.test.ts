@@ -1,16 +1,27 @@
-import { DuckDBInstance, type DuckDBAppender, type DuckDBConnection } from '@duckdb/node-api';
+import duckdb from '@duckdb/node-bindings';
+import { DOUBLE, DuckDBDataChunk, DuckDBInstance, type DuckDBAppender, type DuckDBConnection } from '@duckdb/node-api';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { rowChunks } from '../../src/pipelines/row-chunks.js';
+import { chunkType, fillChunk } from '../../src/pipelines/row-chunks.js';
 import type { Cell, ColumnKind } from '../../src/pipelines/tables.js';
 
 /**
- * Rows appended as data chunks (src/pipelines/row-chunks.ts) land exactly as the same rows
+ * Rows appended as data chunks filled by fillChunk (src/pipelines/row-chunks.ts) land exactly as the same rows
  * appended value by value (appendDouble / appendVarchar / appendBoolean / appendNull, what the
  * sink did before): same values, same order, same nulls, over several chunks, with DuckDB
  * casting the doubles to BIGINT and INTEGER columns, and text given as UTF-8 bytes stored as the
  * string it encodes.
  */
+
+/** Chunks of `rows` made with fillChunk, for an appender (`ids`, when given, is a first column of its own). */
+function* rowChunks(kinds: readonly ColumnKind[], rows: readonly { values: readonly Cell[] }[], ids?: readonly number[]): Generator<DuckDBDataChunk> {
+  const types = [...(ids ? [DOUBLE] : []), ...kinds.map(chunkType)].map((t) => t.toLogicalType().logical_type);
+  for (let from = 0; from < rows.length; from += duckdb.vector_size()) {
+    const chunk = duckdb.create_data_chunk(types);
+    fillChunk(chunk, kinds, rows, ids, from);
+    yield new DuckDBDataChunk(chunk);
+  }
+}
 
 const KINDS: ColumnKind[] = ['number', 'number', 'number', 'text', 'bool'];
 const COLUMNS = 'id BIGINT, d DOUBLE, b BIGINT, i INTEGER, s VARCHAR, f BOOLEAN';
