@@ -26,7 +26,7 @@ import { createWriteStream, existsSync, readdirSync, readFileSync, statSync } fr
 import { basename, dirname, join, relative } from 'node:path';
 import { ConfigError } from '../config/load.js';
 import { isObject, type JsonObject } from '../protocol/frame.js';
-import { isSerial, normalizeSerial } from '../protocol/serial.js';
+import { normalizeSerial, parseSerial } from '../protocol/serial.js';
 import { NdjsonWriter } from '../links/record/ndjson-writer.js';
 
 export interface RecordImportOptions {
@@ -66,7 +66,6 @@ function jsonFiles(dir: string): string[] {
 }
 
 const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
-const serialOf = (v: unknown): string | undefined => (isSerial(v) ? normalizeSerial(v) : undefined);
 
 function classifyRaw(d: JsonObject): Kind | undefined {
   if (typeof d.compatible === 'string' && (isObject(d.wifi) || typeof d.platform === 'string')) return 'capabilities';
@@ -82,14 +81,14 @@ function classify(file: string, rel: string, v: unknown): Doc | string {
   if (!isObject(v)) return 'not a JSON object';
   if (v.jsonrpc === '2.0' && isObject(v.params)) {
     const p = v.params;
-    const serial = serialOf(p.serial);
+    const serial = parseSerial(p.serial);
     if (!serial) return 'frame without a valid params.serial';
     if (v.method === 'connect' && isObject(p.capabilities)) return { file, kind: 'capabilities', serial, body: p.capabilities, uuid: num(p.uuid) };
     if (v.method === 'state' && isObject(p.state)) return { file, kind: 'state', serial, body: p.state, uuid: num(p.uuid) };
     if (v.method === 'healthcheck') return { file, kind: 'healthcheck', serial, body: p, uuid: num(p.uuid) };
     return `frame method ${JSON.stringify(v.method)} is not connect, state or healthcheck`;
   }
-  const wrapped = serialOf(v.serial) ?? serialOf(v.serialNumber);
+  const wrapped = parseSerial(v.serial) ?? parseSerial(v.serialNumber);
   if (wrapped && isObject(v.state)) return { file, kind: 'state', serial: wrapped, body: v.state, uuid: num(v.uuid) };
   if (wrapped && isObject(v.capabilities)) return { file, kind: 'capabilities', serial: wrapped, body: v.capabilities };
   const kind = classifyRaw(v);

@@ -23,11 +23,19 @@ export function serialKey(raw: string): string {
 }
 
 export function isSerial(value: unknown): boolean {
+  return parseSerial(value) !== undefined;
+}
+
+/**
+ * The stored form of `value` when it is a serial, else undefined (no error built). A serial
+ * already in its stored form, as every line of our recordings has it, takes one regex test.
+ */
+export function parseSerial(value: unknown): string | undefined {
+  if (typeof value === 'string' && SERIAL.test(value)) return value;
   try {
-    normalizeSerial(value);
-    return true;
+    return normalizeSerial(value);
   } catch {
-    return false;
+    return undefined;
   }
 }
 

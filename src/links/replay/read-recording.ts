@@ -13,7 +13,7 @@ import { isAscii } from 'node:buffer';
 import { open } from 'node:fs/promises';
 import { isCommand, isObject, type CommandFrame, type JsonObject } from '../../protocol/frame.js';
 import { rememberStateText, type SourceBytes } from '../../protocol/json-source.js';
-import { isSerial, normalizeSerial } from '../../protocol/serial.js';
+import { parseSerial } from '../../protocol/serial.js';
 
 export type RecordLine =
   | { kind: 'up'; t: number; serial: string; frame: JsonObject; bytes: number }
@@ -60,8 +60,8 @@ export function parseLine(text: string, lastT: number, bytes?: SourceBytes): { r
   if (typeof t !== 'number' || !Number.isFinite(t)) return { reason: `t is not a number: ${JSON.stringify(t)}` };
   if (t < lastT) return { reason: `t goes backwards (${t} after ${lastT})` };
   if (serial === undefined) return { reason: 'missing field serial' };
-  if (!isSerial(serial)) return { reason: `serial ${JSON.stringify(serial)} is not 12 hex digits` };
-  const s = normalizeSerial(serial);
+  const s = parseSerial(serial);
+  if (s === undefined) return { reason: `serial ${JSON.stringify(serial)} is not 12 hex digits` };
   if (v.event !== undefined) {
     if (v.event === 'connect' || v.event === 'disconnect') return { rec: { kind: v.event, t, serial: s } };
     return { reason: `event must be connect or disconnect, got ${JSON.stringify(v.event)}` };
