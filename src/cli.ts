@@ -11,6 +11,7 @@ import { runRecordImport } from './commands/record-import.js';
 import { runEdge } from './commands/edge.js';
 import { startSimulateLoad } from './commands/simulate-load.js';
 import { ScenarioError } from '../simulator/scenario.js';
+import { RecordingError } from './links/record/ndjson-writer.js';
 
 /** `--speed` as the commands take it: a positive factor or 'max'. */
 function parseSpeed(text: string): number | 'max' {
@@ -113,15 +114,20 @@ program.command('edge')
   .option('--simulator-id <cn>', 'admit simulator certificates (CN starting with 53494d) with this CN')
   .option('--idle-timeout <s>', 'drop an AP silent for this long', '600')
   .option('--max-frame-bytes <n>', 'largest frame accepted from an AP', '512000')
+  .option('--record <file>', 'record every frame both ways and each AP\'s connect/disconnect (NDJSON)')
+  .option('--record-max-bytes <n>', 'rotate the recording past this size (FILE, FILE.1, ...)')
   .addOption(new Option('--log-level <level>', 'log level').choices(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'))
-  .action(async (opts: { port: string; host: string; nats: string; tlsCert?: string; tlsKey?: string; clientCa?: string; allowMismatch: boolean; simulatorId?: string; idleTimeout: string; maxFrameBytes: string; logLevel: 'info' }) => {
+  .action(async (opts: { port: string; host: string; nats: string; tlsCert?: string; tlsKey?: string; clientCa?: string; allowMismatch: boolean; simulatorId?: string; idleTimeout: string; maxFrameBytes: string; record?: string; recordMaxBytes?: string; logLevel: 'info' }) => {
     const idle = Number(opts.idleTimeout);
     const maxFrame = Number(opts.maxFrameBytes);
     if (!(idle > 0)) throw new ConfigError(`--idle-timeout: ${opts.idleTimeout} is not a positive number of seconds`);
     if (!Number.isInteger(maxFrame) || maxFrame < 1024) throw new ConfigError(`--max-frame-bytes: ${opts.maxFrameBytes} must be an integer >= 1024`);
+    const recordMax = opts.recordMaxBytes === undefined ? undefined : Number(opts.recordMaxBytes);
+    if (recordMax !== undefined && !(Number.isInteger(recordMax) && recordMax > 0)) throw new ConfigError(`--record-max-bytes: ${opts.recordMaxBytes} is not a positive integer`);
     const edge = await runEdge({
       port: parsePort('--port', opts.port), host: opts.host, nats: opts.nats, tlsCert: opts.tlsCert, tlsKey: opts.tlsKey, clientCa: opts.clientCa,
       allowMismatch: opts.allowMismatch, simulatorId: opts.simulatorId, idleTimeoutS: idle, maxFrameBytes: maxFrame, logLevel: opts.logLevel,
+      record: opts.record, recordMaxBytes: recordMax,
     });
     closeOnSignal(() => edge.close());
   });
@@ -194,6 +200,11 @@ try {
   if (e instanceof ConfigError || e instanceof ScenarioError || (e instanceof Error && /^scenario '.*' not found/.test(e.message))) {
     process.stderr.write(`airtwin: ${e.message}\n`);
     process.exit(2);
+  }
+  // A recording that could not be written (disk full, ...) is the environment, not a bug: one line.
+  if (e instanceof RecordingError) {
+    process.stderr.write(`airtwin: ${e.message}\n`);
+    process.exit(1);
   }
   process.stderr.write(`airtwin: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
   process.exit(1);

@@ -12,6 +12,8 @@
  *   --simulator-id <cn> accept simulator certificates (CN 53494d...) with this id
  *   --idle-timeout <s>  drop an AP silent for this long (default 600)
  *   --max-frame <bytes> largest websocket frame (default 512000)
+ *   --record <file>     record every frame both ways and each AP's connect/disconnect (NDJSON)
+ *   --record-max-bytes <n> rotate the recording past this size (FILE, FILE.1, ...)
  *   --log-level <lvl>
  *
  * Partial TLS flags are a configuration error (exit 2 in cli.ts): a half-configured device port
@@ -20,9 +22,11 @@
 import { readFileSync } from 'node:fs';
 import type { NatsConnection } from 'nats';
 import { pino, type LevelWithSilent } from 'pino';
-import { ConfigError } from '../config/load.js';
+import { ConfigError, checkWritableFile } from '../config/load.js';
 import { createEdge, type Edge } from '../links/edge/edge-server.js';
 import { connectNats, type LinkLogger } from '../links/nats/connect.js';
+import { createRecorder, type Recorder } from '../links/record/recording-link.js';
+import { wallClock } from '../protocol/clock.js';
 
 export interface EdgeCommandOptions {
   port?: number;
@@ -36,6 +40,9 @@ export interface EdgeCommandOptions {
   idleTimeoutS?: number;
   maxFrameBytes?: number;
   logLevel?: LevelWithSilent;
+  /** Record every frame as it crossed this edge (the recording format of architecture.md). */
+  record?: string;
+  recordMaxBytes?: number;
   /** Tests pass their own logger; default pino to stdout. */
   logger?: LinkLogger;
 }
@@ -43,11 +50,14 @@ export interface EdgeCommandOptions {
 export interface RunningEdge {
   edge: Edge;
   nc: NatsConnection;
+  /** With `record`: lines, bytes and files written so far. */
+  recorder?: Recorder;
   /** Close the port, announce disconnects, drain NATS. Safe to call twice. */
   close(): Promise<void>;
 }
 
 export async function runEdge(opts: EdgeCommandOptions): Promise<RunningEdge> {
+  if (opts.record) checkWritableFile('--record', opts.record);
   const tlsFlags = [opts.tlsCert, opts.tlsKey, opts.clientCa].filter((f) => f !== undefined).length;
   if (tlsFlags !== 0 && tlsFlags !== 3) throw new ConfigError('--tls-cert, --tls-key and --client-ca go together (TLS with client certificates)');
   const read = (flag: string, file: string): Buffer => {
@@ -62,10 +72,14 @@ export async function runEdge(opts: EdgeCommandOptions): Promise<RunningEdge> {
     : undefined;
   const logger: LinkLogger = opts.logger ?? pino({ level: opts.logLevel ?? 'info' }).child({ subsystem: 'edge' });
   const nc = await connectNats({ url: opts.nats ?? 'nats://127.0.0.1:4222', name: 'airtwin-edge', logger });
+  // A failed write stops the recording, never the edge: the APs' traffic goes on to NATS.
+  const recorder = opts.record
+    ? createRecorder({ path: opts.record, maxBytes: opts.recordMaxBytes, clock: wallClock, onError: (err) => logger.error({ err: err.message }, 'recording stopped') })
+    : undefined;
   let edge: Edge;
   try {
     edge = await createEdge({
-      port: opts.port ?? 15002, host: opts.host ?? '0.0.0.0', nats: nc, tls, logger,
+      port: opts.port ?? 15002, host: opts.host ?? '0.0.0.0', nats: nc, tls, logger, recorder: recorder?.tap,
       limits: {
         ...(opts.idleTimeoutS !== undefined ? { idleTimeoutMs: opts.idleTimeoutS * 1000 } : {}),
         ...(opts.maxFrameBytes !== undefined ? { maxPayload: opts.maxFrameBytes } : {}),
@@ -73,14 +87,17 @@ export async function runEdge(opts: EdgeCommandOptions): Promise<RunningEdge> {
       certificates: { allowMismatch: opts.allowMismatch ?? true, ...(opts.simulatorId ? { simulatorId: opts.simulatorId } : {}) },
     });
   } catch (e) {
+    await recorder?.close();
     await nc.close();
     throw e;
   }
   let closing: Promise<void> | undefined;
   return {
-    edge, nc,
+    edge, nc, recorder,
     close: () => (closing ??= (async () => {
+      // The edge first: closing its sockets records each AP's disconnect.
       await edge.close();
+      await recorder?.close();
       await nc.drain().catch(() => undefined);
     })()),
   };

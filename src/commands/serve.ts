@@ -3,7 +3,7 @@ import { asyncScheduler } from 'rxjs';
 import type { FastifyInstance } from 'fastify';
 import { wallClock, type Clock } from '../protocol/clock.js';
 import type { ServeConfig } from '../config/schema.js';
-import { ConfigError } from '../config/load.js';
+import { ConfigError, checkWritableFile } from '../config/load.js';
 import { Store } from '../store/duckdb.js';
 import { DevicesRepo } from '../store/devices-repo.js';
 import { DefaultConfigsRepo } from '../store/default-configs-repo.js';
@@ -74,6 +74,7 @@ export async function startServe(config: Readonly<ServeConfig>, io: ServeIo): Pr
   if (config.replay && !(existsSync(config.replay) && statSync(config.replay).isFile())) {
     throw new ConfigError(`--replay: ${config.replay} is not a readable file`);
   }
+  if (config.record) checkWritableFile('--record', config.record);
   const replayFiles = config.replay ? recordingParts(config.replay) : undefined;
   // One clock for the whole process: REST time stamps, actors, simulator, replay and pipelines.
   const driver = replayFiles

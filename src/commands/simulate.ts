@@ -6,10 +6,11 @@
  * simulated time, so the file is the same either way, only later).
  */
 import { createWriteStream } from 'node:fs';
+import { checkWritableFile } from '../config/load.js';
 import { wallClock } from '../protocol/clock.js';
 import { loadScenario } from '../../simulator/scenario.js';
 import { parseDuration, startRun } from '../../simulator/run.js';
-import { NdjsonWriter } from '../links/record/ndjson-writer.js';
+import { NdjsonWriter, RecordingError } from '../links/record/ndjson-writer.js';
 
 const SLICE_MS = 60_000;
 
@@ -25,6 +26,7 @@ export interface SimulateOptions {
 }
 
 export async function runSimulate(opts: SimulateOptions, out: NodeJS.WritableStream): Promise<{ frames: number; devices: number }> {
+  checkWritableFile('--record', opts.record);
   const durationMs = parseDuration(opts.until);
   const { scenario, file } = loadScenario(opts.scenario);
   const seed = opts.seed ?? scenario.seed;
@@ -45,19 +47,27 @@ export async function runSimulate(opts: SimulateOptions, out: NodeJS.WritableStr
   // Paced runs advance about one wall second per slice; flat-out runs a simulated minute.
   const slice = pace ? Math.max(1, Math.min(SLICE_MS, Math.round(1000 * pace))) : SLICE_MS;
   const wall0 = wallClock.now();
-  for (let t = run.startMs; t < end;) {
-    t = Math.min(end, t + slice);
-    run.clock.runUntil(t);
-    if (waits.length > 0) {
-      await Promise.all(waits);
-      waits = [];
+  try {
+    for (let t = run.startMs; t < end;) {
+      t = Math.min(end, t + slice);
+      run.clock.runUntil(t);
+      if (waits.length > 0) {
+        await Promise.all(waits);
+        waits = [];
+      }
+      if (pace) {
+        const wait = wall0 + (t - run.startMs) / pace - wallClock.now();
+        if (wait > 0) await new Promise<void>((resolve) => wallClock.setTimeout(() => resolve(), wait));
+      }
     }
-    if (pace) {
-      const wait = wall0 + (t - run.startMs) / pace - wallClock.now();
-      if (wait > 0) await new Promise<void>((resolve) => wallClock.setTimeout(() => resolve(), wait));
-    }
+    await writer.close();
+  } catch (e) {
+    // The writes still waited on fail the same way, and the stream is ended (the lines written
+    // before stay); then say which file failed (a stream's error does not).
+    for (const w of waits) w.catch(() => undefined);
+    await writer.close().catch(() => undefined);
+    throw e instanceof Error && 'syscall' in e ? new RecordingError(opts.record, e) : e;
   }
-  await writer.close();
   const result = { frames: run.frames(), devices: run.venue.aps.length };
   out.write(`simulate: ${result.frames} frames from ${result.devices} devices written to ${opts.record}\n`);
   return { frames: result.frames, devices: result.devices };

@@ -1,4 +1,5 @@
-import { readFileSync } from 'node:fs';
+import { accessSync, constants, existsSync, readFileSync, statSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { Value } from 'typebox/value';
 import { SERVE_DEFAULTS, ServeConfigSchema, type ServeConfig } from './schema.js';
@@ -7,6 +8,20 @@ import { filterProblem, filtersOverlap } from '../protocol/nats-subjects.js';
 /** A setting that cannot be used; src/cli.ts prints the message on one line and exits 2. */
 export class ConfigError extends Error {
   override name = 'ConfigError';
+}
+
+/**
+ * `flag FILE` names a file this process can create or replace (a recording): its folder exists
+ * and is writable, and it is no folder itself. Checked before anything starts, so a typo in the
+ * path is a usage error (exit 2), not a recording that stops at its first write.
+ */
+export function checkWritableFile(flag: string, file: string): void {
+  try {
+    accessSync(dirname(resolve(file)), constants.W_OK);
+  } catch (e) {
+    throw new ConfigError(`${flag}: cannot write ${file} (its folder: ${(e as NodeJS.ErrnoException).code ?? String(e)})`);
+  }
+  if (existsSync(file) && statSync(file).isDirectory()) throw new ConfigError(`${flag}: ${file} is a folder`);
 }
 
 type Raw = Record<string, unknown>;

@@ -77,4 +77,15 @@ describe('airtwin serve as a process', () => {
     expect(dir.status).toBe(2);
     expect(dir.stderr).toMatch(/--data-dir/);
   });
+
+  it('checks a --record path before starting (exit 2), and says which recording a full disk stopped (exit 1)', () => {
+    for (const cmd of [['serve', '--data-dir', dataDir], ['edge', '--port', '0'], ['simulate', '--scenario', 'lab']]) {
+      const r = spawnSync(process.execPath, [BIN, ...cmd, '--record', '/nonexistent-airtwin-dir/x.ndjson'], { encoding: 'utf8' });
+      expect(r.status, cmd[0]).toBe(2);
+      expect(r.stderr.trim().split('\n'), cmd[0]).toEqual(['airtwin: --record: cannot write /nonexistent-airtwin-dir/x.ndjson (its folder: ENOENT)']);
+    }
+    const full = spawnSync(process.execPath, [BIN, 'simulate', '--scenario', 'lab', '--until', '10m', '--record', '/dev/full'], { encoding: 'utf8' });
+    expect(full.status).toBe(1);
+    expect(full.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^airtwin: recording \/dev\/full: ENOSPC: no space left on device/)]);
+  });
 });

@@ -14,6 +14,7 @@ import type { NatsConnection, Subscription } from 'nats';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { wallClock, type Clock } from '../../protocol/clock.js';
 import type { LinkLogger } from '../nats/connect.js';
+import type { RecorderTap } from '../record/recording-link.js';
 import { RESYNC_SUBJECT, ensureStream } from '../nats/subjects.js';
 import { DEFAULT_EDGE_LIMITS, EdgeSession, type EdgeCounters, type EdgeLimits, type SessionContext } from './edge-session.js';
 import { DEFAULT_CERTIFICATE_POLICY, admitCertificate, type CertificatePolicy } from './tls-admission.js';
@@ -40,6 +41,8 @@ export interface EdgeOptions {
   clock?: Clock;
   /** Create the JetStream stream if missing (default true), so frames are kept before serve first runs. */
   ensureStream?: boolean;
+  /** Record every frame both ways and each AP's connect/disconnect (`edge --record`). */
+  recorder?: RecorderTap;
 }
 
 export interface Edge {
@@ -71,7 +74,7 @@ export async function createEdge(opts: EdgeOptions): Promise<Edge> {
   const sockets = new Set<EdgeSession>();
   let nextSession = 1;
   const ctx: SessionContext = {
-    edgeId: id, nc, logger, limits, policy, counters, now: () => clock.now(),
+    edgeId: id, nc, logger, limits, policy, counters, now: () => clock.now(), tap: opts.recorder,
     register: (s) => {
       const old = bySerial.get(s.serial!);
       bySerial.set(s.serial!, s);

@@ -8,6 +8,7 @@ import { headers, type NatsConnection, type Subscription } from 'nats';
 import type { WebSocket } from 'ws';
 import { normalizeSerial } from '../../protocol/serial.js';
 import type { LinkLogger } from '../nats/connect.js';
+import type { RecorderTap } from '../record/recording-link.js';
 import { HDR_AT, HDR_CONTROL, HDR_MALFORMED, HDR_REASON, HDR_RESYNC, downSubject, presenceSubject, upSubject, type Certificate, type Presence } from '../nats/subjects.js';
 import { checkFrame } from './frame-check.js';
 import { certificateVerdict, type CertificatePolicy } from './tls-admission.js';
@@ -40,6 +41,8 @@ export interface SessionContext {
   policy: CertificatePolicy;
   counters: EdgeCounters;
   now(): number;
+  /** `edge --record`: every frame as it crossed this edge, both ways, and each AP's connect and disconnect. */
+  tap?: RecorderTap;
   /** Called once the serial is known; returns the session this one replaces, if any. */
   register(session: EdgeSession): void;
   unregister(session: EdgeSession): void;
@@ -124,6 +127,8 @@ export class EdgeSession {
     if (check.isConnect) this.connectText = check.text;
     // Unchanged frames go on as the bytes that came in: no second UTF-8 encoding.
     this.publishUp(check.text === text ? data : check.text);
+    // As the AP sent it (compress_64 too: the device actor inflates it, as it does on every link).
+    this.ctx.tap?.up(this.serial!, text, this.lastFrameAt);
   }
 
   /** The session's serial: the connect serial; before connect, the certificate CN (TLS) or the frame's serial (lab). */
@@ -151,7 +156,9 @@ export class EdgeSession {
       }
       if (this.ws.readyState !== this.ws.OPEN) return;
       this.ctx.counters.framesDown++;
-      this.ws.send(msg.string());
+      const text = msg.string();
+      this.ctx.tap?.down(serial, text, this.ctx.now());
+      this.ws.send(text);
     } });
     // The AP showing up on another socket (another edge, or a new one here) means this one is stale:
     // close it, so a command on `.down` is written to one socket only.
@@ -162,6 +169,7 @@ export class EdgeSession {
       if (p?.event === 'connect' && (p.edge !== this.ctx.edgeId || p.session !== this.id)) this.close(4004, 'connected again elsewhere');
     } });
     this.publishPresence('connect');
+    this.ctx.tap?.connect(serial, this.ctx.now());
     this.ctx.logger.info({ serial, ip: this.ipAddress, certificate: this.certificate }, 'ap connected');
     return true;
   }
@@ -171,6 +179,9 @@ export class EdgeSession {
     this.ctx.counters.protocolErrors++;
     // The actor counts it too (its protocol-error events), so the twin shows what the AP did.
     if (this.serial) this.publishUp(text.slice(0, 4096), reason);
+    // Recorded whole, so a replay's actor meets it as this one did; the recorder counts and
+    // skips text that is no JSON object (it has no frame to write).
+    if (this.serial) this.ctx.tap?.up(this.serial, text, this.lastFrameAt);
     this.ctx.logger.warn({ serial: this.serial, ip: this.ipAddress, reason, count: this.protocolErrors }, 'protocol error');
     if (this.protocolErrors >= this.ctx.limits.maxProtocolErrors) {
       this.ctx.counters.droppedForErrors++;
@@ -200,6 +211,7 @@ export class EdgeSession {
     this.presence?.unsubscribe();
     if (this.serial) {
       this.publishPresence('disconnect', reason);
+      this.ctx.tap?.disconnect(this.serial, this.ctx.now());
       this.ctx.unregister(this);
       this.ctx.logger.info({ serial: this.serial, reason }, 'ap disconnected');
     }

@@ -5,6 +5,23 @@
  * ends the stream and resolves once the data is on disk (the 'finish'/'close' of the stream).
  */
 import { once } from 'node:events';
+import { finished } from 'node:stream/promises';
+
+/**
+ * Writing a recording failed (disk full, no permission, the file's folder removed): names the
+ * file and keeps the system error (`code`, e.g. ENOSPC) as its cause. The lines written before
+ * it stay in the file.
+ */
+export class RecordingError extends Error {
+  readonly code: string | undefined;
+
+  constructor(readonly file: string, cause: unknown) {
+    const err = cause instanceof Error ? cause : new Error(String(cause));
+    super(`recording ${file}: ${err.message}`, { cause: err });
+    this.name = 'RecordingError';
+    this.code = (err as NodeJS.ErrnoException).code;
+  }
+}
 
 export interface NdjsonWriterOptions {
   /** Bytes to gather before a write (default 256 KiB). */
@@ -53,14 +70,16 @@ export class NdjsonWriter {
     return this.chain;
   }
 
-  /** Flush, end the stream and wait until it has finished. */
+  /** Flush, end the stream and wait until it has finished; rejects with the stream's failure. */
   async close(): Promise<void> {
     if (this.closed) return this.chain;
     this.closed = true;
     await this.flush();
-    const done = once(this.out as NodeJS.EventEmitter, 'finish');
+    // `finished`, not a wait for 'finish': a stream that failed after it accepted the last write
+    // is destroyed and never finishes, and close() must not wait for it forever.
+    const done = finished(this.out);
     this.out.end();
-    await done;
+    await done.catch((e: unknown) => { this.failure ??= e instanceof Error ? e : new Error(String(e)); });
     if (this.failure) throw this.failure;
   }
 }

@@ -21,6 +21,8 @@
  *   Stale FILE.N parts of an earlier recording to the same path are removed at start, so the set
  *   on disk is always one recording.
  * - `close()` writes what is buffered and ends every file: each file ends with a whole line.
+ * - A failed write (disk full, ...) stops the recording, never the links: `onError` gets one
+ *   RecordingError naming the file, `stats().error` says why, and later lines are not written.
  * - A `malformed` link event (bytes that were not a JSON object) has no frame to write: counted.
  * - A down frame is written when handed to the link, before `send` resolves: if the AP answers
  *   at once, its result still comes after the command in the file.
@@ -29,7 +31,7 @@ import { createWriteStream, existsSync, unlinkSync } from 'node:fs';
 import type { Clock } from '../../protocol/clock.js';
 import type { DeviceLink, LinkEvent } from '../../protocol/device-link.js';
 import type { DownFrame } from '../../protocol/frame.js';
-import { NdjsonWriter } from './ndjson-writer.js';
+import { NdjsonWriter, RecordingError } from './ndjson-writer.js';
 import { serialKey } from '../../protocol/serial.js';
 
 export interface RecorderOptions {
@@ -41,8 +43,8 @@ export interface RecorderOptions {
   clock: Clock;
   /** Bound of bytes waiting for the disk before lines are dropped (default 64 MiB). */
   maxBufferedBytes?: number;
-  /** A write failed (disk full, ...): recording stops, the links go on. */
-  onError?: (error: Error) => void;
+  /** A write failed (disk full, ...): recording stops, the links go on. Called once. */
+  onError?: (error: RecordingError) => void;
 }
 
 export interface RecorderStats {
@@ -52,6 +54,8 @@ export interface RecorderStats {
   files: string[];
   droppedLines: number;
   malformedSkipped: number;
+  /** Why recording stopped early (a failed write), if it did. */
+  error?: string;
 }
 
 /**
@@ -101,10 +105,12 @@ export function createRecorder(opts: RecorderOptions): Recorder {
   let closing: Promise<void> | undefined;
   const st = { lines: 0, bytes: 0, droppedLines: 0, malformedSkipped: 0 };
 
+  let failure: RecordingError | undefined;
   const fail = (e: unknown) => {
     if (failed) return;
     failed = true;
-    opts.onError?.(e instanceof Error ? e : new Error(String(e)));
+    failure = e instanceof RecordingError ? e : new RecordingError(files.at(-1) ?? path, e);
+    opts.onError?.(failure);
   };
   const open = () => {
     const file = partPath(path, files.length);
@@ -233,7 +239,7 @@ export function createRecorder(opts: RecorderOptions): Recorder {
       if (closed || failed) return;
       await Promise.all([...ending, writer.flush().catch(fail)]);
     },
-    stats: () => ({ ...st, files: [...files] }),
+    stats: () => ({ ...st, files: [...files], ...(failure ? { error: failure.message } : {}) }),
     close: () => (closing ??= (async () => {
       closed = true;
       ending.push(writer.close().catch(fail));

@@ -183,6 +183,28 @@ describe('recorder memory bound', () => {
   });
 });
 
+describe('recorder on a full disk', () => {
+  it('stops recording with one RecordingError naming the file, while the links go on', async () => {
+    const clock = new VirtualClock(1_767_600_000_000);
+    const errors: Error[] = [];
+    // /dev/full opens like a file and fails every write with ENOSPC.
+    const rec = createRecorder({ path: '/dev/full', clock, onError: (e) => errors.push(e) });
+    const link = new FakeLink('aabbccddee04', () => clock.now());
+    const seen: number[] = [];
+    rec.wrap(link).subscribe((e) => { if (e.type === 'frame') seen.push((e.frame as unknown as { params: { n: number } }).params.n); });
+    const big = 'x'.repeat(1000);
+    for (let i = 0; i < 600; i++) {
+      link.frame({ jsonrpc: '2.0', method: 'log', params: { serial: link.serial, log: big, severity: 6, n: i } });
+      if (i % 100 === 99) await new Promise((r) => setTimeout(r, 20));
+    }
+    await rec.close();
+    expect(seen).toHaveLength(600);
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toMatchObject({ name: 'RecordingError', file: '/dev/full', code: 'ENOSPC' });
+    expect(rec.stats().error).toMatch(/^recording \/dev\/full: ENOSPC/);
+  });
+});
+
 describe('recorder tap (producers that are not links, e.g. the websocket edge)', () => {
   const dir = mkdtempSync(join(tmpdir(), 'airtwin-tap-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));

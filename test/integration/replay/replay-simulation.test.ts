@@ -125,3 +125,22 @@ describe('airtwin replay of a seeded simulation (lab, seed 7, 10 simulated minut
     expect(started(first) * 1000).toBeLessThan(fixedWall.now() + 60_000);
   });
 });
+
+describe('airtwin simulate --record to a file it cannot write', () => {
+  it('refuses a path in a missing folder before simulating (a usage error)', async () => {
+    await expect(runSimulate({ scenario: 'lab', until: '1m', record: '/nonexistent-airtwin-dir/x.ndjson' }, new PassThrough().resume()))
+      .rejects.toMatchObject({ name: 'ConfigError', message: expect.stringMatching(/^--record: cannot write \/nonexistent-airtwin-dir\/x\.ndjson \(its folder: ENOENT\)/) });
+    const dir = mkdtempSync(join(tmpdir(), 'airtwin-sim-folder-'));
+    try {
+      await expect(runSimulate({ scenario: 'lab', until: '1m', record: dir }, new PassThrough().resume()))
+        .rejects.toMatchObject({ name: 'ConfigError', message: `--record: ${dir} is a folder` });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('fails with a RecordingError naming the file when the disk is full (/dev/full)', async () => {
+    await expect(runSimulate({ scenario: 'lab', until: '10m', record: '/dev/full' }, new PassThrough().resume()))
+      .rejects.toMatchObject({ name: 'RecordingError', file: '/dev/full', code: 'ENOSPC', message: expect.stringMatching(/^recording \/dev\/full: ENOSPC/) });
+  });
+});

@@ -1,6 +1,7 @@
+import { createWriteStream } from 'node:fs';
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { NdjsonWriter } from '../../../../src/links/record/ndjson-writer.js';
+import { NdjsonWriter, RecordingError } from '../../../../src/links/record/ndjson-writer.js';
 
 /** A slow sink: accepts `hwm` bytes, then asks the writer to wait for 'drain'. */
 function slowSink() {
@@ -43,5 +44,22 @@ describe('NdjsonWriter', () => {
     const w = new NdjsonWriter(sink);
     await w.close();
     expect(() => w.write('{}')).toThrow(/after close/);
+  });
+
+  // /dev/full accepts the open and fails every write with ENOSPC: a disk that is full.
+  it('rejects close with the disk error when the stream failed after taking the last write (no hang)', async () => {
+    const w = new NdjsonWriter(createWriteStream('/dev/full'), { chunkBytes: 10 });
+    // The stream takes this chunk into its buffer; the write to the disk fails afterwards.
+    await w.write('{"a":1234567890}');
+    await new Promise((r) => setTimeout(r, 50));
+    await expect(w.close()).rejects.toMatchObject({ code: 'ENOSPC' });
+    expect(() => w.write('{}')).toThrow();
+  });
+
+  it('names the file in a RecordingError and keeps the system error as its cause', () => {
+    const cause = Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+    const e = new RecordingError('/data/traffic.ndjson', cause);
+    expect(e.message).toBe('recording /data/traffic.ndjson: ENOSPC: no space left on device, write');
+    expect(e).toMatchObject({ name: 'RecordingError', file: '/data/traffic.ndjson', code: 'ENOSPC', cause });
   });
 });
