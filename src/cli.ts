@@ -138,17 +138,22 @@ program.command('simulate')
   .option('--seed <n>', 'seed (default: the scenario\'s own)')
   .option('--until <duration>', 'simulated time to run, e.g. 90s, 10m, 24h', '10m')
   .option('--record <file>', 'NDJSON recording to write (no servers, as fast as possible)')
+  .option('--record-max-bytes <n>', 'with --record: cut the recording into FILE, FILE.1, ... of at most this size')
   .option('--edge <url>', 'instead: connect the venue\'s APs to an edge as websocket clients (ws:// or wss://), in real time x --speed')
   .option('--nats <url>', 'instead: publish the venue\'s APs straight onto NATS, in real time x --speed')
   .option('--speed <n|max>', 'with --edge/--nats: a factor of real time; a recording run is always as fast as possible', '1')
   .option('--limit <n>', 'with --edge/--nats: only the first N APs of the venue')
-  .action(async (opts: { scenario: string; seed?: string; until: string; record?: string; edge?: string; nats?: string; speed: string; limit?: string }) => {
+  .action(async (opts: { scenario: string; seed?: string; until: string; record?: string; recordMaxBytes?: string; edge?: string; nats?: string; speed: string; limit?: string }) => {
     const seed = opts.seed === undefined ? undefined : Number(opts.seed);
     if (seed !== undefined && (!Number.isInteger(seed) || seed < 0)) throw new ConfigError(`--seed: ${opts.seed} is not a non-negative integer`);
     const targets = [opts.record, opts.edge, opts.nats].filter(Boolean).length;
     if (targets !== 1) throw new ConfigError('simulate: give exactly one of --record FILE, --edge URL or --nats URL');
+    const recordMax = opts.recordMaxBytes === undefined ? undefined : Number(opts.recordMaxBytes);
+    if (recordMax !== undefined && !(opts.record && Number.isInteger(recordMax) && recordMax > 0)) {
+      throw new ConfigError(`--record-max-bytes: ${opts.recordMaxBytes} must be a positive integer, with --record`);
+    }
     if (opts.record) {
-      await runSimulate({ scenario: opts.scenario, seed, until: opts.until, record: opts.record }, process.stdout);
+      await runSimulate({ scenario: opts.scenario, seed, until: opts.until, record: opts.record, recordMaxBytes: recordMax }, process.stdout);
       return;
     }
     const speed = parseSpeed(opts.speed);

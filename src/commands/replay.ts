@@ -24,7 +24,7 @@ import { startIngest, type Ingest } from '../pipelines/ingest.js';
 import { clockScheduler } from '../pipelines/clock-scheduler.js';
 import type { PipelineLogger } from '../pipelines/duckdb-sink.js';
 import type { IngestMetrics } from '../pipelines/metrics.js';
-import { partPath } from '../links/record/recording-link.js';
+import { partPath } from '../links/record/ndjson-writer.js';
 import { firstTime } from '../links/replay/read-recording.js';
 import { startReplay, type ReplaySummary } from '../links/replay/replayer.js';
 

@@ -5,12 +5,11 @@
  * discrete-event clock flat out; a number N paces it at N x real time (between slices of
  * simulated time, so the file is the same either way, only later).
  */
-import { createWriteStream } from 'node:fs';
 import { checkWritableFile } from '../config/load.js';
 import { wallClock } from '../protocol/clock.js';
 import { loadScenario } from '../../simulator/scenario.js';
 import { parseDuration, startRun } from '../../simulator/run.js';
-import { NdjsonWriter, RecordingError } from '../links/record/ndjson-writer.js';
+import { NdjsonParts, RecordingError } from '../links/record/ndjson-writer.js';
 
 const SLICE_MS = 60_000;
 
@@ -22,16 +21,18 @@ export interface SimulateOptions {
   until: string;
   /** Output file. */
   record: string;
+  /** Cut the recording into FILE, FILE.1, ... each at most this many bytes. */
+  recordMaxBytes?: number;
   speed?: number | 'max';
 }
 
-export async function runSimulate(opts: SimulateOptions, out: NodeJS.WritableStream): Promise<{ frames: number; devices: number }> {
+export async function runSimulate(opts: SimulateOptions, out: NodeJS.WritableStream): Promise<{ frames: number; devices: number; files: string[] }> {
   checkWritableFile('--record', opts.record);
   const durationMs = parseDuration(opts.until);
   const { scenario, file } = loadScenario(opts.scenario);
   const seed = opts.seed ?? scenario.seed;
   out.write(`simulate: ${scenario.name} (${file}), seed ${seed}, ${opts.until} simulated -> ${opts.record}\n`);
-  const writer = new NdjsonWriter(createWriteStream(opts.record));
+  const writer = new NdjsonParts(opts.record, opts.recordMaxBytes);
   let waits: Promise<void>[] = [];
   const run = startRun({
     scenario, seed,
@@ -66,9 +67,10 @@ export async function runSimulate(opts: SimulateOptions, out: NodeJS.WritableStr
     // before stay); then say which file failed (a stream's error does not).
     for (const w of waits) w.catch(() => undefined);
     await writer.close().catch(() => undefined);
-    throw e instanceof Error && 'syscall' in e ? new RecordingError(opts.record, e) : e;
+    throw e instanceof Error && 'syscall' in e ? new RecordingError(writer.files.at(-1) ?? opts.record, e) : e;
   }
   const result = { frames: run.frames(), devices: run.venue.aps.length };
-  out.write(`simulate: ${result.frames} frames from ${result.devices} devices written to ${opts.record}\n`);
-  return { frames: result.frames, devices: result.devices };
+  const files = writer.files.length > 1 ? `${opts.record} and ${writer.files.length - 1} more part(s) (${writer.files.at(-1)})` : opts.record;
+  out.write(`simulate: ${result.frames} frames from ${result.devices} devices written to ${files}\n`);
+  return { frames: result.frames, devices: result.devices, files: [...writer.files] };
 }

@@ -5,6 +5,7 @@
  * ends the stream and resolves once the data is on disk (the 'finish'/'close' of the stream).
  */
 import { once } from 'node:events';
+import { createWriteStream, existsSync, unlinkSync } from 'node:fs';
 import { finished } from 'node:stream/promises';
 
 /**
@@ -80,6 +81,67 @@ export class NdjsonWriter {
     const done = finished(this.out);
     this.out.end();
     await done.catch((e: unknown) => { this.failure ??= e instanceof Error ? e : new Error(String(e)); });
+    if (this.failure) throw this.failure;
+  }
+}
+
+/** Part `index` of a recording: FILE, then FILE.1, FILE.2, ... */
+export function partPath(path: string, index: number): string {
+  return index === 0 ? path : `${path}.${index}`;
+}
+
+/**
+ * NDJSON lines into FILE, cut at a line boundary into FILE.1, FILE.2, ... once a part would pass
+ * `maxBytes` (no limit: one file). Parts of an earlier recording to the same path are removed
+ * first, so the parts on disk are always one recording. Writes wait as NdjsonWriter's do; a
+ * failed write makes the next write, flush or close throw it.
+ */
+export class NdjsonParts {
+  readonly files: string[] = [];
+  private writer!: NdjsonWriter;
+  private fileBytes = 0;
+  private readonly ending: Promise<void>[] = [];
+  private failure: unknown;
+
+  constructor(private readonly path: string, private readonly maxBytes?: number) {
+    if (maxBytes !== undefined && !(maxBytes > 0)) throw new RangeError(`maxBytes must be > 0, got ${maxBytes}`);
+    for (let i = 1; existsSync(partPath(path, i)); i++) unlinkSync(partPath(path, i));
+    this.open();
+  }
+
+  private open(): void {
+    const file = partPath(this.path, this.files.length);
+    this.files.push(file);
+    this.writer = new NdjsonWriter(createWriteStream(file));
+    this.fileBytes = 0;
+  }
+
+  private endPart(): void {
+    // Held until flush or close reports it: a part that fails while nobody waits is not lost.
+    this.ending.push(this.writer.close().catch((e: unknown) => { this.failure ??= e; }));
+  }
+
+  /** Queue one line (no newline); `size` its bytes with the newline. A promise when the caller should wait. */
+  write(line: string, size = Buffer.byteLength(line) + 1): Promise<void> | undefined {
+    if (this.failure) throw this.failure;
+    if (this.maxBytes !== undefined && this.fileBytes > 0 && this.fileBytes + size > this.maxBytes) {
+      this.endPart();
+      this.open();
+    }
+    this.fileBytes += size;
+    return this.writer.write(line);
+  }
+
+  /** Resolves when every line so far is handed to the disk (every earlier part ended). */
+  async flush(): Promise<void> {
+    await Promise.all([...this.ending, this.writer.flush()]);
+    if (this.failure) throw this.failure;
+  }
+
+  /** Flush and end every part. */
+  async close(): Promise<void> {
+    this.endPart();
+    await Promise.all(this.ending);
     if (this.failure) throw this.failure;
   }
 }

@@ -27,11 +27,10 @@
  * - A down frame is written when handed to the link, before `send` resolves: if the AP answers
  *   at once, its result still comes after the command in the file.
  */
-import { createWriteStream, existsSync, unlinkSync } from 'node:fs';
 import type { Clock } from '../../protocol/clock.js';
 import type { DeviceLink, LinkEvent } from '../../protocol/device-link.js';
 import type { DownFrame } from '../../protocol/frame.js';
-import { NdjsonWriter, RecordingError } from './ndjson-writer.js';
+import { NdjsonParts, RecordingError } from './ndjson-writer.js';
 import { serialKey } from '../../protocol/serial.js';
 
 export interface RecorderOptions {
@@ -81,22 +80,11 @@ export interface Recorder {
   close(): Promise<void>;
 }
 
-export function partPath(path: string, index: number): string {
-  return index === 0 ? path : `${path}.${index}`;
-}
-
 export function createRecorder(opts: RecorderOptions): Recorder {
   const { path, maxBytes, clock } = opts;
   const maxBuffered = opts.maxBufferedBytes ?? 64 * 1024 * 1024;
-  if (maxBytes !== undefined && !(maxBytes > 0)) throw new RangeError(`maxBytes must be > 0, got ${maxBytes}`);
-  // Earlier parts of a recording to the same path would be read as this one's continuation.
-  for (let i = 1; existsSync(partPath(path, i)); i++) unlinkSync(partPath(path, i));
-
-  const files: string[] = [];
-  const ending: Promise<void>[] = [];
-  let writer: NdjsonWriter;
-  let fileBytes = 0;
-  /** Bytes handed to the current writer since its last flush, and bytes flushed but not yet on disk. */
+  const parts = new NdjsonParts(path, maxBytes);
+  /** Bytes handed to the writer since its last flush, and bytes flushed but not yet on disk. */
   let unflushed = 0;
   let inFlight = 0;
   let lastT = -Infinity;
@@ -109,17 +97,9 @@ export function createRecorder(opts: RecorderOptions): Recorder {
   const fail = (e: unknown) => {
     if (failed) return;
     failed = true;
-    failure = e instanceof RecordingError ? e : new RecordingError(files.at(-1) ?? path, e);
+    failure = e instanceof RecordingError ? e : new RecordingError(parts.files.at(-1) ?? path, e);
     opts.onError?.(failure);
   };
-  const open = () => {
-    const file = partPath(path, files.length);
-    files.push(file);
-    writer = new NdjsonWriter(createWriteStream(file));
-    fileBytes = 0;
-    unflushed = 0;
-  };
-  open();
 
   const write = (line: string): void => {
     if (closed || failed) return;
@@ -129,16 +109,11 @@ export function createRecorder(opts: RecorderOptions): Recorder {
     }
     // Bytes, not characters: SSIDs and log text may be UTF-8, and the size limit is in bytes.
     const size = Buffer.byteLength(line) + 1;
-    if (maxBytes !== undefined && fileBytes > 0 && fileBytes + size > maxBytes) {
-      ending.push(writer.close().catch(fail));
-      open();
-    }
-    fileBytes += size;
     unflushed += size;
     st.lines++;
     st.bytes += size;
     try {
-      const flushed = writer.write(line);
+      const flushed = parts.write(line, size);
       if (flushed) {
         const chunk = unflushed;
         unflushed = 0;
@@ -237,13 +212,12 @@ export function createRecorder(opts: RecorderOptions): Recorder {
     tap,
     drained: async () => {
       if (closed || failed) return;
-      await Promise.all([...ending, writer.flush().catch(fail)]);
+      await parts.flush().catch(fail);
     },
-    stats: () => ({ ...st, files: [...files], ...(failure ? { error: failure.message } : {}) }),
+    stats: () => ({ ...st, files: [...parts.files], ...(failure ? { error: failure.message } : {}) }),
     close: () => (closing ??= (async () => {
       closed = true;
-      ending.push(writer.close().catch(fail));
-      await Promise.all(ending);
+      await parts.close().catch(fail);
     })()),
   };
 }
