@@ -82,7 +82,9 @@ export async function createEdge(opts: EdgeOptions): Promise<Edge> {
       if (old && old !== s) old.close(4004, 'replaced by a newer connection');
     },
     unregister: (s) => {
-      if (bySerial.get(s.serial!) === s) bySerial.delete(s.serial!);
+      if (bySerial.get(s.serial!) !== s) return false;
+      bySerial.delete(s.serial!);
+      return true;
     },
   };
 

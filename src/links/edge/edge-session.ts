@@ -45,7 +45,8 @@ export interface SessionContext {
   tap?: RecorderTap;
   /** Called once the serial is known; returns the session this one replaces, if any. */
   register(session: EdgeSession): void;
-  unregister(session: EdgeSession): void;
+  /** True when `session` was the serial's current one (not replaced by a newer socket). */
+  unregister(session: EdgeSession): boolean;
 }
 
 export class EdgeSession {
@@ -211,8 +212,9 @@ export class EdgeSession {
     this.presence?.unsubscribe();
     if (this.serial) {
       this.publishPresence('disconnect', reason);
-      this.ctx.tap?.disconnect(this.serial, this.ctx.now());
-      this.ctx.unregister(this);
+      // A socket replaced by the AP's newer one closes after that one connected: recording its
+      // disconnect would leave a replayed AP offline while the live one is connected.
+      if (this.ctx.unregister(this)) this.ctx.tap?.disconnect(this.serial, this.ctx.now());
       this.ctx.logger.info({ serial: this.serial, reason }, 'ap disconnected');
     }
   }

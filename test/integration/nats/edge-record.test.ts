@@ -15,15 +15,36 @@ import { startNats, startServeSide, waitFor, type Serve, type TestNats } from '.
 
 const LAB = ['a0b1c2000001', 'a0b1c2000002', 'a0b1c2000003'];
 const RAW_AP = 'a0b1c20000ee';
+const MOVING_AP = 'a0b1c20000ef';
+
+const opened = async (url: string): Promise<WebSocket> => {
+  const ws = new WebSocket(url);
+  await new Promise((resolve, reject) => { ws.once('open', resolve); ws.once('error', reject); });
+  return ws;
+};
+const closed = (ws: WebSocket) => new Promise((r) => ws.once('close', r));
 
 /** An AP on a bare websocket: sends `texts` in order after a connect frame, then closes. */
 async function rawAp(url: string, texts: string[]): Promise<void> {
-  const ws = new WebSocket(url);
-  await new Promise((resolve, reject) => { ws.once('open', resolve); ws.once('error', reject); });
+  const ws = await opened(url);
   for (const t of [JSON.stringify(connectFrame(RAW_AP)), ...texts]) ws.send(t);
   await new Promise((r) => setTimeout(r, 200));
   ws.close();
-  await new Promise((r) => ws.once('close', r));
+  await closed(ws);
+}
+
+/** An AP that connects again on a new socket while its old one is still open (the edge drops the old). */
+async function reconnectingAp(url: string): Promise<void> {
+  const first = await opened(url);
+  first.send(JSON.stringify(connectFrame(MOVING_AP)));
+  await new Promise((r) => setTimeout(r, 100));
+  const second = await opened(url);
+  const firstClosed = closed(first);
+  second.send(JSON.stringify(connectFrame(MOVING_AP, 2)));
+  await firstClosed;
+  await new Promise((r) => setTimeout(r, 100));
+  second.close();
+  await closed(second);
 }
 
 describe('edge --record: every frame as it crossed the edge, then replayed', () => {
@@ -48,6 +69,7 @@ describe('edge --record: every frame as it crossed the edge, then replayed', () 
     expect((await serve.svc.wifiscan(LAB[1]!, {})).status).toBe('completed');
     // An AP that sends one frame that is no JSON and one JSON object that is no JSON-RPC.
     await rawAp(edge.edge.url, ['not json at all', '{"jsonrpc":"1.0","method":"state","params":{}}']);
+    await reconnectingAp(edge.edge.url);
     await load.stop();
     expect(await waitFor(() => LAB.every((s) => serve.fleet.status(s)?.connected === false), 10_000)).toBe(true);
     await edge.close();
@@ -91,6 +113,11 @@ describe('edge --record: every frame as it crossed the edge, then replayed', () 
     expect(edge.recorder!.stats()).toMatchObject({ droppedLines: 0, files: [file] });
   });
 
+  it('records no disconnect for a socket the AP replaced with a newer one, only for the last', () => {
+    const kinds = recs.filter((r) => r.serial === MOVING_AP).map((r) => (r.kind === 'up' ? `up:${String(r.frame.method)}` : r.kind));
+    expect(kinds).toEqual(['connect', 'up:connect', 'connect', 'up:connect', 'disconnect']);
+  });
+
   it('keeps a frame that fails the edge check when it is a JSON object, and counts text that is none', () => {
     const raw = recs.filter((r): r is Extract<RecordLine, { kind: 'up' }> => r.kind === 'up' && r.serial === RAW_AP);
     expect(raw.map((r) => r.frame.jsonrpc)).toEqual(['2.0', '1.0']);
@@ -98,7 +125,7 @@ describe('edge --record: every frame as it crossed the edge, then replayed', () 
   });
 
   it('replays into DuckDB: every recorded command matched, one statistics row per recorded state', async () => {
-    expect(replayed.summary).toMatchObject({ rejectedCount: 0, unmatched: [], devices: LAB.length + 1 });
+    expect(replayed.summary).toMatchObject({ rejectedCount: 0, unmatched: [], devices: LAB.length + 2 });
     const states = new Map<string, number>();
     // The JSON-RPC 1.0 "state" is refused by the replayed actor as by the live one: no row.
     for (const r of recs) if (r.kind === 'up' && r.frame.jsonrpc === '2.0' && r.frame.method === 'state') states.set(r.serial, (states.get(r.serial) ?? 0) + 1);
