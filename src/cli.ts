@@ -98,7 +98,10 @@ program.command('serve')
   .option('--rtty-token <token>', 'one token for every rtty session (default: random per session)')
   .action(async (_opts, cmd: Command) => {
     const config = loadServeConfig({ flags: typedFlags(cmd), env: process.env, configFile: cmd.opts().config as string | undefined });
-    const running = await startServe(config, { print: (line) => process.stdout.write(`${line}\n`) });
+    const running = await startServe(config, {
+      print: (line) => process.stdout.write(`${line}\n`),
+      ...(process.stderr.isTTY ? { progress: process.stderr } : {}),
+    });
     closeOnSignal(() => running.close());
   });
 

@@ -26,7 +26,7 @@ import type { PipelineLogger } from '../pipelines/duckdb-sink.js';
 import type { IngestMetrics } from '../pipelines/metrics.js';
 import { partPath } from '../links/record/ndjson-writer.js';
 import { firstTime } from '../links/replay/read-recording.js';
-import { startReplay, type ReplaySummary } from '../links/replay/replayer.js';
+import { startReplay, type ReplayProgress, type ReplaySummary } from '../links/replay/replayer.js';
 
 export interface ReplayCommandOptions {
   file: string;
@@ -89,15 +89,33 @@ function persistCommands(fleet: Fleet, repo: CommandsRepo, log: PipelineLogger) 
   return { flush: () => chain, close: () => sub.unsubscribe() };
 }
 
-function printSummary(out: NodeJS.WritableStream, file: string, s: ReplaySummary, wallMs: number): void {
+/** The summary of a replay, one line each: counts, then every reported line with its number and why. */
+export function replaySummaryLines(file: string, s: ReplaySummary, wallMs: number): string[] {
   const rate = wallMs > 0 ? Math.round(s.frames / (wallMs / 1000)) : s.frames;
-  out.write(`replay: ${s.frames} frames from ${s.devices} devices, ${(s.durationMs / 1000).toFixed(1)} s recorded, `
-    + `played in ${(wallMs / 1000).toFixed(2)} s (${rate} frames/s)${s.stopped ? ', stopped early' : ''}\n`);
-  if (s.dropped > 0) out.write(`replay: ${s.dropped} frames recorded while their AP was disconnected were not delivered\n`);
-  out.write(`replay: ${s.rejectedCount} rejected lines${s.rejectedCount > 0 ? ':' : ''}\n`);
-  for (const r of s.rejected) out.write(`  ${r.file ?? file}:${r.line}: ${r.reason}\n`);
-  if (s.rejectedCount > s.rejected.length) out.write(`  ... and ${s.rejectedCount - s.rejected.length} more\n`);
-  for (const u of s.unmatched) out.write(`  ${u.file ?? file}:${u.line}: ${u.reason}\n`);
+  const lines = [`replay: ${s.frames} frames from ${s.devices} devices, ${(s.durationMs / 1000).toFixed(1)} s recorded, `
+    + `played in ${(wallMs / 1000).toFixed(2)} s (${rate} frames/s)${s.stopped ? ', stopped early' : ''}`];
+  if (s.dropped > 0) lines.push(`replay: ${s.dropped} frames recorded while their AP was disconnected were not delivered`);
+  lines.push(`replay: ${s.rejectedCount} rejected lines${s.rejectedCount > 0 ? ':' : ''}`);
+  for (const r of s.rejected) lines.push(`  ${r.file ?? file}:${r.line}: ${r.reason}`);
+  if (s.rejectedCount > s.rejected.length) lines.push(`  ... and ${s.rejectedCount - s.rejected.length} more`);
+  for (const u of s.unmatched) lines.push(`  ${u.file ?? file}:${u.line}: ${u.reason}`);
+  return lines;
+}
+
+/** A progress bar over the recording's bytes on `stream` (a terminal), for `replay` and `serve --replay`. */
+export function replayProgressBar(stream: NodeJS.WritableStream, files: readonly string[]) {
+  const total = files.reduce((n, f) => n + statSync(f).size, 0);
+  const bar = new cliProgress.SingleBar({
+    format: 'replay [{bar}] {percentage}% | {frames} frames | {devices} devices', stream, hideCursor: true,
+  }, cliProgress.Presets.shades_classic);
+  bar.start(total, 0, { frames: 0, devices: 0 });
+  return {
+    update: (p: ReplayProgress) => bar.update(Math.min(total, p.read), { frames: p.frames, devices: p.devices }),
+    stop: () => {
+      bar.update(total);
+      bar.stop();
+    },
+  };
 }
 
 /**
@@ -134,17 +152,12 @@ export async function runReplay(opts: ReplayCommandOptions, io: ReplayIo): Promi
       maxDelayMs: max ? 3_600_000 : undefined, maxRows: max ? 10_000 : undefined,
     });
     const commands = persistCommands(fleet, new CommandsRepo(store), logger);
-    const total = files.reduce((n, f) => n + statSync(f).size, 0);
-    const bar = io.progress ? new cliProgress.SingleBar({
-      format: 'replay [{bar}] {percentage}% | {frames} frames | {devices} devices',
-      stream: io.out, hideCursor: true,
-    }, cliProgress.Presets.shades_classic) : undefined;
-    bar?.start(total, 0, { frames: 0, devices: 0 });
+    const bar = io.progress ? replayProgressBar(io.out, files) : undefined;
     const running = ingest;
     const began = performance.now();
     const replay = startReplay({
       file: files, fleet, clock, speed, keepTime: opts.keepTime,
-      onProgress: (p) => bar?.update(Math.min(total, p.read), { frames: p.frames, devices: p.devices }),
+      onProgress: (p) => bar?.update(p),
       // Paced replays move a line every few (scaled) seconds: show each one.
       progressEvery: max ? 1000 : 1,
       // At max speed, bound memory: past five batches' worth of queued rows, wait until two are
@@ -152,7 +165,6 @@ export async function runReplay(opts: ReplayCommandOptions, io: ReplayIo): Promi
       backpressure: () => (running.metrics().rowsQueued > 50_000 ? running.backlogAtMost(20_000) : undefined),
     });
     const summary = await replay.done;
-    bar?.update(total);
     bar?.stop();
     const devices: Record<string, DeviceDetails> = {};
     for (const serial of [...replay.links.keys()].sort()) {
@@ -165,7 +177,7 @@ export async function runReplay(opts: ReplayCommandOptions, io: ReplayIo): Promi
     const wallMs = performance.now() - began;
     fleet.stopAll('The replay ended.');
     stopped = true;
-    printSummary(io.out, opts.file, summary, wallMs);
+    for (const line of replaySummaryLines(opts.file, summary, wallMs)) io.out.write(`${line}\n`);
     return { summary, devices, ingest: ingest.metrics(), wallMs };
   } finally {
     // On a failure too: actors on a scaled clock hold real timers that would keep the process up.

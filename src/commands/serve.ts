@@ -22,7 +22,7 @@ import { RrmApplier } from '../rrm/apply.js';
 import { RrmCollector } from '../rrm/collector.js';
 import { RrmScheduler } from '../rrm/scheduler.js';
 import { processClock, replayDriver, startFleetRuntime } from './fleet-runtime.js';
-import { recordingParts, replayClock } from './replay.js';
+import { recordingParts, replayClock, replayProgressBar, replaySummaryLines } from './replay.js';
 import { startReplay } from '../links/replay/replayer.js';
 import { readRecording } from '../links/replay/read-recording.js';
 import { isObject, type JsonObject } from '../protocol/frame.js';
@@ -67,6 +67,8 @@ export interface ServeIo {
   /** Where JSON logs go (default stdout). */
   logDestination?: NodeJS.WritableStream;
   clock?: Clock;
+  /** With --replay: a terminal to draw the replay's progress bar on. */
+  progress?: NodeJS.WritableStream;
 }
 
 /** The composition root of `airtwin serve`: config -> store -> services -> listening sockets. */
@@ -182,16 +184,27 @@ export async function startServe(config: Readonly<ServeConfig>, io: ServeIo): Pr
           await runtime.provision(item.rec.serial, (item.rec.frame.params ?? {}) as JsonObject);
         }
       }
-      replay = startReplay({ file: replayFiles, fleet, clock, speed: config.speed, keepTime: config.keepTime, wrapLink: wrap });
+      const bar = io.progress ? replayProgressBar(io.progress, replayFiles) : undefined;
+      const began = performance.now();
+      replay = startReplay({
+        file: replayFiles, fleet, clock, speed: config.speed, keepTime: config.keepTime, wrapLink: wrap,
+        onProgress: bar?.update, progressEvery: config.speed === 'max' ? 1000 : 1,
+      });
       const running = replay;
       closers.push(async () => running.stop());
       void running.done.then(async (summary) => {
+        bar?.stop();
         log.info({ frames: summary.frames, devices: summary.devices, rejected: summary.rejectedCount, dropped: summary.dropped }, 'replay finished; serving the last state');
         for (const r of summary.rejected.slice(0, 20)) log.warn({ line: r.line, reason: r.reason }, 'replay skipped a line');
+        // The same summary as `airtwin replay`, where the banner went.
+        for (const line of replaySummaryLines(config.replay!, summary, performance.now() - began)) io.print(line);
         await ingest.flush();
         // After the last line, time goes on at wall speed, so command timeouts still fire.
         driver.followWallTime();
-      }, (e: unknown) => log.error({ err: e }, 'replay failed'));
+      }, (e: unknown) => {
+        bar?.stop();
+        log.error({ err: e }, 'replay failed');
+      });
     }
 
     const nats = natsLinks;

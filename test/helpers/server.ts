@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { SERVE_DEFAULTS, type ServeConfig } from '../../src/config/schema.js';
-import { startServe, type RunningServe } from '../../src/commands/serve.js';
+import { startServe, type RunningServe, type ServeIo } from '../../src/commands/serve.js';
 
 export const ADMIN_TOKEN = 'test-admin-token-0001';
 export const USER_TOKEN = 'test-user-token-0002';
@@ -61,13 +61,14 @@ async function call(base: string, method: string, path: string, init: RequestOpt
 }
 
 /** A real server on free ports with a temporary data dir; close it in afterAll/afterEach. */
-export async function startTestServer(overrides: Partial<ServeConfig> = {}): Promise<TestServer> {
+export async function startTestServer(overrides: Partial<ServeConfig> = {}, io: Partial<ServeIo> = {}): Promise<TestServer> {
   const dataDir = overrides.dataDir ?? mkdtempSync(join(tmpdir(), 'airtwin-test-'));
   const config: ServeConfig = {
     ...SERVE_DEFAULTS, dataDir, gatewayPort: 0, rrmPort: 0, sim: false, logLevel: 'silent',
     apiTokens: [`${ADMIN_TOKEN}:admin`, USER_TOKEN], ...overrides,
   };
-  let running = await startServe(config, { print: () => undefined, logDestination: silent });
+  const serveIo: ServeIo = { print: () => undefined, logDestination: silent, ...io };
+  let running = await startServe(config, serveIo);
   const server: TestServer = {
     get running() {
       return running;
@@ -77,7 +78,7 @@ export async function startTestServer(overrides: Partial<ServeConfig> = {}): Pro
     rrm: (method, path, init) => call(running.rrmUrl, method, path, init),
     async restart() {
       await running.close();
-      running = await startServe(config, { print: () => undefined, logDestination: silent });
+      running = await startServe(config, serveIo);
     },
     async close() {
       await running.close();

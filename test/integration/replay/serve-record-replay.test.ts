@@ -1,6 +1,7 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startTestServer } from '../../helpers/server.js';
 import { until } from '../../helpers/until.js';
@@ -21,11 +22,20 @@ describe('serve --record, then serve --replay', () => {
     expect(states).toBeGreaterThanOrEqual(12);
     expect(serials.size).toBe(3);
 
-    const replay = await startTestServer({ sim: false, replay: file, speed: 'max', dataDir: join(dir, 'replayed') });
+    const printed: string[] = [];
+    let bar = '';
+    // A terminal as cli-progress sees one (it draws nothing on a stream that is not a TTY).
+    const terminal = Object.assign(new PassThrough(), { isTTY: true, columns: 120 });
+    terminal.on('data', (d: Buffer) => { bar += d.toString(); });
+    const replay = await startTestServer({ sim: false, replay: file, speed: 'max', dataDir: join(dir, 'replayed') }, { print: (l) => printed.push(l), progress: terminal });
     try {
       const summary = await replay.running.replay!.done;
       expect(summary.rejectedCount).toBe(0);
       expect(summary.dropped).toBe(0);
+      // The progress bar went to the terminal and ended full; the summary followed the banner.
+      expect(bar).toMatch(/replay \[.*\] 100% \| \d+ frames \| 3 devices/);
+      expect(printed).toContainEqual(expect.stringMatching(new RegExp(`^replay: ${summary.frames} frames from 3 devices, .* played in`)));
+      expect(printed).toContain('replay: 0 rejected lines');
       await replay.running.ingest.flush();
       const stored = (await replay.running.store.query<{ n: number }>('SELECT count(*) AS n FROM statistics'))[0]!.n;
       expect(stored).toBe(states);
