@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
+import { Store } from '../../../src/store/duckdb.js';
 import { startTestServer } from '../../helpers/server.js';
 import { until } from '../../helpers/until.js';
 
@@ -44,5 +45,43 @@ describe('serve --record, then serve --replay', () => {
     } finally {
       await replay.close();
     }
+  }, 60_000);
+
+  it('finds the same rows in DuckDB after a replay with --keep-time as the live run stored', async () => {
+    const recording = join(dir, 'same.ndjson');
+    const live = await startTestServer({ sim: true, scenario: 'lab', speed: 'max', record: recording, dataDir: join(dir, 'same-live') });
+    await until('recorded states', async () => (await live.running.store.query<{ n: number }>('SELECT count(*) AS n FROM statistics'))[0]!.n, (n) => n >= 12, 30_000);
+    await live.close();
+    const replay = await startTestServer({ sim: false, replay: recording, speed: 'max', keepTime: true, dataDir: join(dir, 'same-replayed') });
+    try {
+      await replay.running.replay!.done;
+      await replay.running.ingest.flush();
+    } finally {
+      await replay.close();
+    }
+    // Every column but the generated ids, in a stable order.
+    const TABLES: Record<string, string> = {
+      statistics: 'serial, uuid, data, recorded',
+      health_checks: 'serial, uuid, data, sanity, recorded',
+      device_logs: 'serial, log, data, severity, recorded, log_type, uuid',
+      state_radios: '*',
+      state_associations: '*',
+    };
+    const rows = async (dataDir: string) => {
+      const store = await Store.open(dataDir);
+      try {
+        const out: Record<string, string[]> = {};
+        for (const [table, cols] of Object.entries(TABLES)) {
+          out[table] = (await store.query(`SELECT ${cols} FROM ${table}`)).map((r) => JSON.stringify(r)).sort();
+        }
+        return out;
+      } finally {
+        await store.close();
+      }
+    };
+    const [stored, replayed] = [await rows(join(dir, 'same-live')), await rows(join(dir, 'same-replayed'))];
+    expect(stored.statistics!.length).toBeGreaterThanOrEqual(12);
+    expect(stored.state_associations!.length).toBeGreaterThan(0);
+    for (const table of Object.keys(TABLES)) expect(replayed[table], table).toEqual(stored[table]);
   }, 60_000);
 });
