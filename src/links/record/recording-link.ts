@@ -89,20 +89,19 @@ export function createRecorder(opts: RecorderOptions): Recorder {
   let inFlight = 0;
   let lastT = -Infinity;
   let closed = false;
-  let failed = false;
   let closing: Promise<void> | undefined;
   const st = { lines: 0, bytes: 0, droppedLines: 0, malformedSkipped: 0 };
 
+  /** Set by the first failed write; recording has stopped. */
   let failure: RecordingError | undefined;
   const fail = (e: unknown) => {
-    if (failed) return;
-    failed = true;
+    if (failure) return;
     failure = e instanceof RecordingError ? e : new RecordingError(parts.files.at(-1) ?? path, e);
     opts.onError?.(failure);
   };
 
   const write = (line: string): void => {
-    if (closed || failed) return;
+    if (closed || failure) return;
     if (inFlight > maxBuffered) {
       st.droppedLines++;
       return;
@@ -211,7 +210,7 @@ export function createRecorder(opts: RecorderOptions): Recorder {
     wrap,
     tap,
     drained: async () => {
-      if (closed || failed) return;
+      if (closed || failure) return;
       await parts.flush().catch(fail);
     },
     stats: () => ({ ...st, files: [...parts.files], ...(failure ? { error: failure.message } : {}) }),
