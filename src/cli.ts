@@ -37,6 +37,14 @@ function closeOnSignal(close: () => Promise<void>): void {
   process.on('SIGTERM', () => stop('SIGTERM'));
 }
 
+/** `--record-max-bytes` of edge and simulate (serve's goes through its config schema). */
+function parseRecordMaxBytes(text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  const n = Number(text);
+  if (!Number.isInteger(n) || n <= 0) throw new ConfigError(`--record-max-bytes: ${text} is not a positive integer`);
+  return n;
+}
+
 function parsePort(flag: string, text: string): number {
   const n = Number(text);
   if (!Number.isInteger(n) || n < 0 || n > 65535) throw new ConfigError(`${flag}: ${text} is not a port number`);
@@ -125,8 +133,7 @@ program.command('edge')
     const maxFrame = Number(opts.maxFrameBytes);
     if (!(idle > 0)) throw new ConfigError(`--idle-timeout: ${opts.idleTimeout} is not a positive number of seconds`);
     if (!Number.isInteger(maxFrame) || maxFrame < 1024) throw new ConfigError(`--max-frame-bytes: ${opts.maxFrameBytes} must be an integer >= 1024`);
-    const recordMax = opts.recordMaxBytes === undefined ? undefined : Number(opts.recordMaxBytes);
-    if (recordMax !== undefined && !(Number.isInteger(recordMax) && recordMax > 0)) throw new ConfigError(`--record-max-bytes: ${opts.recordMaxBytes} is not a positive integer`);
+    const recordMax = parseRecordMaxBytes(opts.recordMaxBytes);
     const edge = await runEdge({
       port: parsePort('--port', opts.port), host: opts.host, nats: opts.nats, tlsCert: opts.tlsCert, tlsKey: opts.tlsKey, clientCa: opts.clientCa,
       allowMismatch: opts.allowMismatch, simulatorId: opts.simulatorId, idleTimeoutS: idle, maxFrameBytes: maxFrame, logLevel: opts.logLevel,
@@ -151,10 +158,8 @@ program.command('simulate')
     if (seed !== undefined && (!Number.isInteger(seed) || seed < 0)) throw new ConfigError(`--seed: ${opts.seed} is not a non-negative integer`);
     const targets = [opts.record, opts.edge, opts.nats].filter(Boolean).length;
     if (targets !== 1) throw new ConfigError('simulate: give exactly one of --record FILE, --edge URL or --nats URL');
-    const recordMax = opts.recordMaxBytes === undefined ? undefined : Number(opts.recordMaxBytes);
-    if (recordMax !== undefined && !(opts.record && Number.isInteger(recordMax) && recordMax > 0)) {
-      throw new ConfigError(`--record-max-bytes: ${opts.recordMaxBytes} must be a positive integer, with --record`);
-    }
+    const recordMax = parseRecordMaxBytes(opts.recordMaxBytes);
+    if (recordMax !== undefined && !opts.record) throw new ConfigError('--record-max-bytes: only with --record');
     if (opts.record) {
       await runSimulate({ scenario: opts.scenario, seed, until: opts.until, record: opts.record, recordMaxBytes: recordMax }, process.stdout);
       return;
