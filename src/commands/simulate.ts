@@ -9,7 +9,7 @@ import { checkWritableFile } from '../config/load.js';
 import { wallClock } from '../protocol/clock.js';
 import { loadScenario } from '../../simulator/scenario.js';
 import { parseDuration, startRun } from '../../simulator/run.js';
-import { NdjsonParts, RecordingError } from '../links/record/ndjson-writer.js';
+import { NdjsonParts } from '../links/record/ndjson-writer.js';
 
 const SLICE_MS = 60_000;
 
@@ -63,11 +63,11 @@ export async function runSimulate(opts: SimulateOptions, out: NodeJS.WritableStr
     }
     await writer.close();
   } catch (e) {
-    // The writes still waited on fail the same way, and the stream is ended (the lines written
-    // before stay); then say which file failed (a stream's error does not).
+    // The writes still waited on fail the same way (a RecordingError naming the part), and the
+    // file is ended: the lines written before stay.
     for (const w of waits) w.catch(() => undefined);
     await writer.close().catch(() => undefined);
-    throw e instanceof Error && 'syscall' in e ? new RecordingError(writer.files.at(-1) ?? opts.record, e) : e;
+    throw e;
   }
   const result = { frames: run.frames(), devices: run.venue.aps.length };
   const files = writer.files.length > 1 ? `${opts.record} and ${writer.files.length - 1} more part(s) (${writer.files.at(-1)})` : opts.record;

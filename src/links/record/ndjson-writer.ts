@@ -94,14 +94,15 @@ export function partPath(path: string, index: number): string {
  * NDJSON lines into FILE, cut at a line boundary into FILE.1, FILE.2, ... once a part would pass
  * `maxBytes` (no limit: one file). Parts of an earlier recording to the same path are removed
  * first, so the parts on disk are always one recording. Writes wait as NdjsonWriter's do; a
- * failed write makes the next write, flush or close throw it.
+ * failed write makes the next write, flush or close throw it, as a RecordingError naming the part.
  */
 export class NdjsonParts {
   readonly files: string[] = [];
   private writer!: NdjsonWriter;
   private fileBytes = 0;
   private readonly ending: Promise<void>[] = [];
-  private failure: unknown;
+  private failure: RecordingError | undefined;
+  private closing: Promise<void> | undefined;
 
   constructor(private readonly path: string, private readonly maxBytes?: number) {
     if (maxBytes !== undefined && !(maxBytes > 0)) throw new RangeError(`maxBytes must be > 0, got ${maxBytes}`);
@@ -116,9 +117,16 @@ export class NdjsonParts {
     this.fileBytes = 0;
   }
 
+  /** The first failure, named after the part it happened in. */
+  private failed(file: string, e: unknown): RecordingError {
+    this.failure ??= e instanceof RecordingError ? e : new RecordingError(file, e);
+    return this.failure;
+  }
+
   private endPart(): void {
     // Held until flush or close reports it: a part that fails while nobody waits is not lost.
-    this.ending.push(this.writer.close().catch((e: unknown) => { this.failure ??= e; }));
+    const file = this.files.at(-1)!;
+    this.ending.push(this.writer.close().catch((e: unknown) => { this.failed(file, e); }));
   }
 
   /** Queue one line (no newline); `size` its bytes with the newline. A promise when the caller should wait. */
@@ -129,19 +137,28 @@ export class NdjsonParts {
       this.open();
     }
     this.fileBytes += size;
-    return this.writer.write(line);
+    const file = this.files.at(-1)!;
+    try {
+      return this.writer.write(line)?.catch((e: unknown) => { throw this.failed(file, e); });
+    } catch (e) {
+      throw this.failed(file, e);
+    }
   }
 
   /** Resolves when every line so far is handed to the disk (every earlier part ended). */
   async flush(): Promise<void> {
-    await Promise.all([...this.ending, this.writer.flush()]);
+    const file = this.files.at(-1)!;
+    await Promise.all([...this.ending, this.writer.flush().catch((e: unknown) => { throw this.failed(file, e); })]);
     if (this.failure) throw this.failure;
   }
 
-  /** Flush and end every part. */
-  async close(): Promise<void> {
-    this.endPart();
-    await Promise.all(this.ending);
-    if (this.failure) throw this.failure;
+  /** Flush and end every part. Safe to call twice. */
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      this.endPart();
+      await Promise.all(this.ending);
+      if (this.failure) throw this.failure;
+    })();
+    return this.closing;
   }
 }
