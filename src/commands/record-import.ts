@@ -24,10 +24,10 @@
 import { createHash } from 'node:crypto';
 import { createWriteStream, existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, join, relative } from 'node:path';
-import { ConfigError } from '../config/load.js';
+import { checkWritableFile, ConfigError } from '../config/load.js';
 import { isObject, type JsonObject } from '../protocol/frame.js';
 import { normalizeSerial, parseSerial } from '../protocol/serial.js';
-import { NdjsonWriter } from '../links/record/ndjson-writer.js';
+import { NdjsonWriter, RecordingError } from '../links/record/ndjson-writer.js';
 
 export interface RecordImportOptions {
   fromStates: string;
@@ -156,6 +156,8 @@ export async function runRecordImport(opts: RecordImportOptions, out?: NodeJS.Wr
   if (!existsSync(opts.fromStates) || !statSync(opts.fromStates).isDirectory()) {
     throw new ConfigError(`--from-states: ${opts.fromStates} is not a folder`);
   }
+  // A folder that is missing or not writable is a usage error, found before any document is read.
+  checkWritableFile('--out', opts.out);
   for (const file of jsonFiles(opts.fromStates)) {
     let v: unknown;
     try {
@@ -187,12 +189,18 @@ export async function runRecordImport(opts: RecordImportOptions, out?: NodeJS.Wr
     });
   });
   lines.sort((a, b) => a.t - b.t || a.dev - b.dev || a.seq - b.seq);
+  // A write that fails later (disk full) is one line naming the file, as for --record elsewhere.
   const writer = new NdjsonWriter(createWriteStream(opts.out));
-  for (const l of lines) {
-    const wait = writer.write(l.text);
-    if (wait) await wait;
+  try {
+    for (const l of lines) {
+      const wait = writer.write(l.text);
+      if (wait) await wait;
+    }
+    await writer.close();
+  } catch (e) {
+    await writer.close().catch(() => undefined);
+    throw new RecordingError(opts.out, e);
   }
-  await writer.close();
   out?.write(`record: ${devices.length} devices, ${lines.length} lines from ${opts.fromStates} -> ${opts.out}\n`);
   for (const s of skipped) out?.write(`record: skipped ${s.file}: ${s.reason}\n`);
   return { devices: devices.length, lines: lines.length, skipped };

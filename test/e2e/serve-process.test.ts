@@ -1,5 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -87,5 +87,15 @@ describe('airtwin serve as a process', () => {
     const full = spawnSync(process.execPath, [BIN, 'simulate', '--scenario', 'lab', '--until', '10m', '--record', '/dev/full'], { encoding: 'utf8' });
     expect(full.status).toBe(1);
     expect(full.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^airtwin: recording \/dev\/full: ENOSPC: no space left on device/)]);
+    // `record --from-states` writes its --out the same way: checked first (2), a full disk named (1).
+    const docs = mkdtempSync(join(tmpdir(), 'airtwin-e2e-docs-'));
+    writeFileSync(join(docs, 'state.json'), JSON.stringify({ jsonrpc: '2.0', method: 'state', params: { serial: 'a0b1c2000001', uuid: 1, state: { unit: { uptime: 1 } } } }));
+    const missing = spawnSync(process.execPath, [BIN, 'record', '--from-states', docs, '--out', '/nonexistent-airtwin-dir/x.ndjson'], { encoding: 'utf8' });
+    expect(missing.status).toBe(2);
+    expect(missing.stderr.trim().split('\n')).toEqual(['airtwin: --out: cannot write /nonexistent-airtwin-dir/x.ndjson (its folder: ENOENT)']);
+    const fullImport = spawnSync(process.execPath, [BIN, 'record', '--from-states', docs, '--out', '/dev/full'], { encoding: 'utf8' });
+    expect(fullImport.status).toBe(1);
+    expect(fullImport.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^airtwin: recording \/dev\/full: ENOSPC: no space left on device/)]);
+    rmSync(docs, { recursive: true, force: true });
   });
 });

@@ -78,3 +78,32 @@ describe.skipIf(!present)(`airtwin record --from-states on the real AP captures$
     }
   });
 });
+
+describe('airtwin record --from-states: where the recording cannot be written', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'airtwin-import-out-'));
+  const src = join(dir, 'docs');
+  mkdirSync(src);
+  writeFileSync(join(src, 'state.json'), JSON.stringify({
+    jsonrpc: '2.0', method: 'state', params: { serial: 'a0b1c2000001', uuid: 1, state: { unit: { uptime: 10 }, radios: [] } },
+  }));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('refuses an --out in a missing folder or naming a folder before it reads a document', async () => {
+    await expect(runRecordImport({ fromStates: src, out: join(dir, 'missing', 'x.ndjson') }, sink()))
+      .rejects.toMatchObject({ name: 'ConfigError', message: expect.stringMatching(/^--out: cannot write .*\(its folder: ENOENT\)$/) });
+    await expect(runRecordImport({ fromStates: src, out: dir }, sink()))
+      .rejects.toMatchObject({ name: 'ConfigError', message: `--out: ${dir} is a folder` });
+  });
+
+  it('fails with a RecordingError naming the file when the disk is full (/dev/full)', async () => {
+    await expect(runRecordImport({ fromStates: src, out: '/dev/full' }, sink()))
+      .rejects.toMatchObject({ name: 'RecordingError', file: '/dev/full', code: 'ENOSPC', message: expect.stringMatching(/^recording \/dev\/full: ENOSPC/) });
+  });
+
+  it('writes the recording when the file can be written', async () => {
+    const out = join(dir, 'ok.ndjson');
+    const summary = await runRecordImport({ fromStates: src, out }, sink());
+    expect(summary).toMatchObject({ devices: 1, skipped: [] });
+    expect(readFileSync(out, 'utf8').trim().split('\n')).toHaveLength(summary.lines);
+  });
+});
