@@ -64,13 +64,17 @@ try {
     const frames = replayed.summary.frames;
     const fps = frames / (replayed.wallMs / 1000);
     replayRates.push(fps);
-    console.log(`  round ${round} replay: ${frames} frames, ${replayed.ingest.rowsWritten} rows in ${(replayed.wallMs / 1000).toFixed(2)} s -> ${Math.round(fps)} frames/s (${replayed.summary.rejectedCount} rejected)`);
+    // rowsWritten counts the capabilities upserts too; the appended rows are what the baseline writes.
+    const upserts = replayed.ingest.rowsByTable.capabilities ?? 0;
+    console.log(`  round ${round} replay: ${frames} frames, ${replayed.ingest.rowsWritten - upserts} rows (+ ${upserts} capabilities upserts) in ${(replayed.wallMs / 1000).toFixed(2)} s -> ${Math.round(fps)} frames/s (${replayed.summary.rejectedCount} rejected)`);
     const tables = await readRows(join(dir, `replayed-${round}`));
     rmSync(join(dir, `replayed-${round}`), { recursive: true, force: true });
     const baseRows = tables.reduce((n, t) => n + t.rows.length, 0);
     // A deterministic replay writes the same rows every round.
     expectedRows ??= baseRows;
     if (baseRows !== expectedRows) throw new Error(`round ${round} wrote ${baseRows} rows, round 1 ${expectedRows}`);
+    // ...and the baseline appends exactly the rows the pipeline said it appended.
+    if (baseRows !== replayed.ingest.rowsWritten - upserts) throw new Error(`round ${round}: ${baseRows} rows in the tables, the pipeline counted ${replayed.ingest.rowsWritten - upserts}`);
     collect();
     const baseMs = await appendRaw(join(dir, `baseline-${round}`), tables, BATCH);
     rmSync(join(dir, `baseline-${round}`), { recursive: true, force: true });
