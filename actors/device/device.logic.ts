@@ -398,14 +398,15 @@ export const SEND_RETRY_MS = 120_000;
 /**
  * The link could not take the frame. A queueable command (configure, upgrade, factory) goes back
  * to the head of the queue, pending, and is tried again after SEND_RETRY_MS, still bounded by its
- * expiry (reference/gateway-behaviour.md §1.5); any other command fails.
+ * expiry (reference/gateway-behaviour.md §1.5); any other command fails, and so does a queueable
+ * one the link refused for good (`forGood`: a replayed AP), which no retry could deliver.
  */
-export function sendFailed(ctx: DeviceContext, reason: string): Fx {
+export function sendFailed(ctx: DeviceContext, reason: string, forGood = false): Fx {
   const run = ctx.current;
   if (!run) return {};
   const now = ctx.deps.now();
   const base = { current: undefined, closedRpcIds: closeIds(ctx, run.rpcId) };
-  if (run.sub.queueable) {
+  if (run.sub.queueable && !forGood) {
     const uuid = run.sub.command.UUID;
     const command: Command = { ...run.sub.command, status: 'pending', executed: 0, errorText: `Not sent yet: ${reason}; retrying.` };
     const expiresAt = Math.max(run.sub.runAt, run.sentAt) + ctx.timeouts.pendingTtlMs;

@@ -161,7 +161,7 @@ export const deviceMachine = setup({
       if (f?.kind === 'result') run(enqueue, completeCurrent(context, f.result));
     }),
     timeoutCurrent: enqueueActions(({ context, enqueue }) => run(enqueue, timeoutCurrent(context))),
-    sendFailed: enqueueActions(({ context, event, enqueue }) => run(enqueue, sendFailed(context, (event as Ev<'link.sendFailed'>).reason))),
+    sendFailed: enqueueActions(({ context, event, enqueue }) => run(enqueue, sendFailed(context, (event as Ev<'link.sendFailed'>).reason, (event as Ev<'link.sendFailed'>).forGood === true))),
     startNext: enqueueActions(({ context, enqueue }) => run(enqueue, startNext(context))),
     refuseNext: enqueueActions(({ context, enqueue }) => run(enqueue, refuseNext(context))),
     linkConnected: enqueueActions(({ context, event, enqueue }) => run(enqueue, linkConnected(context, event as Ev<'link.connected'>))),

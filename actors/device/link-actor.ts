@@ -1,5 +1,5 @@
 import { fromCallback } from 'xstate';
-import type { DeviceLink, LinkEvent } from '../../src/protocol/device-link.js';
+import { isRefusedForGood, type DeviceLink, type LinkEvent } from '../../src/protocol/device-link.js';
 import type { DownFrame } from '../../src/protocol/frame.js';
 import type { VerifiedCertificate } from './device.types.js';
 import { decodeFrame, type DecodedFrame } from './frame-decoder.js';
@@ -10,7 +10,7 @@ export type LinkMachineEvent =
   | { type: 'link.connected'; at: number; ipAddress?: string; certificate?: VerifiedCertificate }
   | { type: 'link.disconnected'; at: number; reason?: string }
   | { type: 'link.frame'; at: number; bytes: number; frame: DecodedFrame }
-  | { type: 'link.sendFailed'; rpcId: number; reason: string };
+  | { type: 'link.sendFailed'; rpcId: number; reason: string; forGood?: boolean };
 
 /** What the machine asks of the link actor. */
 export type LinkActorEvent =
@@ -63,7 +63,7 @@ export const linkActor = fromCallback<LinkActorEvent, { link?: DeviceLink; devic
         return;
       }
       link.send(event.frame).catch((err: unknown) => {
-        sendBack({ type: 'link.sendFailed', rpcId, reason: err instanceof Error ? err.message : String(err) });
+        sendBack({ type: 'link.sendFailed', rpcId, reason: err instanceof Error ? err.message : String(err), forGood: isRefusedForGood(err) });
       });
     } else {
       // A close that fails leaves nothing to do: the link reports its own disconnect.

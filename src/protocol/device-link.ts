@@ -19,8 +19,27 @@ export interface DeviceLink {
   readonly serial: string;
   /** Listen to link events; returns the function that stops listening. */
   subscribe(listener: (event: LinkEvent) => void): () => void;
-  /** Deliver a command to the AP. Rejects with a coded error when the AP cannot be reached. */
+  /**
+   * Deliver a command to the AP. Rejects with a coded error when the AP cannot be reached; an
+   * error marked with `refusedForGood` means no later attempt can succeed either.
+   */
   send(frame: DownFrame): Promise<void>;
   /** Drop the connection (blacklist, protocol abuse, shutdown). */
   close(reason?: string): Promise<void>;
+}
+
+const FOR_GOOD = Symbol('airtwin.refusedForGood');
+
+/**
+ * Marks a `send` rejection as final: this link will never carry the command (a replayed AP
+ * plays back what the real one did and cannot run a new one). The actor then fails a queueable
+ * command at once instead of keeping it pending and retrying it until it expires.
+ */
+export function refusedForGood<E extends Error>(err: E): E {
+  Object.defineProperty(err, FOR_GOOD, { value: true });
+  return err;
+}
+
+export function isRefusedForGood(err: unknown): boolean {
+  return typeof err === 'object' && err !== null && (err as Record<symbol, unknown>)[FOR_GOOD] === true;
 }

@@ -23,7 +23,7 @@
  */
 import { airtwinError } from '../../errors.js';
 import type { Clock } from '../../protocol/clock.js';
-import type { DeviceLink, LinkEvent } from '../../protocol/device-link.js';
+import { refusedForGood, type DeviceLink, type LinkEvent } from '../../protocol/device-link.js';
 import type { CommandFrame, DownFrame, JsonObject, UpFrame } from '../../protocol/frame.js';
 
 type LinkState = 'new' | 'up' | 'down';
@@ -66,8 +66,8 @@ export class ReplayLink implements DeviceLink {
       return Promise.resolve();
     }
     this.refused++;
-    return Promise.reject(airtwinError('DEVICE_OFFLINE', frame.method,
-      `Device ${this.serial} is replayed from a recording: it plays back what the AP did and cannot run a new '${frame.method}'.`));
+    return Promise.reject(refusedForGood(airtwinError('DEVICE_OFFLINE', frame.method,
+      `Device ${this.serial} is replayed from a recording: it plays back what the AP did and cannot run a new '${frame.method}'.`)));
   }
 
   /** The actor dropped the AP (blacklist, protocol errors, shutdown): it is cut off until the next recorded connect. */

@@ -115,8 +115,24 @@ describe('startReplay: connection state and commands', () => {
     const cmd = await svc.reboot(A, {});
     expect(cmd.status).toBe('failed');
     expect(cmd.errorText).toMatch(/replayed from a recording/);
+    // Queueable commands too: no retry could deliver them, so they fail now instead of waiting
+    // pending until they expire.
+    const store = new MemoryCommandStore();
+    const queueing = new CommandService({ fleet, store, clock, newId });
+    const sent = [
+      await queueing.configure(A, { configuration: '{"radios":[]}', uuid: 77 }),
+      await queueing.upgrade(A, { uri: 'https://example.com/fw.bin' }),
+      await queueing.factory(A, { keepRedirector: true }),
+    ];
+    await flush();
+    await queueing.flush();
+    for (const c of sent) {
+      expect(c.status, `${c.command} as returned`).toBe('failed');
+      expect(store.get(c.UUID), c.command).toMatchObject({ status: 'failed', errorText: expect.stringMatching(/could not be sent: .*replayed from a recording/) });
+    }
     expect(fleet.status(A)?.connected).toBe(true);
     svc.close();
+    queueing.close();
   });
 
   it('plays at a speed factor on a scaled clock, with the same outcome', async () => {
