@@ -128,15 +128,36 @@ export class VirtualClock implements Clock {
  * moment of construction, and delays are shortened accordingly.
  */
 export class ScaledClock implements Clock {
-  private readonly baseStart: number;
+  private baseStart: number;
+  private startMs: number;
+  private speed: number;
+  /** Timers not yet run, so a change of speed can re-arm them. */
+  private readonly live = new Set<ScaledTimer>();
 
-  constructor(private readonly base: Clock, private readonly speed: number, private readonly startMs: number = base.now()) {
+  constructor(private readonly base: Clock, speed: number, startMs: number = base.now()) {
     if (!(speed > 0)) throw new RangeError(`speed must be > 0, got ${speed}`);
+    this.speed = speed;
+    this.startMs = startMs;
     this.baseStart = base.now();
   }
 
   now(): number {
     return Math.floor(this.startMs + (this.base.now() - this.baseStart) * this.speed);
+  }
+
+  /**
+   * Runs on at `speed` times the base from now, without a jump (`serve --replay --speed N`
+   * follows wall time after the last line). Armed timers keep their scaled due time.
+   */
+  setSpeed(speed: number): void {
+    if (!(speed > 0)) throw new RangeError(`speed must be > 0, got ${speed}`);
+    this.startMs = this.startMs + (this.base.now() - this.baseStart) * this.speed;
+    this.baseStart = this.base.now();
+    this.speed = speed;
+    for (const t of this.live) {
+      this.base.clearTimeout(t.id);
+      t.arm(Math.max(0, t.due - this.now()));
+    }
   }
 
   /**
@@ -146,23 +167,30 @@ export class ScaledClock implements Clock {
    * for the rest, so it never runs before `now() + timeoutMs`.
    */
   setTimeout(fn: (...args: unknown[]) => void, timeoutMs: number): unknown {
-    const due = this.now() + Math.max(0, timeoutMs);
-    const handle: ScaledTimer = { id: undefined };
-    const arm = (ms: number) => {
-      handle.id = this.base.setTimeout((...args: unknown[]) => {
-        const left = due - this.now();
-        if (left > 0) arm(left);
-        else fn(...args);
-      }, ms / this.speed);
+    const handle: ScaledTimer = {
+      id: undefined,
+      due: this.now() + Math.max(0, timeoutMs),
+      arm: (ms: number) => {
+        handle.id = this.base.setTimeout((...args: unknown[]) => {
+          const left = handle.due - this.now();
+          if (left > 0) return handle.arm(left);
+          this.live.delete(handle);
+          fn(...args);
+        }, ms / this.speed);
+      },
     };
-    arm(Math.max(0, timeoutMs));
+    this.live.add(handle);
+    handle.arm(Math.max(0, timeoutMs));
     return handle;
   }
 
   clearTimeout(id: unknown): void {
-    if (typeof id === 'object' && id !== null && 'id' in id) this.base.clearTimeout((id as ScaledTimer).id);
+    if (typeof id === 'object' && id !== null && 'id' in id) {
+      this.live.delete(id as ScaledTimer);
+      this.base.clearTimeout((id as ScaledTimer).id);
+    }
   }
 }
 
-/** A ScaledClock timer: the base timer currently armed for it (it changes when re-armed). */
-interface ScaledTimer { id: unknown }
+/** A ScaledClock timer: the base timer currently armed for it (it changes when re-armed), when it is due (scaled), and how to arm it. */
+interface ScaledTimer { id: unknown; due: number; arm(ms: number): void }

@@ -46,14 +46,17 @@ function sentConfiguration(details: string): { uuid: number; config: JsonObject 
 }
 
 /**
- * The clock of `serve --replay`: the replayer advances a virtual clock itself while lines
- * remain; `followWallTime()` then lets it run on at wall speed (the service keeps serving).
+ * The clock of `serve --replay`: at `max` the replayer advances a virtual clock itself while
+ * lines remain, at `--speed N` a scaled clock runs N times faster than the wall. After the last
+ * line `followWallTime()` lets either run on at wall speed, from where it is (the service keeps
+ * serving, and a command's timeout or a device's timer takes as long as on a live service).
  */
 export function replayDriver(clock: Clock): { clock: Clock; stop(): void; followWallTime(): void } {
   let timer: ReturnType<typeof setInterval> | undefined;
   return {
     clock,
     followWallTime() {
+      if (clock instanceof ScaledClock) return clock.setSpeed(1);
       if (!(clock instanceof VirtualClock) || timer) return;
       let last = Date.now();
       timer = setInterval(() => {

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
+import { runSimulate } from '../../../src/commands/simulate.js';
 import { Store } from '../../../src/store/duckdb.js';
 import { startTestServer } from '../../helpers/server.js';
 import { until } from '../../helpers/until.js';
@@ -83,5 +84,39 @@ describe('serve --record, then serve --replay', () => {
     expect(stored.statistics!.length).toBeGreaterThanOrEqual(12);
     expect(stored.state_associations!.length).toBeGreaterThan(0);
     for (const table of Object.keys(TABLES)) expect(replayed[table], table).toEqual(stored[table]);
+  }, 60_000);
+});
+
+describe('serve --replay --speed N, after the last line', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'airtwin-rr-speed-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('runs N times faster while lines remain, then on at wall speed from where it is', async () => {
+    const file = join(dir, 'lab.ndjson');
+    await runSimulate({ scenario: 'lab', until: '2m', record: file }, new PassThrough().resume());
+    const replay = await startTestServer({ sim: false, replay: file, speed: 60, dataDir: join(dir, 'data') });
+    try {
+      const clock = replay.running.clock;
+      const t0 = clock.now();
+      const w0 = Date.now();
+      const summary = await replay.running.replay!.done;
+      expect(summary.rejectedCount).toBe(0);
+      // Two recorded minutes in about two wall seconds.
+      expect(clock.now() - t0).toBeGreaterThan(20 * (Date.now() - w0));
+      const rate = async () => {
+        const [c, w] = [clock.now(), Date.now()];
+        await new Promise((r) => setTimeout(r, 250));
+        return (clock.now() - c) / (Date.now() - w);
+      };
+      // Once the replay's rows are flushed, the clock follows the wall (a command's timeout takes
+      // as long as on a live service); before the fix it ran on at 60x.
+      const end = clock.now();
+      await until('the clock at wall speed', rate, (r) => r > 0.5 && r < 2, 10_000);
+      // From where it was: no jump back to the wall's time.
+      expect(clock.now()).toBeGreaterThan(end);
+      expect(clock.now() - Date.now()).toBeGreaterThan(60_000);
+    } finally {
+      await replay.close();
+    }
   }, 60_000);
 });

@@ -86,4 +86,28 @@ describe('ScaledClock', () => {
     timers.get(3)!();
     expect(ran).toEqual([2000]);
   });
+
+  it('changes speed without a jump, and re-arms the timers it holds for their scaled due time', () => {
+    let t = 0;
+    const timers = new Map<number, { fn: () => void; ms: number }>();
+    let next = 0;
+    const base: Clock = { now: () => t, setTimeout: (fn, ms) => { timers.set(++next, { fn, ms }); return next; }, clearTimeout: (id) => void timers.delete(id as number) };
+    const c = new ScaledClock(base, 10, 0);
+    const ran: number[] = [];
+    c.setTimeout(() => ran.push(c.now()), 60_000); // 6 s of base time at speed 10
+    const cleared = c.setTimeout(() => ran.push(-1), 30_000);
+    c.clearTimeout(cleared);
+    t = 1000;
+    expect(c.now()).toBe(10_000);
+    c.setSpeed(1);
+    expect(c.now()).toBe(10_000);
+    t = 1500;
+    expect(c.now()).toBe(10_500);
+    // The live timer was re-armed for the 50 s left, at the new speed; the cleared one is gone.
+    expect([...timers.values()].map((x) => x.ms)).toEqual([50_000]);
+    t = 51_000;
+    [...timers.values()][0]!.fn();
+    expect(ran).toEqual([60_000]);
+    expect(() => c.setSpeed(0)).toThrow(RangeError);
+  });
 });
