@@ -161,7 +161,22 @@ program.command('simulate')
     const recordMax = parseRecordMaxBytes(opts.recordMaxBytes);
     if (recordMax !== undefined && !opts.record) throw new ConfigError('--record-max-bytes: only with --record');
     if (opts.record) {
-      await runSimulate({ scenario: opts.scenario, seed, until: opts.until, record: opts.record, recordMaxBytes: recordMax }, process.stdout);
+      // Ctrl-C or SIGTERM ends the run at the next slice with whole lines, the file closed.
+      const signal = { aborted: false };
+      const stop = (name: string) => {
+        if (!signal.aborted) process.stdout.write(`${name}: stopping; the recording keeps what was simulated so far\n`);
+        signal.aborted = true;
+      };
+      const onInt = () => stop('SIGINT');
+      const onTerm = () => stop('SIGTERM');
+      process.on('SIGINT', onInt);
+      process.on('SIGTERM', onTerm);
+      try {
+        await runSimulate({ scenario: opts.scenario, seed, until: opts.until, record: opts.record, recordMaxBytes: recordMax, signal }, process.stdout);
+      } finally {
+        process.off('SIGINT', onInt);
+        process.off('SIGTERM', onTerm);
+      }
       return;
     }
     const speed = parseSpeed(opts.speed);

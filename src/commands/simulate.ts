@@ -24,9 +24,23 @@ export interface SimulateOptions {
   /** Cut the recording into FILE, FILE.1, ... each at most this many bytes. */
   recordMaxBytes?: number;
   speed?: number | 'max';
+  /**
+   * Set `aborted` to stop at the end of the current slice (the CLI does on SIGINT/SIGTERM): the
+   * lines so far are written and the file is closed on a whole line.
+   */
+  signal?: { readonly aborted: boolean };
 }
 
-export async function runSimulate(opts: SimulateOptions, out: NodeJS.WritableStream): Promise<{ frames: number; devices: number; files: string[] }> {
+export interface SimulateResult {
+  frames: number;
+  devices: number;
+  files: string[];
+  /** Simulated time the run reached, in ms from its start (less than `until` when stopped). */
+  simulatedMs: number;
+  stopped: boolean;
+}
+
+export async function runSimulate(opts: SimulateOptions, out: NodeJS.WritableStream): Promise<SimulateResult> {
   checkWritableFile('--record', opts.record);
   const durationMs = parseDuration(opts.until);
   const { scenario, file } = loadScenario(opts.scenario);
@@ -48,13 +62,17 @@ export async function runSimulate(opts: SimulateOptions, out: NodeJS.WritableStr
   // Paced runs advance about one wall second per slice; flat-out runs a simulated minute.
   const slice = pace ? Math.max(1, Math.min(SLICE_MS, Math.round(1000 * pace))) : SLICE_MS;
   const wall0 = wallClock.now();
+  let t = run.startMs;
   try {
-    for (let t = run.startMs; t < end;) {
+    while (t < end && !opts.signal?.aborted) {
       t = Math.min(end, t + slice);
       run.clock.runUntil(t);
       if (waits.length > 0) {
         await Promise.all(waits);
         waits = [];
+      } else if (opts.signal) {
+        // A turn of the event loop per slice, so a signal handler can set `aborted`.
+        await new Promise<void>((resolve) => setImmediate(resolve));
       }
       if (pace) {
         const wait = wall0 + (t - run.startMs) / pace - wallClock.now();
@@ -69,8 +87,11 @@ export async function runSimulate(opts: SimulateOptions, out: NodeJS.WritableStr
     await writer.close().catch(() => undefined);
     throw e;
   }
-  const result = { frames: run.frames(), devices: run.venue.aps.length };
+  const result: SimulateResult = {
+    frames: run.frames(), devices: run.venue.aps.length, files: [...writer.files], simulatedMs: t - run.startMs, stopped: t < end,
+  };
   const files = writer.files.length > 1 ? `${opts.record} and ${writer.files.length - 1} more part(s) (${writer.files.at(-1)})` : opts.record;
+  if (result.stopped) out.write(`simulate: stopped after ${Math.round(result.simulatedMs / 1000)} s of ${opts.until} simulated\n`);
   out.write(`simulate: ${result.frames} frames from ${result.devices} devices written to ${files}\n`);
-  return { frames: result.frames, devices: result.devices, files: [...writer.files] };
+  return result;
 }
