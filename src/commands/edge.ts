@@ -74,7 +74,11 @@ export async function runEdge(opts: EdgeCommandOptions): Promise<RunningEdge> {
   const nc = await connectNats({ url: opts.nats ?? 'nats://127.0.0.1:4222', name: 'airtwin-edge', logger });
   // A failed write stops the recording, never the edge: the APs' traffic goes on to NATS.
   const recorder = opts.record
-    ? createRecorder({ path: opts.record, maxBytes: opts.recordMaxBytes, clock: wallClock, onError: (err) => logger.error({ err: err.message }, 'recording stopped') })
+    ? createRecorder({
+      path: opts.record, maxBytes: opts.recordMaxBytes, clock: wallClock,
+      onError: (err) => logger.error({ err: err.message }, 'recording stopped'),
+      onDropped: (droppedLines) => logger.warn({ file: opts.record, droppedLines }, 'recording is behind the disk; lines dropped'),
+    })
     : undefined;
   let edge: Edge;
   try {
@@ -97,7 +101,11 @@ export async function runEdge(opts: EdgeCommandOptions): Promise<RunningEdge> {
     close: () => (closing ??= (async () => {
       // The edge first: closing its sockets records each AP's disconnect.
       await edge.close();
-      await recorder?.close();
+      if (recorder) {
+        await recorder.close();
+        const { lines, bytes, droppedLines, files } = recorder.stats();
+        logger[droppedLines > 0 ? 'warn' : 'info']({ lines, bytes, droppedLines, files }, 'recording closed');
+      }
       await nc.drain().catch(() => undefined);
     })()),
   };

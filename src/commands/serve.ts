@@ -136,9 +136,19 @@ export async function startServe(config: Readonly<ServeConfig>, io: ServeIo): Pr
     // Retries wait on wall time: a virtual clock may not advance while the final flush retries.
     const ingest = startIngest({ events$: fleet.events$, store, scheduler: clockScheduler(clock), retryScheduler: asyncScheduler, logger: logging.for('pipelines') });
     const recorder = config.record
-      ? createRecorder({ path: config.record, maxBytes: config.recordMaxBytes, clock, onError: (e) => logging.for('links').error({ err: e }, 'recording stopped') })
+      ? createRecorder({
+        path: config.record, maxBytes: config.recordMaxBytes, clock,
+        onError: (e) => logging.for('links').error({ err: e }, 'recording stopped'),
+        onDropped: (droppedLines) => logging.for('links').warn({ file: config.record, droppedLines }, 'recording is behind the disk; lines dropped'),
+      })
       : undefined;
-    if (recorder) closers.push(() => recorder.close());
+    if (recorder) {
+      closers.push(async () => {
+        await recorder.close();
+        const { lines, bytes, droppedLines, files } = recorder.stats();
+        logging.for('links')[droppedLines > 0 ? 'warn' : 'info']({ lines, bytes, droppedLines, files }, 'recording closed');
+      });
+    }
     // Every link, whatever its kind, passes through the recorder when there is one.
     const wrap = (link: DeviceLink): DeviceLink => (recorder ? recorder.wrap(link) : link);
     closers.push(() => ingest.close());

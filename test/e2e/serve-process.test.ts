@@ -112,7 +112,7 @@ describe('airtwin simulate --record as a process', () => {
     sim.stdout!.on('data', (d: Buffer) => { out += d.toString(); });
     const exited = new Promise<number | null>((resolve) => sim.on('exit', (code) => resolve(code)));
     try {
-      await until('lines on disk', () => (existsSync(file) ? statSync(file).size : 0), (n) => n > 0, 30_000);
+      await until('lines on disk', async () => (existsSync(file) ? statSync(file).size : 0), (n) => n > 0, 30_000);
       sim.kill('SIGINT');
       expect(await exited).toBe(0);
     } finally {

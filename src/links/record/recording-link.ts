@@ -44,6 +44,12 @@ export interface RecorderOptions {
   maxBufferedBytes?: number;
   /** A write failed (disk full, ...): recording stops, the links go on. Called once. */
   onError?: (error: RecordingError) => void;
+  /**
+   * Lines are being dropped because the disk is behind (`droppedLines` so far): called on the
+   * first dropped line, then at most once a minute of the clock while drops go on, so the owner
+   * can log it.
+   */
+  onDropped?: (droppedLines: number) => void;
 }
 
 export interface RecorderStats {
@@ -80,6 +86,9 @@ export interface Recorder {
   close(): Promise<void>;
 }
 
+/** At most one onDropped call per this much clock time. */
+const DROP_REPORT_MS = 60_000;
+
 export function createRecorder(opts: RecorderOptions): Recorder {
   const { path, maxBytes, clock } = opts;
   const maxBuffered = opts.maxBufferedBytes ?? 64 * 1024 * 1024;
@@ -91,6 +100,7 @@ export function createRecorder(opts: RecorderOptions): Recorder {
   let closed = false;
   let closing: Promise<void> | undefined;
   const st = { lines: 0, bytes: 0, droppedLines: 0, malformedSkipped: 0 };
+  let lastDropReport = -Infinity;
 
   /** Set by the first failed write; recording has stopped. */
   let failure: RecordingError | undefined;
@@ -104,6 +114,11 @@ export function createRecorder(opts: RecorderOptions): Recorder {
     if (closed || failure) return;
     if (inFlight > maxBuffered) {
       st.droppedLines++;
+      const now = clock.now();
+      if (now - lastDropReport >= DROP_REPORT_MS) {
+        lastDropReport = now;
+        opts.onDropped?.(st.droppedLines);
+      }
       return;
     }
     // Bytes, not characters: SSIDs and log text may be UTF-8, and the size limit is in bytes.

@@ -55,13 +55,14 @@ describe('edge --record: every frame as it crossed the edge, then replayed', () 
   let edge: RunningEdge;
   let load: LoadRun;
   const recs: RecordLine[] = [];
+  const closedLogs: object[] = [];
   let rejected = 0;
   let replayed: ReplayResult;
 
   beforeAll(async () => {
     nats = await startNats({ jetstream: true });
     serve = await startServeSide(nats.url);
-    edge = await runEdge({ port: 0, host: '127.0.0.1', nats: nats.url, record: file, logger: silentLogger });
+    edge = await runEdge({ port: 0, host: '127.0.0.1', nats: nats.url, record: file, logger: { ...silentLogger, info: (o, msg) => { if (msg === 'recording closed') closedLogs.push(o); } } });
     load = await startSimulateLoad({ scenario: 'lab', edge: edge.edge.url, speed: 10 });
     expect(await waitFor(() => LAB.every((s) => serve.fleet.details(s)?.lastState !== undefined), 20_000)).toBe(true);
     // Commands go down through the edge and their results come back up.
@@ -111,6 +112,8 @@ describe('edge --record: every frame as it crossed the edge, then replayed', () 
       expect(result, `result of ${d.frame.method} ${d.frame.id}`).toBeDefined();
     }
     expect(edge.recorder!.stats()).toMatchObject({ droppedLines: 0, files: [file] });
+    // The edge's shutdown logged what the recording holds.
+    expect(closedLogs).toEqual([{ lines: recs.length, bytes: edge.recorder!.stats().bytes, droppedLines: 0, files: [file] }]);
   });
 
   it('records no disconnect for a socket the AP replaced with a newer one, only for the last', () => {

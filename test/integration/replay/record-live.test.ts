@@ -167,16 +167,25 @@ describe('recorder memory bound', () => {
   it('drops and counts lines past maxBufferedBytes instead of growing, and still leaves whole lines', async () => {
     const file = join(dir, 'bound.ndjson');
     const clock = new VirtualClock(1_767_600_000_000);
-    const rec = createRecorder({ path: file, clock, maxBufferedBytes: 300_000 });
+    const reports: number[] = [];
+    const rec = createRecorder({ path: file, clock, maxBufferedBytes: 300_000, onDropped: (n) => reports.push(n) });
     const link = new FakeLink('aabbccddee02', () => clock.now());
     rec.wrap(link).subscribe(() => undefined);
     const big = 'x'.repeat(1000);
     // A producer that never yields: the disk cannot catch up within the loop.
-    for (let i = 0; i < 5000; i++) link.frame({ jsonrpc: '2.0', method: 'log', params: { serial: link.serial, log: big, severity: 6, n: i } });
+    for (let i = 0; i < 5000; i++) {
+      link.frame({ jsonrpc: '2.0', method: 'log', params: { serial: link.serial, log: big, severity: 6, n: i } });
+      if (i === 2500) clock.runUntil(clock.now() + 60_000);
+    }
     await rec.close();
     const st = rec.stats();
     expect(st.droppedLines).toBeGreaterThan(0);
     expect(st.lines + st.droppedLines).toBe(5000);
+    // The owner hears of the drops at the first one and once per minute of the clock after.
+    expect(reports[0]).toBe(1);
+    expect(reports).toHaveLength(2);
+    expect(reports[1]).toBeGreaterThan(1);
+    expect(reports[1]).toBeLessThanOrEqual(st.droppedLines);
     const written = lines(file);
     expect(written).toHaveLength(st.lines);
     const ns = written.map((l) => (JSON.parse(l) as { frame: { params: { n: number } } }).frame.params.n);

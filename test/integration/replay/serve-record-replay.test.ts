@@ -14,11 +14,16 @@ describe('serve --record, then serve --replay', () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it('replays into a fresh data dir and stores one statistics row per recorded state', async () => {
-    const live = await startTestServer({ sim: true, scenario: 'lab', speed: 'max', record: file, dataDir: join(dir, 'live') });
+    let log = '';
+    const logs = new PassThrough().on('data', (d: Buffer) => { log += d.toString(); });
+    const live = await startTestServer({ sim: true, scenario: 'lab', speed: 'max', record: file, dataDir: join(dir, 'live'), logLevel: 'info' }, { logDestination: logs });
     await until('recorded states', async () => (await live.running.store.query<{ n: number }>('SELECT count(*) AS n FROM statistics'))[0]!.n, (n) => n >= 12, 30_000);
     await live.close();
 
     const lines = readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    // Shutdown says what the recording holds (and would warn about dropped lines).
+    const closed = log.split('\n').filter((l) => l.includes('"recording closed"')).map((l) => JSON.parse(l));
+    expect(closed).toEqual([expect.objectContaining({ level: 30, lines: lines.length, droppedLines: 0, files: [file] })]);
     const states = lines.filter((l) => l.dir === 'up' && l.frame.method === 'state').length;
     const serials = new Set(lines.map((l) => l.serial));
     expect(states).toBeGreaterThanOrEqual(12);
