@@ -9,7 +9,7 @@
  * Rounds (REPLAY_BENCH_ROUNDS, default 3) alternate the two; each figure is the median of its
  * rounds, as in the ingest and gateway-api benchmarks: one round of the baseline takes about a
  * second, and on a noisy machine a single one swung by half between runs.
- * The pipeline commits on DuckDB's threads (staged appenders) while the event loop reads and
+ * The pipeline inserts and commits on pool threads (Store.tableInserter) while the event loop reads and
  * maps the next lines; the baseline appends and flushes on the event loop, as a plain program
  * would.
  */
