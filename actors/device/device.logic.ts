@@ -268,6 +268,16 @@ function unpushed(ctx: DeviceContext, stored: StoredConfig | undefined): stored 
   return stored !== undefined && stored.uuid !== ctx.pushedConfigUuid;
 }
 
+/**
+ * Whether a state reporting `deviceUuid` leaves anything to reconcile: a stored configuration
+ * newer than the one the AP runs, not pushed yet (reconcileSubmission's own test). An AP that
+ * runs its stored configuration, the usual case, needs no machine step for its states, so they
+ * stay on the notification lane.
+ */
+function wantsPush(ctx: DeviceContext, deviceUuid: number, stored: StoredConfig | undefined): stored is StoredConfig {
+  return unpushed(ctx, stored) && deviceUuid !== 0 && stored.uuid > deviceUuid;
+}
+
 function reconcileWith(ctx: DeviceContext, stored: StoredConfig | undefined): Fx {
   if (!unpushed(ctx, stored)) return {};
   const busyWithConfigure = ctx.current?.sub.method === 'configure' || ctx.pending.some((p) => p.sub.method === 'configure');
@@ -330,7 +340,7 @@ function notificationParts(ctx: DeviceContext, f: NotificationFrame, counted: De
     requestUuid = event.payload.requestUuid;
     // Reconciliation sees the status this state set; the stored config is looked up once.
     const stored = ctx.deps.storedConfigFor(ctx.serial);
-    if (unpushed(ctx, stored)) more.push((c) => reconcileWith(c, stored));
+    if (wantsPush(ctx, status.UUID, stored)) more.push((c) => reconcileWith(c, stored));
   } else if (event.type === 'healthcheck') {
     const { uuid, sanity, data } = event.payload;
     const status = counted ?? copyStatus(ctx.status);
