@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import type { Logger } from 'pino';
 import { wallClock, nowSeconds, type Clock } from '../protocol/clock.js';
 import { serialToMac } from '../protocol/serial.js';
 import type { JsonObject } from '../protocol/frame.js';
@@ -69,6 +68,12 @@ export function replayDriver(clock: Clock): { clock: Clock; stop(): void; follow
   };
 }
 
+/** What the runtime logs through (pino's Logger fits; `airtwin replay` prints one line each). */
+export interface RuntimeLogger {
+  warn(obj: object, msg: string): void;
+  error(obj: object, msg: string): void;
+}
+
 export interface FleetRuntimeDeps {
   clock: Clock;
   devices: DevicesRepo;
@@ -76,11 +81,13 @@ export interface FleetRuntimeDeps {
   defaultConfigs: DefaultConfigsRepo;
   commands: CommandsRepo;
   autoProvision: boolean;
-  logger: Logger;
+  logger: RuntimeLogger;
   /** Where rtty sessions point; without it (serve --no-rtty) GET rtty is 503 RTTY_DISABLED. */
   rtty?: RttyServer;
   /** The stored capabilities of an AP (its restrictions), for one whose actor has not seen it connect since the start. */
   storedCapabilities?: (serial: string) => Promise<JsonObject | undefined>;
+  /** Ids of the commands the fleet starts itself (default: random; `airtwin replay` makes them repeatable). */
+  newId?: () => string;
 }
 
 export interface FleetRuntime {
@@ -89,8 +96,10 @@ export interface FleetRuntime {
   provision(serial: string, connectParams: JsonObject): Promise<'accept' | 'refuse'>;
   commandService: CommandService;
   status: DeviceStatusSource;
+  /** Wait for the device record and command history writes of the events so far. */
+  flush(): Promise<void>;
   /** Stop every actor (events$ completes, so pipelines flush) and wait for pending record writes. */
-  close(): Promise<void>;
+  close(reason?: string): Promise<void>;
 }
 
 /**
@@ -140,7 +149,7 @@ export function startFleetRuntime(deps: FleetRuntimeDeps): FleetRuntime {
 
   const fleet = new Fleet({
     clock,
-    newId: randomUUID,
+    newId: deps.newId ?? randomUUID,
     isBlacklisted: (serial) => deps.blacklist.has(serial),
     isKnownDevice: (serial) => devices.has(serial),
     autoProvision: { onUnknownDevice: provision },
@@ -223,8 +232,12 @@ export function startFleetRuntime(deps: FleetRuntimeDeps): FleetRuntime {
       status: (serial) => fleet.status(serial),
       connectionStatistics: () => fleet.connectionStatistics(),
     },
-    async close() {
-      fleet.stopAll();
+    async flush() {
+      await commandService.flush();
+      await writes;
+    },
+    async close(reason?: string) {
+      fleet.stopAll(reason);
       subscription.unsubscribe();
       await commandService.close();
       await writes;

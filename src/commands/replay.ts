@@ -13,19 +13,23 @@
  */
 import { existsSync, statSync } from 'node:fs';
 import cliProgress from 'cli-progress';
-import { Fleet, type DeviceDetails } from '../../actors/fleet.js';
+import type { DeviceDetails } from '../../actors/fleet.js';
 import type { Command } from '../../actors/device/device.types.js';
 import { ScaledClock, VirtualClock } from '../../simulator/clock.js';
 import { ConfigError } from '../config/load.js';
 import { wallClock, type Clock } from '../protocol/clock.js';
 import { Store } from '../store/duckdb.js';
 import { CommandsRepo } from '../store/commands-repo.js';
+import { DevicesRepo } from '../store/devices-repo.js';
+import { BlacklistRepo } from '../store/blacklist-repo.js';
+import { DefaultConfigsRepo } from '../store/default-configs-repo.js';
+import { startFleetRuntime, type FleetRuntime } from './fleet-runtime.js';
 import { startIngest, type Ingest } from '../pipelines/ingest.js';
 import { clockScheduler } from '../pipelines/clock-scheduler.js';
 import type { PipelineLogger } from '../pipelines/duckdb-sink.js';
 import type { IngestMetrics } from '../pipelines/metrics.js';
 import { partPath } from '../links/record/ndjson-writer.js';
-import { firstTime } from '../links/replay/read-recording.js';
+import { firstTime, recordedConnects } from '../links/replay/read-recording.js';
 import { startReplay, type ReplayProgress, type ReplaySummary } from '../links/replay/replayer.js';
 
 export interface ReplayCommandOptions {
@@ -74,19 +78,22 @@ function systemIds(): () => string {
   return () => `00000000-0000-4000-9000-${(++n).toString(16).padStart(12, '0')}`;
 }
 
-/** Writes each command record change; an existing UUID (a second replay of the same file) is replaced. */
-function persistCommands(fleet: Fleet, repo: CommandsRepo, log: PipelineLogger) {
-  let chain: Promise<void> = Promise.resolve();
-  const write = async (cmd: Command) => {
-    if (await repo.get(cmd.UUID)) await repo.update(cmd);
-    else await repo.insert(cmd);
-  };
-  const sub = fleet.events$.subscribe((e) => {
-    if (e.type !== 'command-updated') return;
-    const cmd = e.payload.command;
-    chain = chain.then(() => write(cmd)).catch((err: unknown) => log.error({ err: String(err), uuid: cmd.UUID }, 'storing a command failed'));
-  });
-  return { flush: () => chain, close: () => sub.unsubscribe() };
+/** The command history of a replay: a record whose UUID is already stored (a second replay of the same file) is replaced. */
+class ReplacingCommands extends CommandsRepo {
+  override async insert(command: Command): Promise<void> {
+    if (await this.get(command.UUID)) await this.update(command);
+    else await super.insert(command);
+  }
+}
+
+/** The data dir's store; one that cannot be opened or created is a usage error, as for serve. */
+async function openDataDir(dataDir: string): Promise<Store> {
+  try {
+    return await Store.open(dataDir);
+  } catch (e) {
+    const err = e as NodeJS.ErrnoException & { cause?: unknown };
+    throw new ConfigError(`--data-dir: ${dataDir} is not usable (${err.code ?? String(err.cause ?? err.message).split('\n')[0]})`);
+  }
 }
 
 /** The summary of a replay, one line each: counts, then every reported line with its number and why. */
@@ -137,11 +144,22 @@ export async function runReplay(opts: ReplayCommandOptions, io: ReplayIo): Promi
   const logger = io.logger ?? quietLogger(io.out);
   io.out.write(`replay: ${files.join(', ')} at speed ${speed}${opts.keepTime ? ', recorded times kept' : ''} -> ${opts.dataDir}\n`);
 
-  const store = await Store.open(opts.dataDir);
+  const store = await openDataDir(opts.dataDir);
   let ingest: Ingest | undefined;
-  const fleet = new Fleet({ clock, newId: systemIds() });
+  let runtime: FleetRuntime | undefined;
   let stopped = false;
   try {
+    // The same fleet as `serve --replay`: device records admit the APs (the recorded ones are
+    // provisioned first, so admission needs no I/O while the clock races), a recorded configure
+    // becomes the device's configuration, and the command history is written. A data dir replayed
+    // into is then served with its devices.
+    runtime = startFleetRuntime({
+      clock, devices: await DevicesRepo.load(store), blacklist: await BlacklistRepo.load(store),
+      defaultConfigs: await DefaultConfigsRepo.load(store), commands: new ReplacingCommands(store),
+      autoProvision: true, logger, newId: systemIds(),
+    });
+    const { fleet } = runtime;
+    for (const [serial, params] of await recordedConnects(files)) await runtime.provision(serial, params);
     // At max speed the time limit of a batch would run on virtual time, where a recorded minute
     // passes in microseconds: batches would hold one event each. Size alone makes the batches,
     // and bigger ones: each batch costs one statement per table (measured: 10,000 rows
@@ -151,7 +169,6 @@ export async function runReplay(opts: ReplayCommandOptions, io: ReplayIo): Promi
       events$: fleet.events$, store, scheduler: clockScheduler(clock), logger,
       maxDelayMs: max ? 3_600_000 : undefined, maxRows: max ? 10_000 : undefined,
     });
-    const commands = persistCommands(fleet, new CommandsRepo(store), logger);
     const bar = io.progress ? replayProgressBar(io.out, files) : undefined;
     const running = ingest;
     const began = performance.now();
@@ -172,16 +189,15 @@ export async function runReplay(opts: ReplayCommandOptions, io: ReplayIo): Promi
       if (d) devices[serial] = d;
     }
     await ingest.close();
-    await commands.flush();
-    commands.close();
+    await runtime.flush();
     const wallMs = performance.now() - began;
-    fleet.stopAll('The replay ended.');
     stopped = true;
+    await runtime.close('The replay ended.');
     for (const line of replaySummaryLines(opts.file, summary, wallMs)) io.out.write(`${line}\n`);
     return { summary, devices, ingest: ingest.metrics(), wallMs };
   } finally {
     // On a failure too: actors on a scaled clock hold real timers that would keep the process up.
-    if (!stopped) fleet.stopAll('The replay failed.');
+    if (!stopped) await runtime?.close('The replay failed.');
     await ingest?.close();
     await store.close();
   }

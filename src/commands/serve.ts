@@ -24,8 +24,8 @@ import { RrmScheduler } from '../rrm/scheduler.js';
 import { processClock, replayDriver, startFleetRuntime } from './fleet-runtime.js';
 import { recordingParts, replayClock, replayProgressBar, replaySummaryLines } from './replay.js';
 import { startReplay } from '../links/replay/replayer.js';
-import { readRecording } from '../links/replay/read-recording.js';
-import { isObject, type JsonObject } from '../protocol/frame.js';
+import { recordedConnects } from '../links/replay/read-recording.js';
+import { isObject } from '../protocol/frame.js';
 import { existsSync, statSync } from 'node:fs';
 import { createRecorder } from '../links/record/recording-link.js';
 import type { DeviceLink } from '../protocol/device-link.js';
@@ -189,10 +189,8 @@ export async function startServe(config: Readonly<ServeConfig>, io: ServeIo): Pr
       const log = logging.for('links');
       // Admission of an unknown AP writes its record (wall-time I/O) while a replay's clock may
       // race ahead; provisioning the recorded APs first keeps admission instant.
-      for await (const item of readRecording(replayFiles)) {
-        if (item.ok && item.rec.kind === 'up' && item.rec.frame.method === 'connect' && !devices.has(item.rec.serial)) {
-          await runtime.provision(item.rec.serial, (item.rec.frame.params ?? {}) as JsonObject);
-        }
+      for (const [serial, params] of await recordedConnects(replayFiles)) {
+        if (!devices.has(serial)) await runtime.provision(serial, params);
       }
       const bar = io.progress ? replayProgressBar(io.progress, replayFiles) : undefined;
       const began = performance.now();

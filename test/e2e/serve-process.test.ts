@@ -76,6 +76,10 @@ describe('airtwin serve as a process', () => {
     const dir = spawnSync(process.execPath, [BIN, 'serve', '--data-dir', '/etc/passwd/x'], { encoding: 'utf8' });
     expect(dir.status).toBe(2);
     expect(dir.stderr).toMatch(/--data-dir/);
+    // replay's data dir the same way (a recording of any content: its lines are checked later).
+    const replayDir = spawnSync(process.execPath, [BIN, 'replay', BIN, '--data-dir', '/etc/passwd/x'], { encoding: 'utf8' });
+    expect(replayDir.status).toBe(2);
+    expect(replayDir.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^airtwin: --data-dir: \/etc\/passwd\/x is not usable \(ENOTDIR\)$/)]);
   });
 
   it('checks a --record path before starting (exit 2), and says which recording a full disk stopped (exit 1)', () => {

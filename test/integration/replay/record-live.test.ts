@@ -12,6 +12,7 @@ import { partPath } from '../../../src/links/record/ndjson-writer.js';
 import { createRecorder, type Recorder } from '../../../src/links/record/recording-link.js';
 import { readRecording } from '../../../src/links/replay/read-recording.js';
 import { startReplay } from '../../../src/links/replay/replayer.js';
+import { startTestServer } from '../../helpers/server.js';
 import { Store } from '../../../src/store/duckdb.js';
 import { FakeLink } from '../../helpers/fake-link.js';
 import { labFleet } from '../../helpers/lab-fleet.js';
@@ -84,6 +85,26 @@ describe('recorder around live links, then replay (lab venue, seed 7)', () => {
       expect(rows!.n).toBe(scanEntries);
     } finally {
       await store.close();
+    }
+  });
+
+  it('writes a device record per recorded AP, with the recorded configure as its configuration, so serve lists them', async () => {
+    const s = Object.keys(live)[0]!;
+    const sent = JSON.parse(configure.details) as { uuid: number; config: unknown };
+    const server = await startTestServer({ sim: false, dataDir: join(dir, 'data') });
+    try {
+      const list = await server.gw('GET', '/devices?serialOnly=true');
+      expect([...list.body.serialNumbers].sort()).toEqual(Object.keys(live).sort());
+      const device = await server.gw('GET', `/device/${s}`);
+      expect(device.status).toBe(200);
+      expect(device.body.UUID).toBe(sent.uuid);
+      expect(JSON.parse(device.body.configuration)).toEqual(sent.config);
+      // The others keep the configuration they connected with.
+      for (const other of Object.keys(live).filter((x) => x !== s)) {
+        expect((await server.gw('GET', `/device/${other}`)).body.UUID).toBe(live[other]!.status.UUID);
+      }
+    } finally {
+      await server.close();
     }
   });
 

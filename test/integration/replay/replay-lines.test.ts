@@ -6,6 +6,7 @@ import { CommandService } from '../../../actors/command-service.js';
 import { Fleet, type FleetEvent } from '../../../actors/fleet.js';
 import { ScaledClock, VirtualClock } from '../../../simulator/clock.js';
 import { wallClock } from '../../../src/protocol/clock.js';
+import { recordedConnects } from '../../../src/links/replay/read-recording.js';
 import { startReplay } from '../../../src/links/replay/replayer.js';
 import { flush } from '../../helpers/fake-link.js';
 import { MemoryCommandStore } from '../../helpers/memory-command-store.js';
@@ -168,5 +169,24 @@ describe('startReplay: connection state and commands', () => {
     const summary = await r.done;
     expect(summary.stopped).toBe(true);
     expect(summary.frames).toBeLessThan(5);
+  });
+});
+
+describe('recordedConnects: the APs a recording connects, found without parsing every line', () => {
+  it('gives each serial its first connect frame\'s params, in order, and nothing else', async () => {
+    const B = 'aabbccddee02';
+    const file = write('connects.ndjson', [
+      ev(T, 'connect'),
+      up(T, connectFrame),
+      up(T + 1000, { jsonrpc: '2.0', method: 'state', params: { serial: A, uuid: 5, state: { interfaces: [{ ssids: [{ associations: [{ station: 'x', connected: 10 }] }] }] } } }),
+      ev(T + 2000, 'connect', B),
+      up(T + 2000, { jsonrpc: '2.0', method: 'connect', params: { serial: B, uuid: 9, firmware: 'fw-b', capabilities } }, B),
+      up(T + 3000, { ...connectFrame, params: { ...connectFrame.params, uuid: 6 } }),
+      'not json "connect"',
+    ]);
+    const found = await recordedConnects(file);
+    expect([...found.keys()]).toEqual([A, B]);
+    expect(found.get(A)).toMatchObject({ uuid: 5, firmware: 'fw-1' });
+    expect(found.get(B)).toMatchObject({ uuid: 9, firmware: 'fw-b' });
   });
 });
