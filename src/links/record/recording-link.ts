@@ -42,6 +42,12 @@ export interface RecorderOptions {
   clock: Clock;
   /** Bound of bytes waiting for the disk before lines are dropped (default 64 MiB). */
   maxBufferedBytes?: number;
+  /**
+   * Wall-clock ms after which buffered lines are written even if the chunk is not full (default
+   * 1000): a quiet link's lines reach the file within a second, so `tail -f` shows them and a
+   * crash loses at most that much.
+   */
+  flushEveryMs?: number;
   /** A write failed (disk full, ...): recording stops, the links go on. Called once. */
   onError?: (error: RecordingError) => void;
   /**
@@ -139,6 +145,18 @@ export function createRecorder(opts: RecorderOptions): Recorder {
     }
   };
 
+  /** Writes what is buffered now, keeping the count of bytes waiting for the disk. */
+  const flushNow = (): Promise<void> => {
+    if (closed || failure) return Promise.resolve();
+    const chunk = unflushed;
+    unflushed = 0;
+    inFlight += chunk;
+    return parts.flush().then(() => { inFlight -= chunk; }, fail);
+  };
+  // Wall time, not the process clock: a virtual clock may stand still between replayed lines.
+  const flushTimer = setInterval(() => { if (unflushed > 0) void flushNow(); }, opts.flushEveryMs ?? 1000);
+  flushTimer.unref();
+
   const stamp = (t: number): number => {
     lastT = t > lastT ? t : lastT;
     return lastT;
@@ -224,12 +242,10 @@ export function createRecorder(opts: RecorderOptions): Recorder {
   return {
     wrap,
     tap,
-    drained: async () => {
-      if (closed || failure) return;
-      await parts.flush().catch(fail);
-    },
+    drained: () => flushNow(),
     stats: () => ({ ...st, files: [...parts.files], ...(failure ? { error: failure.message } : {}) }),
     close: () => (closing ??= (async () => {
+      clearInterval(flushTimer);
       closed = true;
       await parts.close().catch(fail);
     })()),

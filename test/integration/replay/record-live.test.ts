@@ -13,6 +13,7 @@ import { createRecorder, type Recorder } from '../../../src/links/record/recordi
 import { readRecording } from '../../../src/links/replay/read-recording.js';
 import { startReplay } from '../../../src/links/replay/replayer.js';
 import { startTestServer } from '../../helpers/server.js';
+import { until } from '../../helpers/until.js';
 import { Store } from '../../../src/store/duckdb.js';
 import { FakeLink } from '../../helpers/fake-link.js';
 import { labFleet } from '../../helpers/lab-fleet.js';
@@ -178,6 +179,24 @@ describe('recorder rotation by size', () => {
     await second.rec.close();
     expect(before).toBeGreaterThan(1);
     expect(existsSync(partPath(file, 1))).toBe(false);
+  });
+});
+
+describe('recorder on a quiet link', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'airtwin-quiet-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('writes buffered lines within flushEveryMs of wall time, before the chunk fills or the recorder closes', async () => {
+    const file = join(dir, 'quiet.ndjson');
+    // A virtual clock that never moves: the flush runs on wall time.
+    const rec = createRecorder({ path: file, clock: new VirtualClock(1_767_600_000_000), flushEveryMs: 50 });
+    rec.tap.connect('aabbccddee03');
+    rec.tap.up('aabbccddee03', '{"jsonrpc":"2.0","method":"log","params":{"serial":"aabbccddee03","log":"hi","severity":6}}');
+    const onDisk = async () => (existsSync(file) ? readFileSync(file, 'utf8') : '');
+    const text = await until('lines on disk', onDisk, (t) => t.split('\n').length === 3, 5_000);
+    expect(text.endsWith('\n')).toBe(true);
+    await rec.close();
+    expect(readFileSync(file, 'utf8')).toBe(text);
   });
 });
 
