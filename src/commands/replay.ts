@@ -86,8 +86,8 @@ class ReplacingCommands extends CommandsRepo {
   }
 }
 
-/** The data dir's store; one that cannot be opened or created is a usage error, as for serve. */
-async function openDataDir(dataDir: string): Promise<Store> {
+/** The data dir's store (serve, replay); one that cannot be opened or created is a usage error. */
+export async function openDataDir(dataDir: string): Promise<Store> {
   try {
     return await Store.open(dataDir);
   } catch (e) {

@@ -22,7 +22,7 @@ import { RrmApplier } from '../rrm/apply.js';
 import { RrmCollector } from '../rrm/collector.js';
 import { RrmScheduler } from '../rrm/scheduler.js';
 import { processClock, replayDriver, startFleetRuntime } from './fleet-runtime.js';
-import { recordingParts, replayClock, replayProgressBar, replaySummaryLines } from './replay.js';
+import { openDataDir, recordingParts, replayClock, replayProgressBar, replaySummaryLines } from './replay.js';
 import { startReplay } from '../links/replay/replayer.js';
 import { recordedConnects } from '../links/replay/read-recording.js';
 import { isObject } from '../protocol/frame.js';
@@ -85,13 +85,7 @@ export async function startServe(config: Readonly<ServeConfig>, io: ServeIo): Pr
   const clock = driver.clock;
   const startedAt = clock.now();
   const logging: Logging = createLogging(config.logLevel, io.logDestination);
-  let store: Store;
-  try {
-    store = await Store.open(config.dataDir);
-  } catch (e) {
-    const err = e as NodeJS.ErrnoException & { cause?: unknown };
-    throw new ConfigError(`--data-dir: ${config.dataDir} is not usable (${err.code ?? String(err.cause ?? err.message).split('\n')[0]})`);
-  }
+  const store = await openDataDir(config.dataDir);
   const closers: (() => Promise<void>)[] = [() => store.close(), async () => driver.stop()];
   const closeAll = async () => {
     for (const close of closers.splice(0).reverse()) await close().catch((e) => logging.root.error({ err: e }, 'shutdown step failed'));
