@@ -25,7 +25,7 @@ import { pino, type LevelWithSilent } from 'pino';
 import { ConfigError, checkWritableFile } from '../config/load.js';
 import { createEdge, type Edge } from '../links/edge/edge-server.js';
 import { connectNats, type LinkLogger } from '../links/nats/connect.js';
-import { createRecorder, type Recorder } from '../links/record/recording-link.js';
+import { closeRecorder, createRecorder, type Recorder } from '../links/record/recording-link.js';
 import { wallClock } from '../protocol/clock.js';
 
 export interface EdgeCommandOptions {
@@ -101,11 +101,7 @@ export async function runEdge(opts: EdgeCommandOptions): Promise<RunningEdge> {
     close: () => (closing ??= (async () => {
       // The edge first: closing its sockets records each AP's disconnect.
       await edge.close();
-      if (recorder) {
-        await recorder.close();
-        const { lines, bytes, droppedLines, files } = recorder.stats();
-        logger[droppedLines > 0 ? 'warn' : 'info']({ lines, bytes, droppedLines, files }, 'recording closed');
-      }
+      if (recorder) await closeRecorder(recorder, logger);
       await nc.drain().catch(() => undefined);
     })()),
   };

@@ -27,7 +27,7 @@ import { startReplay } from '../links/replay/replayer.js';
 import { recordedConnects } from '../links/replay/read-recording.js';
 import { isObject } from '../protocol/frame.js';
 import { existsSync, statSync } from 'node:fs';
-import { createRecorder } from '../links/record/recording-link.js';
+import { closeRecorder, createRecorder } from '../links/record/recording-link.js';
 import type { DeviceLink } from '../protocol/device-link.js';
 import type { NatsConnection } from 'nats';
 import { connectNats } from '../links/nats/connect.js';
@@ -136,13 +136,7 @@ export async function startServe(config: Readonly<ServeConfig>, io: ServeIo): Pr
         onDropped: (droppedLines) => logging.for('links').warn({ file: config.record, droppedLines }, 'recording is behind the disk; lines dropped'),
       })
       : undefined;
-    if (recorder) {
-      closers.push(async () => {
-        await recorder.close();
-        const { lines, bytes, droppedLines, files } = recorder.stats();
-        logging.for('links')[droppedLines > 0 ? 'warn' : 'info']({ lines, bytes, droppedLines, files }, 'recording closed');
-      });
-    }
+    if (recorder) closers.push(() => closeRecorder(recorder, logging.for('links')));
     // Every link, whatever its kind, passes through the recorder when there is one.
     const wrap = (link: DeviceLink): DeviceLink => (recorder ? recorder.wrap(link) : link);
     closers.push(() => ingest.close());

@@ -95,6 +95,13 @@ export interface Recorder {
 /** At most one onDropped call per this much clock time. */
 const DROP_REPORT_MS = 60_000;
 
+/** Closes `recorder` and logs what it holds: a warning when it dropped lines (serve, edge). */
+export async function closeRecorder(recorder: Recorder, logger: { info(o: object, msg: string): void; warn(o: object, msg: string): void }): Promise<void> {
+  await recorder.close();
+  const { lines, bytes, droppedLines, files } = recorder.stats();
+  logger[droppedLines > 0 ? 'warn' : 'info']({ lines, bytes, droppedLines, files }, 'recording closed');
+}
+
 export function createRecorder(opts: RecorderOptions): Recorder {
   const { path, maxBytes, clock } = opts;
   const maxBuffered = opts.maxBufferedBytes ?? 64 * 1024 * 1024;
@@ -134,25 +141,21 @@ export function createRecorder(opts: RecorderOptions): Recorder {
     st.bytes += size;
     try {
       const flushed = parts.write(line, size);
-      if (flushed) {
-        const chunk = unflushed;
-        unflushed = 0;
-        inFlight += chunk;
-        flushed.then(() => { inFlight -= chunk; }, fail);
-      }
+      if (flushed) void track(flushed);
     } catch (e) {
       fail(e);
     }
   };
 
-  /** Writes what is buffered now, keeping the count of bytes waiting for the disk. */
-  const flushNow = (): Promise<void> => {
-    if (closed || failure) return Promise.resolve();
+  /** Counts the bytes handed over since the last flush as waiting for the disk until `flushed` settles. */
+  const track = (flushed: Promise<void>): Promise<void> => {
     const chunk = unflushed;
     unflushed = 0;
     inFlight += chunk;
-    return parts.flush().then(() => { inFlight -= chunk; }, fail);
+    return flushed.then(() => { inFlight -= chunk; }, fail);
   };
+  /** Writes what is buffered now. */
+  const flushNow = (): Promise<void> => (closed || failure ? Promise.resolve() : track(parts.flush()));
   // Wall time, not the process clock: a virtual clock may stand still between replayed lines.
   const flushTimer = setInterval(() => { if (unflushed > 0) void flushNow(); }, opts.flushEveryMs ?? 1000);
   flushTimer.unref();
