@@ -8,6 +8,9 @@
  * `dir: "up"|"down"` with an object `frame` (a `down` frame must be a command: method and id)
  * or `event: "connect"|"disconnect"`. Blank lines are not data and are passed over silently.
  * An `up` frame is not judged further: the device actor checks it as it checks a live AP's.
+ * A line longer than `maxLineBytes` (64 MiB) is rejected unread: no frame is that big, and a
+ * file with no line breaks (an image, a database) must not end in V8's string length limit.
+ * A UTF-8 byte order mark at the start of a file (some editors write one) is passed over.
  */
 import { isAscii } from 'node:buffer';
 import { open } from 'node:fs/promises';
@@ -43,11 +46,32 @@ function frameBytes(text: string, frame: JsonObject, bytes: SourceBytes | undefi
   return Buffer.byteLength(JSON.stringify(frame));
 }
 
+/** The longest line read (bytes, without its break): 64 MiB, ~1,000 times the biggest frame seen from an AP. */
+export const MAX_LINE_BYTES = 64 * 1024 * 1024;
+
+const REASON_CHARS = 200;
+
+/**
+ * `reason` as one printable line for a terminal: control characters (an ESC from a binary file
+ * would drive the terminal) and U+FFFD as `\uXXXX`, at most REASON_CHARS characters.
+ */
+export function printable(reason: string): string {
+  // eslint-disable-next-line no-control-regex
+  const clean = reason.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029\ufffd]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return clean.length > REASON_CHARS ? `${clean.slice(0, REASON_CHARS - 1)}…` : clean;
+}
+
 /**
  * Check one line. `lastT` is the time of the last accepted line (-Infinity before the first).
  * `bytes`, only for an ASCII line: where its bytes are, so a state is kept as its bytes.
+ * A reason is printable (it may quote the line).
  */
 export function parseLine(text: string, lastT: number, bytes?: SourceBytes): { rec: RecordLine } | { reason: string } {
+  const r = checkLine(text, lastT, bytes);
+  return 'reason' in r ? { reason: printable(r.reason) } : r;
+}
+
+function checkLine(text: string, lastT: number, bytes?: SourceBytes): { rec: RecordLine } | { reason: string } {
   let v: unknown;
   try {
     v = JSON.parse(text);
@@ -87,6 +111,8 @@ export interface ReadOptions {
   prefilter?: (text: string) => boolean;
   /** Bytes per read (default 1 MiB; tests make it tiny to cut lines and characters across reads). */
   chunkBytes?: number;
+  /** Longer lines are rejected without being read (default MAX_LINE_BYTES). */
+  maxLineBytes?: number;
 }
 
 /** Bytes read from the file at a time; each read's lines are checked in one synchronous pass. */
@@ -100,6 +126,7 @@ const CHUNK_BYTES = 1 << 20;
  */
 export async function* readRecordingChunks(files: string | readonly string[], opts: ReadOptions = {}): AsyncGenerator<ReadItem[]> {
   let lastT = -Infinity;
+  const maxLine = opts.maxLineBytes ?? MAX_LINE_BYTES;
   for (const file of typeof files === 'string' ? [files] : files) {
     const fh = await open(file, 'r');
     let line = 0;
@@ -115,6 +142,11 @@ export async function* readRecordingChunks(files: string | readonly string[], op
         lastT = r.rec.t;
         out.push({ ok: true, line, file, size, rec: r.rec });
       }
+    };
+    // A line of `length` bytes over the cap: counted and rejected, never decoded.
+    const tooLong = (length: number, out: ReadItem[]): void => {
+      line++;
+      out.push({ ok: false, line, file, size: length + 1, reason: `line longer than ${maxLine} bytes (${length} bytes), not read` });
     };
     // `text` ended at "\n" (terminated) or at the end of the file. A "\r" inside it is a line
     // break of its own (JSON text cannot hold a raw CR); at the end of the file an empty last part is no line.
@@ -134,8 +166,8 @@ export async function* readRecordingChunks(files: string | readonly string[], op
       let from = 0;
       for (let nl = data.indexOf(10, from); nl >= 0; nl = data.indexOf(10, from)) {
         const end = nl > from && data[nl - 1] === 13 ? nl - 1 : nl;
-        const text = data.toString('utf8', from, end);
-        takeText(text, out, true, ascii || isAscii(data.subarray(from, end)) ? { buf: data, at: from } : undefined);
+        if (end - from > maxLine) tooLong(end - from, out);
+        else takeText(data.toString('utf8', from, end), out, true, ascii || isAscii(data.subarray(from, end)) ? { buf: data, at: from } : undefined);
         from = nl + 1;
       }
       return from;
@@ -151,7 +183,11 @@ export async function* readRecordingChunks(files: string | readonly string[], op
     let buf = Buffer.allocUnsafeSlow(size);
     let next: Promise<Read> | undefined = read(buf);
     try {
-      let carry: Buffer | undefined;
+      // The start of a line cut by the last read(s): its parts (copied, so the views of their
+      // buffers can end) and its length. Past the cap the parts are dropped and only counted.
+      let carry: Buffer[] = [];
+      let carried = 0;
+      let atStart = true;
       for (;;) {
         if (opts.signal?.aborted) return;
         const reading: Promise<Read> | undefined = next;
@@ -166,25 +202,40 @@ export async function* readRecordingChunks(files: string | readonly string[], op
         next = bytesRead === 0 ? undefined : read(buf);
         if (bytesRead === 0) break;
         let data = filled.subarray(0, bytesRead);
+        if (atStart) {
+          atStart = false;
+          if (data.length >= 3 && data[0] === 0xef && data[1] === 0xbb && data[2] === 0xbf) data = data.subarray(3);
+        }
         const out: ReadItem[] = [];
-        if (carry) {
-          // Only the line cut by the last read needs its two parts joined, not the whole read.
+        if (carried > 0) {
+          // Only the line cut by the last read needs its parts joined, not the whole read.
           const nl = data.indexOf(10);
           if (nl < 0) {
-            carry = Buffer.concat([carry, data]);
+            if (carried <= maxLine) carry.push(Buffer.from(data));
+            carried += data.length;
+            if (carried > maxLine) carry = [];
             continue;
           }
-          takeLines(Buffer.concat([carry, data.subarray(0, nl + 1)]), out);
+          // The line's length without its break ("\r\n" may straddle the reads).
+          const length = carried + nl - (nl > 0 ? (data[nl - 1] === 13 ? 1 : 0) : (carry.at(-1)?.at(-1) === 13 ? 1 : 0));
+          if (length > maxLine) tooLong(length, out);
+          else takeLines(Buffer.concat([...carry, data.subarray(0, nl + 1)]), out);
+          carry = [];
+          carried = 0;
           data = data.subarray(nl + 1);
         }
         const from = takeLines(data, out);
-        // The rest has no "\n" yet: keep its bytes (copied, so the views of this buffer can end) for the next read.
-        carry = from < data.length ? Buffer.from(data.subarray(from)) : undefined;
+        // The rest has no "\n" yet: keep it for the next read.
+        if (from < data.length) {
+          carried = data.length - from;
+          carry = carried <= maxLine ? [Buffer.from(data.subarray(from))] : [];
+        }
         if (out.length > 0) yield out;
       }
-      if (carry) {
+      if (carried > 0) {
         const out: ReadItem[] = [];
-        takeText(carry.toString('utf8'), out, false);
+        if (carried > maxLine) tooLong(carried, out);
+        else takeText(Buffer.concat(carry).toString('utf8'), out, false);
         if (out.length > 0) yield out;
       }
     } finally {

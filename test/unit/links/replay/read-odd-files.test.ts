@@ -1,0 +1,86 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { MAX_LINE_BYTES, printable, readRecording, type ReadItem, type ReadOptions } from '../../../../src/links/replay/read-recording.js';
+
+/** Files that are not quite recordings: very long lines, a byte order mark, binary bytes. */
+
+const dir = mkdtempSync(join(tmpdir(), 'airtwin-read-odd-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+let n = 0;
+
+async function read(content: string | Buffer, opts: ReadOptions = {}): Promise<ReadItem[]> {
+  const file = join(dir, `f${n++}.ndjson`);
+  writeFileSync(file, content);
+  const out: ReadItem[] = [];
+  for await (const item of readRecording(file, opts)) out.push(item);
+  return out;
+}
+
+const connect = (t: number) => JSON.stringify({ t, serial: 'a0b1c2300001', event: 'connect' });
+const brief = (items: ReadItem[]) => items.map((i) => (i.ok ? { line: i.line, ok: true } : { line: i.line, reason: i.reason, size: i.size }));
+
+describe('reading a recording: lines over the length cap', () => {
+  // Cut across reads in every way: the long line inside one read, across several, ending in "\r\n" across two.
+  for (const chunkBytes of [7, 64, 1000, 1 << 20]) {
+    it(`rejects a line longer than maxLineBytes and reads on (reads of ${chunkBytes} bytes)`, async () => {
+      const long = `{"t":2,"pad":"${'x'.repeat(600)}"}`;
+      const items = await read(`${connect(1)}\n${long}\r\n${connect(3)}\n`, { maxLineBytes: 500, chunkBytes });
+      expect(brief(items)).toEqual([
+        { line: 1, ok: true },
+        { line: 2, reason: `line longer than 500 bytes (${long.length} bytes), not read`, size: long.length + 1 },
+        { line: 3, ok: true },
+      ]);
+    });
+
+    it(`keeps a line of exactly maxLineBytes (reads of ${chunkBytes} bytes)`, async () => {
+      const line = connect(1);
+      const items = await read(`${line}\r\n${line}`, { maxLineBytes: line.length, chunkBytes });
+      expect(brief(items)).toEqual([{ line: 1, ok: true }, { line: 2, ok: true }]);
+    });
+  }
+
+  it('rejects an over-long last line with no line break, with its number', async () => {
+    const items = await read(`${connect(1)}\n\n${'y'.repeat(300)}`, { maxLineBytes: 100, chunkBytes: 16 });
+    expect(brief(items)).toEqual([{ line: 1, ok: true }, { line: 3, reason: 'line longer than 100 bytes (300 bytes), not read', size: 301 }]);
+  });
+
+  it('rejects a file of one line bigger than the default cap without building it as a string', async () => {
+    const size = MAX_LINE_BYTES + 1024;
+    const items = await read(Buffer.alloc(size, 0x41));
+    expect(brief(items)).toEqual([{ line: 1, reason: `line longer than ${MAX_LINE_BYTES} bytes (${size} bytes), not read`, size: size + 1 }]);
+  });
+});
+
+describe('reading a recording: a byte order mark and binary bytes', () => {
+  it('passes over a UTF-8 byte order mark at the start of the file', async () => {
+    const items = await read(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(`${connect(1)}\n${connect(2)}\n`)]));
+    expect(brief(items)).toEqual([{ line: 1, ok: true }, { line: 2, ok: true }]);
+  });
+
+  it('rejects a byte order mark anywhere else', async () => {
+    const items = await read(`${connect(1)}\n\ufeff${connect(2)}\n`);
+    expect(items.map((i) => i.ok)).toEqual([true, false]);
+  });
+
+  it('quotes binary bytes in a reason as escapes, on one short line', async () => {
+    const junk = Buffer.from([0x1b, 0x5b, 0x32, 0x4a, 0x00, 0x07, 0xff, 0x9b, 0x0d, 0x41, ...Buffer.alloc(400, 0x42)]);
+    const items = await read(Buffer.concat([junk, Buffer.from('\n')]));
+    expect(items).toHaveLength(2); // the "\r" (0x0d) splits the junk in two lines
+    for (const item of items) {
+      if (item.ok) throw new Error('junk accepted');
+      expect(item.reason).toMatch(/^not JSON/);
+      // eslint-disable-next-line no-control-regex
+      expect(item.reason).not.toMatch(/[\u0000-\u001f\u007f-\u009f\ufffd]/);
+      expect(item.reason.length).toBeLessThanOrEqual(200);
+    }
+    expect((items[0] as { reason: string }).reason).toContain('\\u001b');
+  });
+
+  it('printable escapes control characters and cuts long reasons', () => {
+    expect(printable('a\u001b[2Jb\u0085c\u2028')).toBe('a\\u001b[2Jb\\u0085c\\u2028');
+    expect(printable('z'.repeat(500))).toHaveLength(200);
+    expect(printable('z'.repeat(500)).endsWith('…')).toBe(true);
+  });
+});
