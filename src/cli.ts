@@ -37,6 +37,26 @@ function closeOnSignal(close: () => Promise<void>): void {
   process.on('SIGTERM', () => stop('SIGTERM'));
 }
 
+/**
+ * Ctrl-C or SIGTERM for a run that can end early and keep what it did (simulate --record,
+ * replay): the first signal aborts `signal` and prints `stopping`; a second quits at once (130).
+ */
+function stopOnSignal(stopping: string): { signal: AbortSignal; off: () => void } {
+  const ctl = new AbortController();
+  const on = (name: NodeJS.Signals) => {
+    if (ctl.signal.aborted) {
+      process.stderr.write(`${name} again: quitting at once\n`);
+      process.exit(130);
+    }
+    // After a progress bar's line, not on it.
+    process.stdout.write(`${process.stdout.isTTY ? '\n' : ''}${name}: ${stopping}\n`);
+    ctl.abort();
+  };
+  process.on('SIGINT', on);
+  process.on('SIGTERM', on);
+  return { signal: ctl.signal, off: () => { process.off('SIGINT', on); process.off('SIGTERM', on); } };
+}
+
 /** `--record-max-bytes` of edge and simulate (serve's goes through its config schema). */
 function parseRecordMaxBytes(text: string | undefined): number | undefined {
   if (text === undefined) return undefined;
@@ -162,20 +182,11 @@ program.command('simulate')
     if (recordMax !== undefined && !opts.record) throw new ConfigError('--record-max-bytes: only with --record');
     if (opts.record) {
       // Ctrl-C or SIGTERM ends the run at the next slice with whole lines, the file closed.
-      const signal = { aborted: false };
-      const stop = (name: string) => {
-        if (!signal.aborted) process.stdout.write(`${name}: stopping; the recording keeps what was simulated so far\n`);
-        signal.aborted = true;
-      };
-      const onInt = () => stop('SIGINT');
-      const onTerm = () => stop('SIGTERM');
-      process.on('SIGINT', onInt);
-      process.on('SIGTERM', onTerm);
+      const { signal, off } = stopOnSignal('stopping; the recording keeps what was simulated so far');
       try {
         await runSimulate({ scenario: opts.scenario, seed, until: opts.until, record: opts.record, recordMaxBytes: recordMax, signal }, process.stdout);
       } finally {
-        process.off('SIGINT', onInt);
-        process.off('SIGTERM', onTerm);
+        off();
       }
       return;
     }
@@ -194,8 +205,20 @@ program.command('replay')
   .option('--speed <n|max>', 'a factor of recorded time, or max', 'max')
   .option('--keep-time', 'keep the recorded timestamps instead of shifting the first line to now')
   .action(async (file: string, opts: { dataDir: string; speed: string; keepTime?: boolean }) => {
-    await runReplay({ file, speed: parseSpeed(opts.speed), keepTime: opts.keepTime === true, dataDir: opts.dataDir },
-      { out: process.stdout, progress: process.stdout.isTTY === true });
+    const speed = parseSpeed(opts.speed);
+    // Ctrl-C or SIGTERM ends the replay after the current line; what was played is written.
+    const { signal, off } = stopOnSignal('stopping after the current line; what was played so far is written');
+    try {
+      const { summary } = await runReplay({ file, speed, keepTime: opts.keepTime === true, dataDir: opts.dataDir },
+        { out: process.stdout, progress: process.stdout.isTTY === true, stop: signal });
+      // Lines, and not one of them a recording's (an image, a log file): say so in the exit code.
+      if (summary.frames === 0 && summary.rejectedCount > 0 && !summary.stopped) {
+        process.stderr.write(`airtwin: ${file} does not look like a recording: none of its ${summary.rejectedCount} lines could be played\n`);
+        process.exitCode = 1;
+      }
+    } finally {
+      off();
+    }
   });
 
 program.command('record')
@@ -218,6 +241,14 @@ program.command('bench')
     const r = spawnSync(process.execPath, [runner, ...args], { stdio: 'inherit' });
     if (r.status !== 0) process.exitCode = r.status ?? 1;
   });
+
+// `airtwin replay FILE | head`: a reader that goes away is no failure of the command. What it
+// would have printed is dropped and the work goes on (the data dir is the result, not the text).
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (e: NodeJS.ErrnoException) => {
+    if (e.code !== 'EPIPE') throw e;
+  });
+}
 
 try {
   await program.parseAsync(process.argv);

@@ -48,6 +48,11 @@ export interface ReplayIo {
   /** Wall clock: "now" of the first line when not --keep-time (tests pass a fixed one). */
   clock?: Clock;
   logger?: PipelineLogger;
+  /**
+   * Ends the replay after the current line (the CLI's Ctrl-C): what was played is still
+   * written, and the summary says it stopped early.
+   */
+  stop?: AbortSignal;
 }
 
 export interface ReplayResult {
@@ -105,6 +110,11 @@ export function replaySummaryLines(file: string, s: ReplaySummary, wallMs: numbe
   lines.push(`replay: ${s.rejectedCount} rejected lines${s.rejectedCount > 0 ? ':' : ''}`);
   for (const r of s.rejected) lines.push(`  ${r.file ?? file}:${r.line}: ${r.reason}`);
   if (s.rejectedCount > s.rejected.length) lines.push(`  ... and ${s.rejectedCount - s.rejected.length} more`);
+  if (s.refusedCount > 0) {
+    lines.push(`replay: ${s.refusedCount} frames refused by their device actor, as a live AP's would be:`);
+    for (const r of s.refused) lines.push(`  ${r.file ?? file}:${r.line}: ${r.reason}`);
+    if (s.refusedCount > s.refused.length) lines.push(`  ... and ${s.refusedCount - s.refused.length} more`);
+  }
   for (const u of s.unmatched) lines.push(`  ${u.file ?? file}:${u.line}: ${u.reason}`);
   return lines;
 }
@@ -181,7 +191,10 @@ export async function runReplay(opts: ReplayCommandOptions, io: ReplayIo): Promi
       // left (not until it is empty: the writer would idle while the next batch is built).
       backpressure: () => (running.metrics().rowsQueued > 50_000 ? running.backlogAtMost(20_000) : undefined),
     });
-    const summary = await replay.done;
+    const onStop = () => replay.stop();
+    io.stop?.addEventListener('abort', onStop);
+    if (io.stop?.aborted) onStop();
+    const summary = await replay.done.finally(() => io.stop?.removeEventListener('abort', onStop));
     bar?.stop();
     const devices: Record<string, DeviceDetails> = {};
     for (const serial of [...replay.links.keys()].sort()) {

@@ -190,7 +190,7 @@ export async function startServe(config: Readonly<ServeConfig>, io: ServeIo): Pr
       closers.push(async () => running.stop());
       void running.done.then(async (summary) => {
         bar?.stop();
-        log.info({ frames: summary.frames, devices: summary.devices, rejected: summary.rejectedCount, dropped: summary.dropped }, 'replay finished; serving the last state');
+        log.info({ frames: summary.frames, devices: summary.devices, rejected: summary.rejectedCount, refused: summary.refusedCount, dropped: summary.dropped }, 'replay finished; serving the last state');
         for (const r of summary.rejected.slice(0, 20)) log.warn({ line: r.line, reason: r.reason }, 'replay skipped a line');
         // The same summary as `airtwin replay`, where the banner went.
         for (const line of replaySummaryLines(config.replay!, summary, performance.now() - began)) io.print(line);

@@ -133,3 +133,75 @@ describe('airtwin simulate --record as a process', () => {
     for (const l of lines) expect(() => JSON.parse(l)).not.toThrow();
   }, 60_000);
 });
+
+describe('airtwin replay as a process', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'airtwin-e2e-replay-'));
+  const file = join(dir, 'lab.ndjson');
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const statistics = async (dataDir: string) => {
+    const store = await Store.open(dataDir);
+    try {
+      return (await store.query<{ n: number }>('SELECT count(*) AS n FROM statistics'))[0]!.n;
+    } finally {
+      await store.close();
+    }
+  };
+  /** The frame lines of the recording, in order (no connect/disconnect events). */
+  const frameLines = () => readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { dir?: string; frame?: { method?: string } }).filter((l) => l.dir !== undefined);
+
+  it('records the lab for the tests below', () => {
+    const r = spawnSync(process.execPath, [BIN, 'simulate', '--scenario', 'lab', '--until', '6h', '--record', file], { encoding: 'utf8' });
+    expect(r.status, r.stderr).toBe(0);
+  }, 60_000);
+
+  it('stops on SIGINT after the current line, writes what was played and prints the summary (exit 0)', async () => {
+    const dataDir = join(dir, 'interrupted');
+    // Six recorded hours at 1800x take 12 s: stopped on the way.
+    const child = spawn(process.execPath, [BIN, 'replay', file, '--data-dir', dataDir, '--speed', '1800'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout!.on('data', (d: Buffer) => { out += d.toString(); });
+    child.stderr!.on('data', (d: Buffer) => { out += d.toString(); });
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    try {
+      await until('the banner', async () => out, (o) => o.includes('at speed 1800'), 30_000);
+      await new Promise((r) => setTimeout(r, 2000));
+      child.kill('SIGINT');
+      expect(await exited).toBe(0);
+    } finally {
+      child.kill('SIGKILL');
+    }
+    expect(out).toMatch(/SIGINT: stopping after the current line/);
+    const [, played] = /replay: (\d+) frames from 3 devices, [\d.]+ s recorded, played in .*, stopped early/.exec(out) ?? [];
+    const frames = frameLines();
+    expect(Number(played)).toBeGreaterThan(0);
+    expect(Number(played)).toBeLessThan(frames.length);
+    // Every state played is stored: the lab has no disconnects, so the played frames are the first ones.
+    expect(await statistics(dataDir)).toBe(frames.slice(0, Number(played)).filter((f) => f.frame?.method === 'state').length);
+  }, 60_000);
+
+  it('goes on when the reader of its output goes away (`| head`): exit 0, no error, everything written', async () => {
+    const dataDir = join(dir, 'piped');
+    const child = spawn(process.execPath, [BIN, 'replay', file, '--data-dir', dataDir], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let err = '';
+    child.stderr!.on('data', (d: Buffer) => { err += d.toString(); });
+    // The first line (the banner) read, then the pipe closed, as `head -1` does.
+    child.stdout!.once('data', () => child.stdout!.destroy());
+    const code = await new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));
+    expect(err).toBe('');
+    expect(code).toBe(0);
+    expect(await statistics(dataDir)).toBe(frameLines().filter((f) => f.frame?.method === 'state').length);
+  }, 60_000);
+
+  it('says that a file with no recording lines is not a recording (exit 1), its bytes escaped', () => {
+    const junk = join(dir, 'junk.bin');
+    // Terminal control bytes, invalid UTF-8 and text, over several lines.
+    writeFileSync(junk, Buffer.concat([Buffer.from('\u001b[2J\u001b]0;title\u0007 hello\n'), Buffer.from([0xff, 0xfe, 0x9b, 0x31, 0x6d, 0x0a]), Buffer.from('plain words\n')]));
+    const r = spawnSync(process.execPath, [BIN, 'replay', junk, '--data-dir', join(dir, 'junk')], { encoding: 'utf8' });
+    expect(r.status).toBe(1);
+    expect(r.stderr.trim()).toBe(`airtwin: ${junk} does not look like a recording: none of its 3 lines could be played`);
+    expect(r.stdout).toMatch(/replay: 3 rejected lines/);
+    // eslint-disable-next-line no-control-regex
+    expect(r.stdout).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
+    expect(r.stdout).toContain('\\u001b');
+  }, 30_000);
+});

@@ -82,7 +82,10 @@ export interface RejectedLine {
 }
 
 export interface ReplaySummary {
-  /** Frames played: `up` frames delivered plus `down` commands submitted (not the `dropped` ones). */
+  /**
+   * Frames played: `up` frames the device actor took plus `down` commands submitted (not the
+   * `dropped` nor the `refused` ones).
+   */
   frames: number;
   /** Distinct recorded serials. */
   devices: number;
@@ -93,6 +96,12 @@ export interface ReplaySummary {
   durationMs: number;
   /** Up frames recorded while their AP was disconnected (not delivered). */
   dropped: number;
+  /**
+   * Up frames the device actor refused as it would a live AP's (a protocol error, or a
+   * notification it ignores): line and why, the first 1,000; `refusedCount` has them all.
+   */
+  refused: RejectedLine[];
+  refusedCount: number;
   /** Recorded commands the device actor did not run (it was offline or busy then): line and why. */
   unmatched: RejectedLine[];
   /** True when `stop()` ended the replay before the last line. */
@@ -160,11 +169,18 @@ export function startReplay(opts: ReplayOptions): ReplayHandle {
   const signal = { aborted: false };
   let wake: (() => void) | undefined;
   let timer: unknown;
-  const s: ReplaySummary = { frames: 0, devices: 0, rejected: [], rejectedCount: 0, durationMs: 0, dropped: 0, unmatched: [], stopped: false };
+  const s: ReplaySummary = { frames: 0, devices: 0, rejected: [], rejectedCount: 0, durationMs: 0, dropped: 0, refused: [], refusedCount: 0, unmatched: [], stopped: false };
+  // The up frame being delivered: the actor handles it in the same turn, so a refusal it emits
+  // for that serial meanwhile is this frame's.
+  let delivering: { serial: string; refusal?: string } | undefined;
   // Submitted recorded commands by UUID, until the actor sends them or gives up on them.
   const submitted = new Map<string, { link: ReplayLink; recordedId: number; line: number; file?: string }>();
 
   const subscription = fleet.events$.subscribe((e) => {
+    if ((e.type === 'protocol-error' || e.type === 'frame-ignored') && delivering?.serial === e.serial) {
+      delivering.refusal ??= e.type === 'protocol-error' ? e.payload.reason : `${e.payload.method} ignored: ${e.payload.reason}`;
+      return;
+    }
     if (e.type !== 'command-updated' && e.type !== 'command-rejected') return;
     const sub = submitted.get(e.payload.command.UUID);
     if (!sub) return;
@@ -210,9 +226,17 @@ export function startReplay(opts: ReplayOptions): ReplayHandle {
       case 'disconnect':
         link.disconnect();
         return;
-      case 'up':
-        if (link.deliver(rec.frame, rec.bytes)) s.frames++;
+      case 'up': {
+        delivering = { serial: rec.serial };
+        const delivered = link.deliver(rec.frame, rec.bytes);
+        const { refusal } = delivering;
+        delivering = undefined;
+        if (refusal !== undefined) {
+          s.refusedCount++;
+          if (s.refused.length < MAX_REPORTED) s.refused.push({ line, reason: `refused by the device actor: ${refusal}`, file });
+        } else if (delivered) s.frames++;
         return;
+      }
       case 'down': {
         s.frames++;
         const uuid = replayCommandUuid(part, line, rec.serial);

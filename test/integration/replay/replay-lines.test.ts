@@ -75,6 +75,30 @@ describe('startReplay: malformed lines', () => {
   });
 });
 
+describe('startReplay: frames the device actor refuses', () => {
+  it('reports them with their line and why, and does not count them as played', async () => {
+    const file = write('refused.ndjson', [
+      ev(T, 'connect'), //                                                        1
+      up(T, state(1)), //                                                         2 before the AP's connect
+      up(T, connectFrame), //                                                     3
+      up(T + 1000, { jsonrpc: '2.0', method: 'state', params: { uuid: 5, state: {} } }), // 4 no params.serial
+      up(T + 2000, state(2)), //                                                  5
+    ]);
+    const { clock, fleet, events } = setup();
+    const summary = await startReplay({ file, fleet, clock, speed: 'max' }).done;
+    expect(summary.rejectedCount).toBe(0);
+    expect(summary.frames).toBe(2);
+    expect(summary.refusedCount).toBe(2);
+    expect(summary.refused.map((r) => r.line)).toEqual([2, 4]);
+    expect(summary.refused[0]!.reason).toMatch(/^refused by the device actor: state before connect/);
+    expect(summary.refused[1]!.reason).toMatch(/^refused by the device actor: state ignored/);
+    // The same frames as the actor saw them: one protocol error, one ignored, one state stored.
+    expect(events.filter((e) => e.type === 'protocol-error')).toHaveLength(1);
+    expect(events.filter((e) => e.type === 'frame-ignored')).toHaveLength(1);
+    expect(events.filter((e) => e.type === 'state')).toHaveLength(1);
+  });
+});
+
 describe('startReplay: connection state and commands', () => {
   const recording = write('cmds.ndjson', [
     ev(T, 'connect'),
