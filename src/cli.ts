@@ -3,7 +3,7 @@
  * process.argv, handles signals and decides exit codes (0 ok, 1 failure, 2 bad usage or config).
  */
 import { Command, CommanderError, Option } from 'commander';
-import { ConfigError, loadServeConfig } from './config/load.js';
+import { ConfigError, loadServeConfig, parseRecordMaxBytes, parseSpeed } from './config/load.js';
 import { startServe, VERSION } from './commands/serve.js';
 import { runSimulate } from './commands/simulate.js';
 import { runReplay } from './commands/replay.js';
@@ -12,14 +12,6 @@ import { runEdge } from './commands/edge.js';
 import { startSimulateLoad } from './commands/simulate-load.js';
 import { ScenarioError } from '../simulator/scenario.js';
 import { RecordingError } from './links/record/ndjson-writer.js';
-
-/** `--speed` as the commands take it: a positive factor or 'max'. */
-function parseSpeed(text: string): number | 'max' {
-  if (text === 'max') return 'max';
-  const n = Number(text);
-  if (!Number.isFinite(n) || n <= 0) throw new ConfigError(`--speed: ${text} is not a positive number or max`);
-  return n;
-}
 
 /** Runs `close` on the first SIGINT/SIGTERM, then exits (0, or 1 if closing failed). */
 function closeOnSignal(close: () => Promise<void>): void {
@@ -55,14 +47,6 @@ function stopOnSignal(stopping: string): { signal: AbortSignal; off: () => void 
   process.on('SIGINT', on);
   process.on('SIGTERM', on);
   return { signal: ctl.signal, off: () => { process.off('SIGINT', on); process.off('SIGTERM', on); } };
-}
-
-/** `--record-max-bytes` of edge and simulate (serve's goes through its config schema). */
-function parseRecordMaxBytes(text: string | undefined): number | undefined {
-  if (text === undefined) return undefined;
-  const n = Number(text);
-  if (!Number.isInteger(n) || n <= 0) throw new ConfigError(`--record-max-bytes: ${text} is not a positive integer`);
-  return n;
 }
 
 function parsePort(flag: string, text: string): number {
@@ -154,6 +138,7 @@ program.command('edge')
     if (!(idle > 0)) throw new ConfigError(`--idle-timeout: ${opts.idleTimeout} is not a positive number of seconds`);
     if (!Number.isInteger(maxFrame) || maxFrame < 1024) throw new ConfigError(`--max-frame-bytes: ${opts.maxFrameBytes} must be an integer >= 1024`);
     const recordMax = parseRecordMaxBytes(opts.recordMaxBytes);
+    if (recordMax !== undefined && !opts.record) throw new ConfigError('--record-max-bytes: only with --record');
     const edge = await runEdge({
       port: parsePort('--port', opts.port), host: opts.host, nats: opts.nats, tlsCert: opts.tlsCert, tlsKey: opts.tlsKey, clientCa: opts.clientCa,
       allowMismatch: opts.allowMismatch, simulatorId: opts.simulatorId, idleTimeoutS: idle, maxFrameBytes: maxFrame, logLevel: opts.logLevel,

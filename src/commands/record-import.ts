@@ -153,9 +153,8 @@ export async function runRecordImport(opts: RecordImportOptions, out?: NodeJS.Wr
   const interval = opts.intervalMs ?? 60_000;
   const skipped: RecordImportSummary['skipped'] = [];
   const docs: Doc[] = [];
-  if (!existsSync(opts.fromStates) || !statSync(opts.fromStates).isDirectory()) {
-    throw new ConfigError(`--from-states: ${opts.fromStates} is not a folder`);
-  }
+  if (!existsSync(opts.fromStates)) throw new ConfigError(`--from-states: ${opts.fromStates} does not exist`);
+  if (!statSync(opts.fromStates).isDirectory()) throw new ConfigError(`--from-states: ${opts.fromStates} is not a folder`);
   // A folder that is missing or not writable is a usage error, found before any document is read.
   checkWritableFile('--out', opts.out);
   for (const file of jsonFiles(opts.fromStates)) {

@@ -26,7 +26,28 @@ export function checkWritableFile(flag: string, file: string): void {
 
 type Raw = Record<string, unknown>;
 
-const NUMERIC = new Set(['gatewayPort', 'rrmPort', 'seed', 'bodyLimit', 'recordMaxBytes', 'rrmWifiScanInterval', 'rrmCapabilitiesInterval', 'rrmCollectInterval', 'rrmConfigDebounce', 'rttyPort', 'rttyViewport', 'rttyTimeout']);
+/** The smallest `--record-max-bytes`: a part holds at least one whole line, so a tiny limit would make a file per line. */
+export const MIN_RECORD_BYTES = 4096;
+
+/** `--speed` of every command: a positive factor of real (or recorded) time, or 'max'. */
+export function parseSpeed(value: unknown): number | 'max' {
+  if (value === 'max') return 'max';
+  const n = typeof value === 'number' ? value : typeof value === 'string' && value.trim() !== '' ? Number(value) : NaN;
+  if (!Number.isFinite(n) || n <= 0) throw new ConfigError(`--speed: ${String(value)} is not a positive number or max`);
+  return n;
+}
+
+/** `--record-max-bytes` of every command (serve, edge, simulate): whole bytes, at least MIN_RECORD_BYTES. */
+export function parseRecordMaxBytes(value: unknown): number | undefined {
+  if (value === undefined) return undefined;
+  const n = typeof value === 'number' ? value : typeof value === 'string' && /^\s*\d+\s*$/.test(value) ? Number(value) : NaN;
+  if (!Number.isSafeInteger(n) || n < MIN_RECORD_BYTES) {
+    throw new ConfigError(`--record-max-bytes: ${String(value)} is not a whole number of bytes >= ${MIN_RECORD_BYTES}`);
+  }
+  return n;
+}
+
+const NUMERIC = new Set(['gatewayPort', 'rrmPort', 'seed', 'bodyLimit', 'rrmWifiScanInterval', 'rrmCapabilitiesInterval', 'rrmCollectInterval', 'rrmConfigDebounce', 'rttyPort', 'rttyViewport', 'rttyTimeout']);
 const BOOLEAN = new Set(['sim', 'keepTime', 'autoProvision', 'rtty']);
 const LIST = new Set(['apiTokens', 'natsFilter']);
 
@@ -46,7 +67,6 @@ function coerce(key: string, value: unknown): unknown {
   if (NUMERIC.has(key)) return /^-?\d+$/.test(value) ? Number(value) : value;
   if (BOOLEAN.has(key)) return value === 'true' || value === '1' ? true : value === 'false' || value === '0' ? false : value;
   if (LIST.has(key)) return value.split(',').map((s) => s.trim()).filter(Boolean);
-  if (key === 'speed') return value === 'max' ? 'max' : /^\d+(\.\d+)?$/.test(value) ? Number(value) : value;
   return value;
 }
 
@@ -107,6 +127,9 @@ export function loadServeConfig(input: { flags: Raw; env: Record<string, string 
       merged[key] = coerce(key, value);
     }
   }
+  // The same rules and messages as for `simulate`, `edge` and `replay`.
+  merged.speed = parseSpeed(merged.speed);
+  if (merged.recordMaxBytes !== undefined) merged.recordMaxBytes = parseRecordMaxBytes(merged.recordMaxBytes);
   const errors = [...Value.Errors(ServeConfigSchema, merged)];
   if (errors.length > 0) {
     const first = errors[0]!;
@@ -116,5 +139,8 @@ export function loadServeConfig(input: { flags: Raw; env: Record<string, string 
   if (merged.jwtSecret && merged.jwtPublicKey) throw new ConfigError('--jwt-secret and --jwt-public-key: choose one JWT mode');
   if (Boolean(merged.tlsCert) !== Boolean(merged.tlsKey)) throw new ConfigError('--tls-cert and --tls-key go together');
   checkNatsFilter(merged as ServeConfig);
+  // Settings of a mode that is off would be ignored without a word: say so instead.
+  if (merged.keepTime === true && !merged.replay) throw new ConfigError('--keep-time: only with --replay');
+  if (merged.recordMaxBytes !== undefined && !merged.record) throw new ConfigError('--record-max-bytes: only with --record');
   return Object.freeze(merged as ServeConfig);
 }

@@ -88,6 +88,13 @@ describe('airtwin record --from-states: where the recording cannot be written', 
   }));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
+  it('says whether --from-states is missing or is not a folder', async () => {
+    await expect(runRecordImport({ fromStates: join(dir, 'nope'), out: join(dir, 'x.ndjson') }, sink()))
+      .rejects.toMatchObject({ name: 'ConfigError', message: `--from-states: ${join(dir, 'nope')} does not exist` });
+    await expect(runRecordImport({ fromStates: join(src, 'state.json'), out: join(dir, 'x.ndjson') }, sink()))
+      .rejects.toMatchObject({ name: 'ConfigError', message: `--from-states: ${join(src, 'state.json')} is not a folder` });
+  });
+
   it('refuses an --out in a missing folder or naming a folder before it reads a document', async () => {
     await expect(runRecordImport({ fromStates: src, out: join(dir, 'missing', 'x.ndjson') }, sink()))
       .rejects.toMatchObject({ name: 'ConfigError', message: expect.stringMatching(/^--out: cannot write .*\(its folder: ENOENT\)$/) });

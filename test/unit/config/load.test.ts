@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadServeConfig } from '../../../src/config/load.js';
+import { ConfigError, loadServeConfig, parseRecordMaxBytes, parseSpeed } from '../../../src/config/load.js';
 
 describe('loadServeConfig', () => {
   it('uses the documented defaults', () => {
@@ -55,5 +55,35 @@ describe('loadServeConfig', () => {
   it('rejects unknown env settings and unreadable config files', () => {
     expect(() => loadServeConfig({ flags: {}, env: { AIRTWIN_COLOUR: 'red' } })).toThrow(/AIRTWIN_COLOUR/);
     expect(() => loadServeConfig({ flags: {}, env: {}, configFile: '/nonexistent/c.yaml' })).toThrow(/--config/);
+  });
+
+  it('refuses replay and recording settings without --replay / --record, instead of ignoring them', () => {
+    expect(() => loadServeConfig({ flags: { keepTime: true }, env: {} })).toThrow('--keep-time: only with --replay');
+    expect(() => loadServeConfig({ flags: { recordMaxBytes: '1000000' }, env: {} })).toThrow('--record-max-bytes: only with --record');
+    expect(() => loadServeConfig({ flags: {}, env: { AIRTWIN_KEEP_TIME: 'true' } })).toThrow('--keep-time: only with --replay');
+    expect(loadServeConfig({ flags: { keepTime: true, replay: 'r.ndjson' }, env: {} }).keepTime).toBe(true);
+    expect(loadServeConfig({ flags: { recordMaxBytes: '1000000', record: 'r.ndjson' }, env: {} }).recordMaxBytes).toBe(1_000_000);
+  });
+
+  it('checks --speed and --record-max-bytes with the same rules and words as simulate, edge and replay', () => {
+    for (const bad of ['-2', '0', 'fast', '', '1e999']) {
+      let serve: unknown;
+      try {
+        loadServeConfig({ flags: { speed: bad }, env: {} });
+      } catch (e) {
+        serve = (e as Error).message;
+      }
+      expect(serve).toBe(`--speed: ${bad} is not a positive number or max`);
+      expect(() => parseSpeed(bad)).toThrow(serve as string);
+    }
+    expect(loadServeConfig({ flags: { speed: '0.5' }, env: {} }).speed).toBe(0.5);
+    expect(loadServeConfig({ flags: { speed: '1e2' }, env: {} }).speed).toBe(100);
+    for (const bad of ['100', '4095', '-5000', '5000.5', 'big']) {
+      const message = `--record-max-bytes: ${bad} is not a whole number of bytes >= 4096`;
+      expect(() => loadServeConfig({ flags: { recordMaxBytes: bad, record: 'r.ndjson' }, env: {} })).toThrow(message);
+      expect(() => parseRecordMaxBytes(bad)).toThrow(message);
+    }
+    expect(parseRecordMaxBytes('4096')).toBe(4096);
+    expect(parseRecordMaxBytes(undefined)).toBeUndefined();
   });
 });
