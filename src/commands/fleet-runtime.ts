@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { wallClock, nowSeconds, type Clock } from '../protocol/clock.js';
 import { serialToMac } from '../protocol/serial.js';
 import type { JsonObject } from '../protocol/frame.js';
-import type { DevicesRepo } from '../store/devices-repo.js';
+import type { DevicesRepo, StoredDevice } from '../store/devices-repo.js';
 import type { BlacklistRepo } from '../store/blacklist-repo.js';
 import type { DefaultConfigsRepo } from '../store/default-configs-repo.js';
 import type { CommandsRepo } from '../store/commands-repo.js';
@@ -94,6 +94,11 @@ export interface FleetRuntime {
   fleet: Fleet;
   /** Create the record of an unknown AP as its connect would (policy: --no-auto-provision refuses). */
   provision(serial: string, connectParams: JsonObject): Promise<'accept' | 'refuse'>;
+  /**
+   * `provision` for many APs at once, in one transaction (a replay's recorded APs before its
+   * first line: one INSERT each took ~0.5 s for 200). Known serials are left as they are.
+   */
+  provisionAll(connects: Iterable<[serial: string, connectParams: JsonObject]>): Promise<void>;
   commandService: CommandService;
   status: DeviceStatusSource;
   /** Wait for the device record and command history writes of the events so far. */
@@ -124,8 +129,8 @@ export function startFleetRuntime(deps: FleetRuntimeDeps): FleetRuntime {
     }).catch((e: unknown) => logger.error({ err: e }, `device record ${what} failed`));
   };
 
-  const provision = async (serial: string, params: JsonObject): Promise<'accept' | 'refuse'> => {
-    if (!deps.autoProvision) return 'refuse';
+  /** The record an unknown AP's connect creates (a matching default configuration, else the AP's uuid). */
+  const recordFor = (serial: string, params: JsonObject): StoredDevice => {
     const caps = (params.capabilities ?? {}) as JsonObject;
     const compatible = String(caps.compatible ?? '');
     const now = nowSeconds(clock);
@@ -133,18 +138,28 @@ export function startFleetRuntime(deps: FleetRuntimeDeps): FleetRuntime {
     const match = deps.defaultConfigs.match(compatible);
     // A matching default configuration gets a fresh uuid, so reconciliation pushes it at once.
     const configuration = match ? { ...(JSON.parse(match.configuration) as JsonObject), uuid: now } : { uuid: reportedUuid };
-    if (!devices.has(serial)) {
-      await devices.insert({
-        serialNumber: serial, deviceType: String(caps.platform ?? 'ap').toUpperCase() === 'SWITCH' ? 'SWITCH' : 'AP',
-        macAddress: serialToMac(serial), manufacturer: String(caps.model ?? ''), UUID: configuration.uuid as number,
-        configuration: JSON.stringify(configuration),
-        notes: [{ created: now, createdBy: 'airtwin', note: match ? `Auto-provisioned with default configuration ${match.name}.` : 'Auto-provisioned.' }],
-        createdTimestamp: now, lastConfigurationChange: now, lastConfigurationDownload: 0, firmware: String(params.firmware ?? ''),
-        devicePassword: '', owner: '', location: '', venue: '', subscriber: '', entity: '', modified: now, locale: String(caps.country ?? '').slice(0, 2),
-        compatible, lastFWUpdate: 0, lastRecordedContact: now, simulated: false, connectReason: '',
-      });
-    }
+    return {
+      serialNumber: serial, deviceType: String(caps.platform ?? 'ap').toUpperCase() === 'SWITCH' ? 'SWITCH' : 'AP',
+      macAddress: serialToMac(serial), manufacturer: String(caps.model ?? ''), UUID: configuration.uuid as number,
+      configuration: JSON.stringify(configuration),
+      notes: [{ created: now, createdBy: 'airtwin', note: match ? `Auto-provisioned with default configuration ${match.name}.` : 'Auto-provisioned.' }],
+      createdTimestamp: now, lastConfigurationChange: now, lastConfigurationDownload: 0, firmware: String(params.firmware ?? ''),
+      devicePassword: '', owner: '', location: '', venue: '', subscriber: '', entity: '', modified: now, locale: String(caps.country ?? '').slice(0, 2),
+      compatible, lastFWUpdate: 0, lastRecordedContact: now, simulated: false, connectReason: '',
+    };
+  };
+
+  const provision = async (serial: string, params: JsonObject): Promise<'accept' | 'refuse'> => {
+    if (!deps.autoProvision) return 'refuse';
+    if (!devices.has(serial)) await devices.insert(recordFor(serial, params));
     return 'accept';
+  };
+
+  const provisionAll = async (connects: Iterable<[serial: string, params: JsonObject]>): Promise<void> => {
+    if (!deps.autoProvision) return;
+    const fresh = new Map<string, StoredDevice>();
+    for (const [serial, params] of connects) if (!devices.has(serial) && !fresh.has(serial)) fresh.set(serial, recordFor(serial, params));
+    if (fresh.size > 0) await devices.insertMany([...fresh.values()]);
   };
 
   const fleet = new Fleet({
@@ -227,6 +242,7 @@ export function startFleetRuntime(deps: FleetRuntimeDeps): FleetRuntime {
   return {
     fleet,
     provision,
+    provisionAll,
     commandService,
     status: {
       status: (serial) => fleet.status(serial),

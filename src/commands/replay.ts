@@ -169,7 +169,7 @@ export async function runReplay(opts: ReplayCommandOptions, io: ReplayIo): Promi
       autoProvision: true, logger, newId: systemIds(),
     });
     const { fleet } = runtime;
-    for (const [serial, params] of await recordedConnects(files)) await runtime.provision(serial, params);
+    await runtime.provisionAll(await recordedConnects(files));
     // At max speed the time limit of a batch would run on virtual time, where a recorded minute
     // passes in microseconds: batches would hold one event each. Size alone makes the batches,
     // and bigger ones: each batch costs one statement per table (measured: 10,000 rows

@@ -177,9 +177,7 @@ export async function startServe(config: Readonly<ServeConfig>, io: ServeIo): Pr
       const log = logging.for('links');
       // Admission of an unknown AP writes its record (wall-time I/O) while a replay's clock may
       // race ahead; provisioning the recorded APs first keeps admission instant.
-      for (const [serial, params] of await recordedConnects(replayFiles)) {
-        if (!devices.has(serial)) await runtime.provision(serial, params);
-      }
+      await runtime.provisionAll(await recordedConnects(replayFiles));
       const bar = io.progress ? replayProgressBar(io.progress, replayFiles) : undefined;
       const began = performance.now();
       replay = startReplay({

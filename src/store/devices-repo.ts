@@ -2,7 +2,7 @@ import type { Store } from './duckdb.js';
 import { alreadyExists, notFound } from '../errors.js';
 import type { Device } from './records.js';
 
-type StoredDevice = Omit<Device, 'blackListed'>;
+export type StoredDevice = Omit<Device, 'blackListed'>;
 
 const COLUMNS: [keyof StoredDevice, string][] = [
   ['serialNumber', 'serial'], ['deviceType', 'device_type'], ['macAddress', 'mac_address'],

@@ -91,4 +91,32 @@ describe('fleet runtime (serve\'s admission policy on a real DuckDB file)', () =
     expect(of('device protocol error')).toEqual([expect.objectContaining({ serial: SERIAL, count: 1, reason: expect.stringMatching(/bogus/) })]);
     expect(of('device dropped')).toEqual([expect.objectContaining({ serial: SERIAL, reason: 'bad-serial', detail: expect.stringMatching(/zz!/) })]);
   });
+
+  it('provisionAll stores, in one go, the records provision would, leaves known serials alone, and keeps them after a reopen', async () => {
+    const { devices } = await start(true, true);
+    const known = devices.get(SERIAL)!;
+    const caps = { compatible: 'edgecore_eap101', model: 'EAP101', platform: 'ap', country: 'CA' };
+    const connects: [string, Record<string, unknown>][] = [
+      [SERIAL, { uuid: 99, firmware: 'other', capabilities: caps }],
+      ['c0ffee000002', { uuid: 7, firmware: 'fw-2', capabilities: caps }],
+      ['c0ffee000003', { uuid: 8, firmware: 'fw-3', capabilities: { compatible: 'unknown_model', platform: 'switch' } }],
+      ['c0ffee000003', { uuid: 9, firmware: 'fw-4', capabilities: {} }],
+    ];
+    await runtime!.provisionAll(connects);
+    expect(devices.get(SERIAL)).toEqual(known);
+    expect(devices.get('c0ffee000002')).toMatchObject({ firmware: 'fw-2', manufacturer: 'EAP101', locale: 'CA', deviceType: 'AP' });
+    expect(devices.get('c0ffee000002')!.notes[0]!.note).toMatch(/default configuration eap101/);
+    // The first connect of a serial wins; no default configuration: the AP's own uuid.
+    expect(devices.get('c0ffee000003')).toMatchObject({ firmware: 'fw-3', UUID: 8, deviceType: 'SWITCH', configuration: '{"uuid":8}' });
+    const reread = await DevicesRepo.load(store!);
+    expect(reread.get('c0ffee000002')).toEqual(devices.get('c0ffee000002'));
+    expect(reread.get('c0ffee000003')).toEqual(devices.get('c0ffee000003'));
+  });
+
+  it('provisionAll stores nothing with --no-auto-provision', async () => {
+    const { devices } = await start(false);
+    await runtime!.provisionAll([['c0ffee000002', { uuid: 7, capabilities: {} }]]);
+    expect(devices.size).toBe(0);
+    expect((await DevicesRepo.load(store!)).size).toBe(0);
+  });
 });
