@@ -197,7 +197,7 @@ program.command('replay')
       const { summary } = await runReplay({ file, speed, keepTime: opts.keepTime === true, dataDir: opts.dataDir },
         { out: process.stdout, progress: process.stdout.isTTY === true, stop: signal });
       // Lines, and not one of them a recording's (an image, a log file): say so in the exit code.
-      if (summary.frames === 0 && summary.rejectedCount > 0 && !summary.stopped) {
+      if (summary.accepted === 0 && summary.rejectedCount > 0 && !summary.stopped) {
         process.stderr.write(`airtwin: ${file} does not look like a recording: none of its ${summary.rejectedCount} lines could be played\n`);
         process.exitCode = 1;
       }

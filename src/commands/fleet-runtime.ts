@@ -149,17 +149,34 @@ export function startFleetRuntime(deps: FleetRuntimeDeps): FleetRuntime {
     };
   };
 
+  // Records being inserted, by serial: a live AP's connect and a replay's provisionAll may want
+  // the same record at once, and the repo's cache knows a record only once it is committed.
+  const inserting = new Map<string, Promise<unknown>>();
+  const reserve = async (serials: readonly string[], insert: Promise<unknown>): Promise<void> => {
+    const settled = insert.then(() => undefined, () => undefined);
+    for (const serial of serials) inserting.set(serial, settled);
+    try {
+      await insert;
+    } finally {
+      for (const serial of serials) if (inserting.get(serial) === settled) inserting.delete(serial);
+    }
+  };
+
   const provision = async (serial: string, params: JsonObject): Promise<'accept' | 'refuse'> => {
     if (!deps.autoProvision) return 'refuse';
-    if (!devices.has(serial)) await devices.insert(recordFor(serial, params));
+    for (let pending = inserting.get(serial); pending; pending = inserting.get(serial)) await pending;
+    if (!devices.has(serial)) await reserve([serial], devices.insert(recordFor(serial, params)));
     return 'accept';
   };
 
   const provisionAll = async (connects: Iterable<[serial: string, params: JsonObject]>): Promise<void> => {
     if (!deps.autoProvision) return;
     const fresh = new Map<string, StoredDevice>();
-    for (const [serial, params] of connects) if (!devices.has(serial) && !fresh.has(serial)) fresh.set(serial, recordFor(serial, params));
-    if (fresh.size > 0) await devices.insertMany([...fresh.values()]);
+    for (const [serial, params] of connects) {
+      // One being inserted (an AP that connected meanwhile) is left to that insert.
+      if (!devices.has(serial) && !inserting.has(serial) && !fresh.has(serial)) fresh.set(serial, recordFor(serial, params));
+    }
+    if (fresh.size > 0) await reserve([...fresh.keys()], devices.insertMany([...fresh.values()]));
   };
 
   const fleet = new Fleet({

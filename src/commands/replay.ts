@@ -115,6 +115,7 @@ export function replaySummaryLines(file: string, s: ReplaySummary, wallMs: numbe
     for (const r of s.refused) lines.push(`  ${r.file ?? file}:${r.line}: ${r.reason}`);
     if (s.refusedCount > s.refused.length) lines.push(`  ... and ${s.refusedCount - s.refused.length} more`);
   }
+  if (s.unmatched.length > 0) lines.push(`replay: ${s.unmatched.length} recorded commands not run by their device actor:`);
   for (const u of s.unmatched) lines.push(`  ${u.file ?? file}:${u.line}: ${u.reason}`);
   return lines;
 }

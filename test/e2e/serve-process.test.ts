@@ -192,6 +192,20 @@ describe('airtwin replay as a process', () => {
     expect(await statistics(dataDir)).toBe(frameLines().filter((f) => f.frame?.method === 'state').length);
   }, 60_000);
 
+  it('exits 0 for a recording whose frames were all refused (a rotated part replayed alone), with one bad line', () => {
+    const part = join(dir, 'part.ndjson');
+    const state = (t: number) => JSON.stringify({ t, serial: 'a0b1c2300001', dir: 'up', frame: { jsonrpc: '2.0', method: 'state', params: { serial: 'a0b1c2300001', uuid: 1, state: {} } } });
+    writeFileSync(part, `${state(1_767_600_000_000)}\n${state(1_767_600_060_000)}\n{"t":1767600120000,"ser`);
+    const r = spawnSync(process.execPath, [BIN, 'replay', part, '--data-dir', join(dir, 'part')], { encoding: 'utf8' });
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(0);
+    expect(r.stdout).toMatch(/replay: 0 frames from 1 devices/);
+    // The first is refused (no connect yet); the AP is then dropped, so the second is not delivered.
+    expect(r.stdout).toMatch(/replay: 1 frames refused by their device actor/);
+    expect(r.stdout).toMatch(/replay: 1 frames recorded while their AP was disconnected/);
+    expect(r.stdout).toMatch(/part\.ndjson:3: not JSON/);
+  }, 30_000);
+
   it('says that a file with no recording lines is not a recording (exit 1), its bytes escaped', () => {
     const junk = join(dir, 'junk.bin');
     // Terminal control bytes, invalid UTF-8 and text, over several lines.

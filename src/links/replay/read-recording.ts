@@ -10,6 +10,8 @@
  * An `up` frame is not judged further: the device actor checks it as it checks a live AP's.
  * A line longer than `maxLineBytes` (64 MiB) is rejected unread: no frame is that big, and a
  * file with no line breaks (an image, a database) must not end in V8's string length limit.
+ * The cap is measured between "\n" bytes: a file whose lines end in a lone "\r" only is one
+ * line to it, rejected whole past 64 MiB (our writers, and NDJSON tools, end lines in "\n").
  * A UTF-8 byte order mark at the start of a file (some editors write one) is passed over.
  */
 import { isAscii } from 'node:buffer';
@@ -184,9 +186,13 @@ export async function* readRecordingChunks(files: string | readonly string[], op
     let next: Promise<Read> | undefined = read(buf);
     try {
       // The start of a line cut by the last read(s): its parts (copied, so the views of their
-      // buffers can end) and its length. Past the cap the parts are dropped and only counted.
+      // buffers can end), its length and whether it ends in "\r" (half of a "\r\n" that the
+      // next read may complete). Past the cap the parts are dropped and only counted; a "\r" at
+      // the end does not count against the cap.
       let carry: Buffer[] = [];
       let carried = 0;
+      let carryEndsInCr = false;
+      const keep = maxLine + 1;
       let atStart = true;
       for (;;) {
         if (opts.signal?.aborted) return;
@@ -211,13 +217,14 @@ export async function* readRecordingChunks(files: string | readonly string[], op
           // Only the line cut by the last read needs its parts joined, not the whole read.
           const nl = data.indexOf(10);
           if (nl < 0) {
-            if (carried <= maxLine) carry.push(Buffer.from(data));
+            if (carried <= keep) carry.push(Buffer.from(data));
             carried += data.length;
-            if (carried > maxLine) carry = [];
+            carryEndsInCr = data.length > 0 && data[data.length - 1] === 13;
+            if (carried > keep) carry = [];
             continue;
           }
           // The line's length without its break ("\r\n" may straddle the reads).
-          const length = carried + nl - (nl > 0 ? (data[nl - 1] === 13 ? 1 : 0) : (carry.at(-1)?.at(-1) === 13 ? 1 : 0));
+          const length = carried + nl - ((nl > 0 ? data[nl - 1] === 13 : carryEndsInCr) ? 1 : 0);
           if (length > maxLine) tooLong(length, out);
           else takeLines(Buffer.concat([...carry, data.subarray(0, nl + 1)]), out);
           carry = [];
@@ -228,13 +235,16 @@ export async function* readRecordingChunks(files: string | readonly string[], op
         // The rest has no "\n" yet: keep it for the next read.
         if (from < data.length) {
           carried = data.length - from;
-          carry = carried <= maxLine ? [Buffer.from(data.subarray(from))] : [];
+          carryEndsInCr = data[data.length - 1] === 13;
+          carry = carried <= keep ? [Buffer.from(data.subarray(from))] : [];
         }
         if (out.length > 0) yield out;
       }
       if (carried > 0) {
         const out: ReadItem[] = [];
-        if (carried > maxLine) tooLong(carried, out);
+        // At the end of the file a last "\r" ends the line (it is no line of its own).
+        const length = carried - (carryEndsInCr ? 1 : 0);
+        if (length > maxLine) tooLong(length, out);
         else takeText(Buffer.concat(carry).toString('utf8'), out, false);
         if (out.length > 0) yield out;
       }

@@ -89,6 +89,8 @@ export interface ReplaySummary {
   frames: number;
   /** Distinct recorded serials. */
   devices: number;
+  /** Lines that passed the checks (frames, commands, connects and disconnects), played or not. */
+  accepted: number;
   /** Malformed lines, skipped (the first 1,000; `rejectedCount` has them all). */
   rejected: RejectedLine[];
   rejectedCount: number;
@@ -169,7 +171,7 @@ export function startReplay(opts: ReplayOptions): ReplayHandle {
   const signal = { aborted: false };
   let wake: (() => void) | undefined;
   let timer: unknown;
-  const s: ReplaySummary = { frames: 0, devices: 0, rejected: [], rejectedCount: 0, durationMs: 0, dropped: 0, refused: [], refusedCount: 0, unmatched: [], stopped: false };
+  const s: ReplaySummary = { frames: 0, devices: 0, accepted: 0, rejected: [], rejectedCount: 0, durationMs: 0, dropped: 0, refused: [], refusedCount: 0, unmatched: [], stopped: false };
   // The up frame being delivered: the actor handles it in the same turn, so a refusal it emits
   // for that serial meanwhile is this frame's.
   let delivering: { serial: string; refusal?: string } | undefined;
@@ -267,6 +269,7 @@ export function startReplay(opts: ReplayOptions): ReplayHandle {
           s.rejectedCount++;
           if (s.rejected.length < MAX_REPORTED) s.rejected.push({ line: item.line, reason: item.reason, file });
         } else {
+          s.accepted++;
           const { rec } = item;
           if (offset === undefined) {
             offset = opts.keepTime ? 0 : clock.now() - rec.t;

@@ -119,4 +119,19 @@ describe('fleet runtime (serve\'s admission policy on a real DuckDB file)', () =
     expect(devices.size).toBe(0);
     expect((await DevicesRepo.load(store!)).size).toBe(0);
   });
+
+  it('provision and provisionAll of the same serial at the same time store one record, and neither fails', async () => {
+    const { devices } = await start(true);
+    const params = (uuid: number) => ({ uuid, firmware: `fw-${uuid}`, capabilities: { compatible: 'edgecore_eap101' } });
+    // A replay's provisioning while a live AP with a recorded serial connects, in both orders.
+    const all = runtime!.provisionAll([['c0ffee000002', params(2)], ['c0ffee000003', params(3)]]);
+    const live = runtime!.provision('c0ffee000002', params(20));
+    const first = runtime!.provision('c0ffee000005', params(5));
+    const later = runtime!.provisionAll([['c0ffee000005', params(50)], ['c0ffee000006', params(6)]]);
+    await expect(Promise.all([all, live, first, later])).resolves.toEqual([undefined, 'accept', 'accept', undefined]);
+    expect(devices.get('c0ffee000002')!.firmware).toBe('fw-2');
+    expect(devices.get('c0ffee000005')!.firmware).toBe('fw-5');
+    const rows = await store!.query<{ serial: string }>(`SELECT serial FROM devices WHERE serial <> '${SERIAL}' ORDER BY serial`);
+    expect(rows.map((r) => r.serial)).toEqual(['c0ffee000002', 'c0ffee000003', 'c0ffee000005', 'c0ffee000006']);
+  });
 });

@@ -68,6 +68,7 @@ describe('startReplay: malformed lines', () => {
     expect(why[11]).toMatch(/not a JSON object/);
     expect(why[12]).toMatch(/event must be connect or disconnect/);
     expect(summary.rejectedCount).toBe(8);
+    expect(summary.accepted).toBe(4);
     expect(summary.frames).toBe(3);
     expect(summary.durationMs).toBe(4000);
     expect(events.filter((e) => e.type === 'state').map((e) => (e.payload as unknown as { state: { unit: { uptime: number } } }).state.unit.uptime)).toEqual([2, 4]);
@@ -89,6 +90,7 @@ describe('startReplay: frames the device actor refuses', () => {
     expect(summary.rejectedCount).toBe(0);
     expect(summary.frames).toBe(2);
     expect(summary.refusedCount).toBe(2);
+    expect(summary.accepted).toBe(5);
     expect(summary.refused.map((r) => r.line)).toEqual([2, 4]);
     expect(summary.refused[0]!.reason).toMatch(/^refused by the device actor: state before connect/);
     expect(summary.refused[1]!.reason).toMatch(/^refused by the device actor: state ignored/);

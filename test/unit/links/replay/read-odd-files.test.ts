@@ -41,6 +41,20 @@ describe('reading a recording: lines over the length cap', () => {
     });
   }
 
+  it('does not count a "\r\n" cut between two reads against the cap, nor a last "\r"', async () => {
+    const line = connect(1);
+    // The first read ends right after the "\r": the "\n" starts the next one.
+    for (const chunkBytes of [line.length + 1, line.length, 3]) {
+      const items = await read(`${line}\r\n${line}\r`, { maxLineBytes: line.length, chunkBytes });
+      expect(brief(items), `reads of ${chunkBytes}`).toEqual([{ line: 1, ok: true }, { line: 2, ok: true }]);
+    }
+    const over = await read(`${line} \r\n${line} \r`, { maxLineBytes: line.length, chunkBytes: line.length + 2 });
+    expect(brief(over)).toEqual([
+      { line: 1, reason: `line longer than ${line.length} bytes (${line.length + 1} bytes), not read`, size: line.length + 2 },
+      { line: 2, reason: `line longer than ${line.length} bytes (${line.length + 1} bytes), not read`, size: line.length + 2 },
+    ]);
+  });
+
   it('rejects an over-long last line with no line break, with its number', async () => {
     const items = await read(`${connect(1)}\n\n${'y'.repeat(300)}`, { maxLineBytes: 100, chunkBytes: 16 });
     expect(brief(items)).toEqual([{ line: 1, ok: true }, { line: 3, reason: 'line longer than 100 bytes (300 bytes), not read', size: 301 }]);
