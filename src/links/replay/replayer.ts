@@ -174,13 +174,14 @@ export function startReplay(opts: ReplayOptions): ReplayHandle {
   const s: ReplaySummary = { frames: 0, devices: 0, accepted: 0, rejected: [], rejectedCount: 0, durationMs: 0, dropped: 0, refused: [], refusedCount: 0, unmatched: [], stopped: false };
   // The up frame being delivered: the actor handles it in the same turn, so a refusal it emits
   // for that serial meanwhile is this frame's.
-  let delivering: { serial: string; refusal?: string } | undefined;
+  let delivering: string | undefined;
+  let refusal: string | undefined;
   // Submitted recorded commands by UUID, until the actor sends them or gives up on them.
   const submitted = new Map<string, { link: ReplayLink; recordedId: number; line: number; file?: string }>();
 
   const subscription = fleet.events$.subscribe((e) => {
-    if ((e.type === 'protocol-error' || e.type === 'frame-ignored') && delivering?.serial === e.serial) {
-      delivering.refusal ??= e.type === 'protocol-error' ? e.payload.reason : `${e.payload.method} ignored: ${e.payload.reason}`;
+    if ((e.type === 'protocol-error' || e.type === 'frame-ignored') && delivering === e.serial) {
+      refusal ??= e.type === 'protocol-error' ? e.payload.reason : `${e.payload.method} ignored: ${e.payload.reason}`;
       return;
     }
     if (e.type !== 'command-updated' && e.type !== 'command-rejected') return;
@@ -229,9 +230,9 @@ export function startReplay(opts: ReplayOptions): ReplayHandle {
         link.disconnect();
         return;
       case 'up': {
-        delivering = { serial: rec.serial };
+        delivering = rec.serial;
+        refusal = undefined;
         const delivered = link.deliver(rec.frame, rec.bytes);
-        const { refusal } = delivering;
         delivering = undefined;
         if (refusal !== undefined) {
           s.refusedCount++;
