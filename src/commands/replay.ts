@@ -30,7 +30,7 @@ import type { PipelineLogger } from '../pipelines/duckdb-sink.js';
 import type { IngestMetrics } from '../pipelines/metrics.js';
 import { partPath } from '../links/record/ndjson-writer.js';
 import { firstTime, recordedConnects } from '../links/replay/read-recording.js';
-import { startReplay, type ReplayProgress, type ReplaySummary } from '../links/replay/replayer.js';
+import { startReplay, type RejectedLine, type ReplayProgress, type ReplaySummary } from '../links/replay/replayer.js';
 
 export interface ReplayCommandOptions {
   file: string;
@@ -107,16 +107,17 @@ export function replaySummaryLines(file: string, s: ReplaySummary, wallMs: numbe
   const lines = [`replay: ${s.frames} frames from ${s.devices} devices, ${(s.durationMs / 1000).toFixed(1)} s recorded, `
     + `played in ${(wallMs / 1000).toFixed(2)} s (${rate} frames/s)${s.stopped ? ', stopped early' : ''}`];
   if (s.dropped > 0) lines.push(`replay: ${s.dropped} frames recorded while their AP was disconnected were not delivered`);
+  // Each reported line with its file, number and why; past the reported ones, how many more.
+  const listed = (items: readonly RejectedLine[], count: number): void => {
+    for (const r of items) lines.push(`  ${r.file ?? file}:${r.line}: ${r.reason}`);
+    if (count > items.length) lines.push(`  ... and ${count - items.length} more`);
+  };
   lines.push(`replay: ${s.rejectedCount} rejected lines${s.rejectedCount > 0 ? ':' : ''}`);
-  for (const r of s.rejected) lines.push(`  ${r.file ?? file}:${r.line}: ${r.reason}`);
-  if (s.rejectedCount > s.rejected.length) lines.push(`  ... and ${s.rejectedCount - s.rejected.length} more`);
-  if (s.refusedCount > 0) {
-    lines.push(`replay: ${s.refusedCount} frames refused by their device actor, as a live AP's would be:`);
-    for (const r of s.refused) lines.push(`  ${r.file ?? file}:${r.line}: ${r.reason}`);
-    if (s.refusedCount > s.refused.length) lines.push(`  ... and ${s.refusedCount - s.refused.length} more`);
-  }
+  listed(s.rejected, s.rejectedCount);
+  if (s.refusedCount > 0) lines.push(`replay: ${s.refusedCount} frames refused by their device actor, as a live AP's would be:`);
+  listed(s.refused, s.refusedCount);
   if (s.unmatched.length > 0) lines.push(`replay: ${s.unmatched.length} recorded commands not run by their device actor:`);
-  for (const u of s.unmatched) lines.push(`  ${u.file ?? file}:${u.line}: ${u.reason}`);
+  listed(s.unmatched, s.unmatched.length);
   return lines;
 }
 
