@@ -22,12 +22,12 @@
  * their `unit.localtime` (then path), one every `intervalMs`.
  */
 import { createHash } from 'node:crypto';
-import { createWriteStream, existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, join, relative } from 'node:path';
 import { checkWritableFile, ConfigError } from '../config/load.js';
 import { isObject, type JsonObject } from '../protocol/frame.js';
 import { normalizeSerial, parseSerial } from '../protocol/serial.js';
-import { NdjsonWriter, RecordingError } from '../links/record/ndjson-writer.js';
+import { ndjsonFileWriter, RecordingError } from '../links/record/ndjson-writer.js';
 
 export interface RecordImportOptions {
   fromStates: string;
@@ -189,7 +189,7 @@ export async function runRecordImport(opts: RecordImportOptions, out?: NodeJS.Wr
   });
   lines.sort((a, b) => a.t - b.t || a.dev - b.dev || a.seq - b.seq);
   // A write that fails later (disk full) is one line naming the file, as for --record elsewhere.
-  const writer = new NdjsonWriter(createWriteStream(opts.out));
+  const writer = ndjsonFileWriter(opts.out);
   try {
     for (const l of lines) {
       const wait = writer.write(l.text);

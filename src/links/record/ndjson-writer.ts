@@ -6,7 +6,8 @@
  */
 import { once } from 'node:events';
 import { createWriteStream, existsSync, unlinkSync } from 'node:fs';
-import { finished } from 'node:stream/promises';
+import { finished, pipeline } from 'node:stream/promises';
+import { constants, createGzip } from 'node:zlib';
 
 /**
  * Writing a recording failed (disk full, no permission, the file's folder removed): names the
@@ -27,6 +28,10 @@ export class RecordingError extends Error {
 export interface NdjsonWriterOptions {
   /** Bytes to gather before a write (default 256 KiB). */
   chunkBytes?: number;
+  /** Called after each write of gathered lines (a compressor ends its block there). */
+  afterWrite?: () => void;
+  /** Settles when everything written has reached its file (the end of a pipeline behind `out`). */
+  done?: Promise<void>;
 }
 
 export class NdjsonWriter {
@@ -37,10 +42,14 @@ export class NdjsonWriter {
   private readonly chunkBytes: number;
   private chain: Promise<void> = Promise.resolve();
   private failure: Error | undefined;
+  private readonly afterWrite: (() => void) | undefined;
+  private readonly done: Promise<void> | undefined;
 
   constructor(private readonly out: NodeJS.WritableStream, opts: NdjsonWriterOptions = {}) {
     this.chunkBytes = opts.chunkBytes ?? 256 * 1024;
+    this.afterWrite = opts.afterWrite;
     out.on('error', (e: Error) => { this.failure ??= e; });
+    this.done = opts.done?.catch((e: unknown) => { this.failure ??= e instanceof Error ? e : new Error(String(e)); });
   }
 
   /** Number of lines accepted so far. */
@@ -66,7 +75,9 @@ export class NdjsonWriter {
     this.size = 0;
     this.chain = this.chain.then(async () => {
       if (this.failure) throw this.failure;
-      if (!this.out.write(text)) await once(this.out as NodeJS.EventEmitter, 'drain');
+      const wait = !this.out.write(text);
+      this.afterWrite?.();
+      if (wait) await once(this.out as NodeJS.EventEmitter, 'drain');
     });
     return this.chain;
   }
@@ -81,13 +92,42 @@ export class NdjsonWriter {
     const done = finished(this.out);
     this.out.end();
     await done.catch((e: unknown) => { this.failure ??= e instanceof Error ? e : new Error(String(e)); });
+    await this.done;
     if (this.failure) throw this.failure;
   }
 }
 
-/** Part `index` of a recording: FILE, then FILE.1, FILE.2, ... */
+const GZ = '.gz';
+
+/**
+ * An NdjsonWriter into `file`. A name ending in `.gz` is written gzip-compressed; each write of
+ * gathered lines ends a deflate block (Z_SYNC_FLUSH), so what was written can be read back from a
+ * file whose process died before the gzip trailer (the replay reads it up to the cut).
+ */
+export function ndjsonFileWriter(file: string, opts: Omit<NdjsonWriterOptions, 'afterWrite' | 'done'> = {}): NdjsonWriter {
+  const stream = createWriteStream(file);
+  if (!file.endsWith(GZ)) return new NdjsonWriter(stream, opts);
+  const gzip = createGzip();
+  // A failed file write destroys the compressor with that error: the writer sees it either way.
+  const done = pipeline(gzip, stream);
+  return new NdjsonWriter(gzip, { ...opts, done, afterWrite: () => gzip.flush(constants.Z_SYNC_FLUSH) });
+}
+
+const stemOf = (path: string): string => (path.endsWith(GZ) ? path.slice(0, -GZ.length) : path);
+
+/** Part `index` of a recording: FILE, then FILE.1, FILE.2, ...; after FILE.gz, FILE.1.gz, FILE.2.gz, ... */
 export function partPath(path: string, index: number): string {
-  return index === 0 ? path : `${path}.${index}`;
+  if (index === 0) return path;
+  return path.endsWith(GZ) ? `${stemOf(path)}.${index}${GZ}` : `${path}.${index}`;
+}
+
+/**
+ * Part `index` (>= 1) of the recording at `path` as it is on disk, compressed or not (parts
+ * may be gzipped once written, as logrotate does): FILE.1 or FILE.1.gz. Undefined when neither exists.
+ */
+export function foundPart(path: string, index: number): string | undefined {
+  const plain = `${stemOf(path)}.${index}`;
+  return existsSync(plain) ? plain : existsSync(plain + GZ) ? plain + GZ : undefined;
 }
 
 /**
@@ -106,14 +146,19 @@ export class NdjsonParts {
 
   constructor(private readonly path: string, private readonly maxBytes?: number) {
     if (maxBytes !== undefined && !(maxBytes > 0)) throw new RangeError(`maxBytes must be > 0, got ${maxBytes}`);
-    for (let i = 1; existsSync(partPath(path, i)); i++) unlinkSync(partPath(path, i));
+    for (let i = 1, part = foundPart(path, i); part; part = foundPart(path, ++i)) {
+      unlinkSync(part);
+      // Both forms of a part, should both be there.
+      const other = part.endsWith(GZ) ? stemOf(part) : part + GZ;
+      if (existsSync(other)) unlinkSync(other);
+    }
     this.open();
   }
 
   private open(): void {
     const file = partPath(this.path, this.files.length);
     this.files.push(file);
-    this.writer = new NdjsonWriter(createWriteStream(file));
+    this.writer = ndjsonFileWriter(file);
     this.fileBytes = 0;
   }
 

@@ -13,9 +13,12 @@
  * The cap is measured between "\n" bytes: a file whose lines end in a lone "\r" only is one
  * line to it, rejected whole past 64 MiB (our writers, and NDJSON tools, end lines in "\n").
  * A UTF-8 byte order mark at the start of a file (some editors write one) is passed over.
+ * A gzip file (first bytes 1f 8b, whatever its name) is read through gunzip; compressed data
+ * that is cut off or corrupt ends that file with one rejected line saying so.
  */
 import { isAscii } from 'node:buffer';
-import { open } from 'node:fs/promises';
+import { open, type FileHandle } from 'node:fs/promises';
+import { constants, createGunzip } from 'node:zlib';
 import { isCommand, isObject, type CommandFrame, type JsonObject } from '../../protocol/frame.js';
 import { rememberStateText, type SourceBytes } from '../../protocol/json-source.js';
 import { parseSerial } from '../../protocol/serial.js';
@@ -25,6 +28,10 @@ export type RecordLine =
   | { kind: 'down'; t: number; serial: string; frame: CommandFrame }
   | { kind: 'connect' | 'disconnect'; t: number; serial: string };
 
+/**
+ * `size`: the bytes of the file the line took, with its break (in a gzip file, its share of the
+ * compressed bytes), so the sizes of a file's lines add up to the file's size, for progress.
+ */
 export type ReadItem =
   | { ok: true; line: number; file: string; size: number; rec: RecordLine }
   | { ok: false; line: number; file: string; size: number; reason: string };
@@ -120,6 +127,75 @@ export interface ReadOptions {
 /** Bytes read from the file at a time; each read's lines are checked in one synchronous pass. */
 const CHUNK_BYTES = 1 << 20;
 
+/** The next bytes of a recording's text (a fresh buffer: ingest keeps views of it) and how many bytes of the file they took. */
+interface SourceChunk {
+  data: Buffer;
+  fileBytes: number;
+}
+
+/** A gzip member starts with 1f 8b: such a file is read through gunzip, whatever its name. */
+async function isGzip(fh: FileHandle): Promise<boolean> {
+  const head = Buffer.alloc(2);
+  const { bytesRead } = await fh.read(head, 0, 2, 0);
+  return bytesRead === 2 && head[0] === 0x1f && head[1] === 0x8b;
+}
+
+/** Errors of the gunzip stream (data cut off or corrupt), as opposed to errors reading the file. */
+const isZlibError = (e: unknown): boolean => typeof (e as { code?: unknown })?.code === 'string' && (e as { code: string }).code.startsWith('Z_');
+
+/**
+ * A plain file's bytes, `size` at a time. The next read runs while this one's lines are checked
+ * and played (a read waits a few ms for the thread pool; an hour of a 200-AP venue is ~100 reads).
+ */
+async function* plainChunks(fh: FileHandle, size: number): AsyncGenerator<SourceChunk> {
+  // A failed read settles as a value: it waits unawaited while lines are played (a paced replay
+  // may wait minutes), and a rejection nobody handles yet would end the process.
+  type Read = { bytesRead: number } | { error: unknown };
+  const read = (buf: Buffer): Promise<Read> => fh.read(buf, 0, size, null).then((r) => r, (error: unknown) => ({ error }));
+  let buf = Buffer.allocUnsafeSlow(size);
+  let next: Promise<Read> | undefined = read(buf);
+  try {
+    while (next) {
+      const done: Read = await next;
+      next = undefined;
+      if ('error' in done) throw done.error;
+      if (done.bytesRead === 0) return;
+      const filled = buf;
+      // Reads are sequential (position null): the next starts only once this one is done.
+      buf = Buffer.allocUnsafeSlow(size);
+      next = read(buf);
+      yield { data: filled.subarray(0, done.bytesRead), fileBytes: done.bytesRead };
+    }
+  } finally {
+    // A read still in flight (stopped early) must end before the file closes.
+    await next;
+  }
+}
+
+/**
+ * A gzip file's text (several members, as `cat a.gz b.gz` makes, are one text). Each output
+ * chunk of node's gunzip is its own region of memory, never written again, so views of it stay valid.
+ */
+async function* gunzipChunks(fh: FileHandle, size: number): AsyncGenerator<SourceChunk> {
+  const file = fh.createReadStream({ start: 0, highWaterMark: size, autoClose: false });
+  const gunzip = createGunzip({ chunkSize: Math.max(constants.Z_MIN_CHUNK, size) });
+  // Errors of the file stream reach the gunzip stream, whose iterator throws them.
+  file.on('error', (e) => gunzip.destroy(e));
+  file.pipe(gunzip);
+  let consumed = 0;
+  try {
+    for await (const data of gunzip as AsyncIterable<Buffer>) {
+      const fileBytes = gunzip.bytesWritten - consumed;
+      consumed = gunzip.bytesWritten;
+      yield { data, fileBytes };
+    }
+  } finally {
+    file.unpipe(gunzip);
+    file.destroy();
+    gunzip.destroy();
+  }
+}
+
 /**
  * Every line of `files`, in order, as accepted records or rejections, a read's worth at a time
  * (one await per MiB instead of one per line: ~45,000 lines per hour of a 200-AP venue). Several
@@ -174,16 +250,8 @@ export async function* readRecordingChunks(files: string | readonly string[], op
       }
       return from;
     };
-    // The next read runs while this one's lines are checked and played (a read waits a few ms
-    // for the thread pool; an hour of a 200-AP venue is ~100 reads).
     const size = opts.chunkBytes ?? CHUNK_BYTES;
-    // A fresh buffer per read: ingest keeps views of it (state documents' bytes) until they are written.
-    // A failed read settles as a value: it waits unawaited while lines are played (a paced
-    // replay may wait minutes), and a rejection nobody handles yet would end the process.
-    type Read = { bytesRead: number } | { error: unknown };
-    const read = (buf: Buffer): Promise<Read> => fh.read(buf, 0, size, null).then((r) => r, (error: unknown) => ({ error }));
-    let buf = Buffer.allocUnsafeSlow(size);
-    let next: Promise<Read> | undefined = read(buf);
+    const source = (await isGzip(fh)) ? gunzipChunks(fh, size) : plainChunks(fh, size);
     try {
       // The start of a line cut by the last read(s): its parts (copied, so the views of their
       // buffers can end), its length and whether it ends in "\r" (half of a "\r\n" that the
@@ -194,20 +262,33 @@ export async function* readRecordingChunks(files: string | readonly string[], op
       let carryEndsInCr = false;
       const keep = maxLine + 1;
       let atStart = true;
+      // Why a compressed file ends before its end (cut off, corrupt): the rest of it is unreadable.
+      let broken: string | undefined;
+      // Bytes of the file and of its (decompressed) text since the last lines were yielded: a
+      // compressed file's lines are sized by their share of the file, for progress.
+      let srcBytes = 0;
+      let rawBytes = 0;
+      const sized = (out: ReadItem[]): ReadItem[] => {
+        if (srcBytes !== rawBytes && rawBytes > 0) for (const item of out) item.size *= srcBytes / rawBytes;
+        srcBytes = 0;
+        rawBytes = 0;
+        return out;
+      };
       for (;;) {
         if (opts.signal?.aborted) return;
-        const reading: Promise<Read> | undefined = next;
-        if (!reading) break;
-        const done: Read = await reading;
-        next = undefined;
-        if ('error' in done) throw done.error;
-        const bytesRead: number = done.bytesRead;
-        const filled = buf;
-        // Reads are sequential (position null): the next starts only once this one is done.
-        if (bytesRead > 0) buf = Buffer.allocUnsafeSlow(size);
-        next = bytesRead === 0 ? undefined : read(buf);
-        if (bytesRead === 0) break;
-        let data = filled.subarray(0, bytesRead);
+        let next: IteratorResult<SourceChunk>;
+        try {
+          next = await source.next();
+        } catch (e) {
+          if (!isZlibError(e)) throw e;
+          const what = (e as { code: string }).code === 'Z_BUF_ERROR' ? 'compressed data cut off' : 'compressed data corrupt';
+          broken = `${what} (${(e as Error).message}): the rest of this file is not read`;
+          break;
+        }
+        if (next.done) break;
+        let data = next.value.data;
+        srcBytes += next.value.fileBytes;
+        rawBytes += data.length;
         if (atStart) {
           atStart = false;
           if (data.length >= 3 && data[0] === 0xef && data[1] === 0xbb && data[2] === 0xbf) data = data.subarray(3);
@@ -238,19 +319,22 @@ export async function* readRecordingChunks(files: string | readonly string[], op
           carryEndsInCr = data[data.length - 1] === 13;
           carry = carried <= keep ? [Buffer.from(data.subarray(from))] : [];
         }
-        if (out.length > 0) yield out;
+        if (out.length > 0) yield sized(out);
       }
-      if (carried > 0) {
+      if (broken !== undefined) {
+        // The line the damage cut (or the next one): reported once, with what is lost.
+        yield sized([{ ok: false, line: line + 1, file, size: carried, reason: broken }]);
+      } else if (carried > 0) {
         const out: ReadItem[] = [];
         // At the end of the file a last "\r" ends the line (it is no line of its own).
         const length = carried - (carryEndsInCr ? 1 : 0);
         if (length > maxLine) tooLong(length, out);
         else takeText(Buffer.concat(carry).toString('utf8'), out, false);
-        if (out.length > 0) yield out;
+        if (out.length > 0) yield sized(out);
       }
     } finally {
-      // A read still in flight (stopped early) must end before its file closes.
-      await next;
+      // Ends a read still in flight (stopped early) before the file closes.
+      await source.return(undefined);
       await fh.close();
     }
   }

@@ -2,6 +2,7 @@ import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync,
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
+import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runRecordImport, type RecordImportSummary } from '../../../src/commands/record-import.js';
 import { runReplay, type ReplayResult } from '../../../src/commands/replay.js';
@@ -50,6 +51,15 @@ describe.skipIf(!present)(`airtwin record --from-states on the real AP captures$
     const again = join(dir, 'again.ndjson');
     await runRecordImport({ fromStates: src, out: again }, sink());
     expect(readFileSync(again, 'utf8')).toBe(readFileSync(out, 'utf8'));
+  });
+
+  it('writes gzip when --out ends in .gz: the same text, replayed alike', async () => {
+    const zipped = join(dir, 'again.ndjson.gz');
+    await runRecordImport({ fromStates: src, out: zipped }, sink());
+    expect(gunzipSync(readFileSync(zipped)).toString('utf8')).toBe(readFileSync(out, 'utf8'));
+    const r = await runReplay({ file: zipped, dataDir: join(dir, 'data-gz'), speed: 'max', keepTime: true }, { out: sink() });
+    expect(r.summary.rejected).toEqual([]);
+    expect(r.summary.frames).toBe(replayed.summary.frames);
   });
 
   it('produces a recording that replays without a rejected line or protocol error', async () => {

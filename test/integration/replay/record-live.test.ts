@@ -1,7 +1,8 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Command } from '../../../actors/device/device.types.js';
 import { Fleet, type DeviceDetails } from '../../../actors/fleet.js';
@@ -166,6 +167,43 @@ describe('recorder rotation by size', () => {
     const r = await runReplay({ file, dataDir: join(dir, 'data'), speed: 'max' }, { out: sink() });
     expect(r.summary.rejectedCount).toBe(0);
     expect(r.summary.frames + 3).toBe(total); // every line but the three connect events is a frame
+  });
+
+  it('writes FILE.gz, FILE.1.gz, ... when the name ends in .gz: the same text, cut by its size, replayed alike', async () => {
+    const plain = join(dir, 'same.ndjson');
+    // Not same.ndjson.gz: FILE.gz is FILE compressed, one recording whose parts FILE.1 or FILE.1.gz are shared.
+    const zipped = join(dir, 'other.ndjson.gz');
+    const maxBytes = 16_000;
+    const stats = [];
+    for (const path of [plain, zipped]) {
+      const lab = liveLab((clock) => createRecorder({ path, clock, maxBytes }));
+      await lab.advance(300_000);
+      await lab.rec.close();
+      stats.push(lab.rec.stats());
+    }
+    const [p, z] = stats as [ReturnType<Recorder['stats']>, ReturnType<Recorder['stats']>];
+    expect(z.files).toEqual(p.files.map((f, i) => (i === 0 ? zipped : `${f.replace('same.ndjson', 'other.ndjson')}.gz`)));
+    z.files.forEach((f, i) => {
+      const bytes = readFileSync(f);
+      expect(bytes.subarray(0, 2)).toEqual(Buffer.from([0x1f, 0x8b]));
+      // --record-max-bytes counts the text, so the parts hold the same lines.
+      expect(gunzipSync(bytes).toString('utf8')).toBe(readFileSync(p.files[i]!, 'utf8'));
+    });
+    // Recorded times kept: the end states are then comparable (a shifted start would be the wall's now).
+    const fromPlain = await runReplay({ file: plain, dataDir: join(dir, 'same-plain'), speed: 'max', keepTime: true }, { out: sink() });
+    const fromZipped = await runReplay({ file: zipped, dataDir: join(dir, 'same-gz'), speed: 'max', keepTime: true }, { out: sink() });
+    expect(fromZipped.summary.rejectedCount).toBe(0);
+    expect(fromZipped.summary.frames).toBe(fromPlain.summary.frames);
+    expect(fromZipped.devices).toEqual(fromPlain.devices);
+
+    // Parts gzipped after the recording (as logrotate does) are found under FILE.1.gz, ...
+    for (const f of p.files.slice(1)) {
+      writeFileSync(`${f}.gz`, gzipSync(readFileSync(f)));
+      unlinkSync(f);
+    }
+    const rotated = await runReplay({ file: plain, dataDir: join(dir, 'same-rotated'), speed: 'max', keepTime: true }, { out: sink() });
+    expect(rotated.summary.frames).toBe(fromPlain.summary.frames);
+    expect(rotated.devices).toEqual(fromPlain.devices);
   });
 
   it('removes stale parts of an earlier recording to the same path', async () => {

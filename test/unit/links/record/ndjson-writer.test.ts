@@ -1,7 +1,12 @@
-import { createWriteStream } from 'node:fs';
+import { createWriteStream, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Writable } from 'node:stream';
-import { describe, expect, it } from 'vitest';
-import { NdjsonWriter, RecordingError } from '../../../../src/links/record/ndjson-writer.js';
+import { gunzipSync } from 'node:zlib';
+import { afterAll, describe, expect, it } from 'vitest';
+import { foundPart, ndjsonFileWriter, NdjsonParts, NdjsonWriter, partPath, RecordingError } from '../../../../src/links/record/ndjson-writer.js';
+import { readRecording, type ReadItem } from '../../../../src/links/replay/read-recording.js';
+import { until } from '../../../helpers/until.js';
 
 /** A slow sink: accepts `hwm` bytes, then asks the writer to wait for 'drain'. */
 function slowSink() {
@@ -61,5 +66,69 @@ describe('NdjsonWriter', () => {
     const e = new RecordingError('/data/traffic.ndjson', cause);
     expect(e.message).toBe('recording /data/traffic.ndjson: ENOSPC: no space left on device, write');
     expect(e).toMatchObject({ name: 'RecordingError', file: '/data/traffic.ndjson', code: 'ENOSPC', cause });
+  });
+});
+
+describe('ndjsonFileWriter: a recording file, gzip-compressed when its name ends in .gz', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'airtwin-writer-gz-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const line = (t: number) => JSON.stringify({ t, serial: 'a0b1c2300001', event: 'connect' });
+
+  it('writes gzip that unpacks to the lines, and plain text for any other name', async () => {
+    for (const name of ['a.ndjson.gz', 'a.ndjson']) {
+      const file = join(dir, name);
+      const w = ndjsonFileWriter(file, { chunkBytes: 64 });
+      for (let t = 0; t < 100; t++) await w.write(line(t));
+      await w.close();
+      const bytes = readFileSync(file);
+      const text = name.endsWith('.gz') ? gunzipSync(bytes).toString('utf8') : bytes.toString('utf8');
+      expect(bytes[0] === 0x1f && bytes[1] === 0x8b).toBe(name.endsWith('.gz'));
+      expect(text).toBe(`${Array.from({ length: 100 }, (_, t) => line(t)).join('\n')}\n`);
+    }
+  });
+
+  it('leaves what it flushed readable before the file is closed (a process killed mid-recording)', async () => {
+    const file = join(dir, 'open.ndjson.gz');
+    const w = ndjsonFileWriter(file);
+    for (let t = 0; t < 50; t++) w.write(line(t));
+    await w.flush();
+    // The flushed block reaches the file on the next turns of the loop.
+    await until('the flushed block on disk', async () => (existsSync(file) ? readFileSync(file).length : 0), (n) => n > 100, 2_000);
+    const items: ReadItem[] = [];
+    for await (const item of readRecording(file)) items.push(item);
+    expect(items.filter((i) => i.ok)).toHaveLength(50);
+    expect(items.at(-1)).toMatchObject({ ok: false, line: 51, reason: expect.stringMatching(/^compressed data cut off/) });
+    await w.close();
+  });
+
+  it('rejects close with the disk error when the compressed file cannot be written', async () => {
+    const file = join(dir, 'full.ndjson.gz');
+    symlinkSync('/dev/full', file);
+    const w = ndjsonFileWriter(file, { chunkBytes: 10 });
+    await w.write(line(1));
+    await expect(w.close()).rejects.toMatchObject({ code: 'ENOSPC' });
+  });
+});
+
+describe('parts of a recording', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'airtwin-parts-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('names the parts after FILE.gz FILE.1.gz, FILE.2.gz, ...', () => {
+    expect(partPath('/r/t.ndjson', 2)).toBe('/r/t.ndjson.2');
+    expect(partPath('/r/t.ndjson.gz', 2)).toBe('/r/t.ndjson.2.gz');
+    expect(partPath('/r/t.ndjson.gz', 0)).toBe('/r/t.ndjson.gz');
+  });
+
+  it('finds each part plain or gzipped afterwards, and NdjsonParts removes both forms of stale parts', async () => {
+    const file = join(dir, 't.ndjson');
+    for (const p of ['t.ndjson', 't.ndjson.1.gz', 't.ndjson.2', 't.ndjson.2.gz', 't.ndjson.3.gz']) writeFileSync(join(dir, p), '');
+    expect(foundPart(file, 1)).toBe(join(dir, 't.ndjson.1.gz'));
+    expect(foundPart(file, 2)).toBe(join(dir, 't.ndjson.2'));
+    expect(foundPart(`${file}.gz`, 3)).toBe(join(dir, 't.ndjson.3.gz'));
+    expect(foundPart(file, 4)).toBeUndefined();
+    const parts = new NdjsonParts(file);
+    await parts.close();
+    expect(readdirSync(dir)).toEqual(['t.ndjson']);
   });
 });

@@ -25,15 +25,15 @@ describe('readRecordingChunks: read errors', () => {
     dirs.push(dir);
     const file = join(dir, 'rec.ndjson');
     writeFileSync(file, Array.from({ length: 200 }, (_, t) => `${JSON.stringify({ t, serial: 'a0b1c2300001', event: 'connect' })}\n`).join(''));
-    // Make the second read of any FileHandle fail, as a disk error would.
+    // Make the second sequential read (position null; the gzip sniff reads at 0) of any FileHandle fail, as a disk error would.
     const probe = await open(file, 'r');
     const proto = Object.getPrototypeOf(probe) as { read: (...a: unknown[]) => Promise<unknown> };
     await probe.close();
     const original = proto.read;
     let calls = 0;
     proto.read = function (this: unknown, ...a: unknown[]) {
-      calls++;
-      return calls === 2 ? Promise.reject(Object.assign(new Error('EIO: simulated read error'), { code: 'EIO' })) : original.apply(this, a);
+      if (a[3] === null) calls++;
+      return a[3] === null && calls === 2 ? Promise.reject(Object.assign(new Error('EIO: simulated read error'), { code: 'EIO' })) : original.apply(this, a);
     };
     restore = () => { proto.read = original; };
     const unhandled: unknown[] = [];

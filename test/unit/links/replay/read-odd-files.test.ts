@@ -1,5 +1,6 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { gzipSync } from 'node:zlib';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { MAX_LINE_BYTES, printable, readRecording, type ReadItem, type ReadOptions } from '../../../../src/links/replay/read-recording.js';
@@ -96,5 +97,63 @@ describe('reading a recording: a byte order mark and binary bytes', () => {
     expect(printable('a\u001b[2Jb\u0085c\u2028')).toBe('a\\u001b[2Jb\\u0085c\\u2028');
     expect(printable('z'.repeat(500))).toHaveLength(200);
     expect(printable('z'.repeat(500)).endsWith('…')).toBe(true);
+  });
+});
+
+describe('reading a gzip-compressed recording', () => {
+  const text = `${connect(1)}\n{"t":2,"oops"\n\n${connect(3)}\r\n${connect(4)}`;
+  // What a plain read gives, without the sizes (a compressed file's lines take less of it).
+  const lineAndVerdict = (items: ReadItem[]) => items.map((i) => (i.ok ? { line: i.line, ok: true } : { line: i.line, reason: i.reason }));
+
+  for (const chunkBytes of [7, 1000, 1 << 20]) {
+    it(`gives the lines of the plain file, with the same numbers and verdicts (reads of ${chunkBytes} bytes)`, async () => {
+      const plain = await read(text, { chunkBytes });
+      const zipped = await read(gzipSync(text), { chunkBytes });
+      expect(lineAndVerdict(zipped)).toEqual(lineAndVerdict(plain));
+      expect(plain.filter((i) => i.ok)).toHaveLength(3);
+    });
+  }
+
+  it('is recognised by its first bytes, not its name, and reads several members as one text', async () => {
+    const items = await read(Buffer.concat([gzipSync(`${connect(1)}\n${connect(2)}\n`), gzipSync(`${connect(3)}\n`)]));
+    expect(brief(items)).toEqual([{ line: 1, ok: true }, { line: 2, ok: true }, { line: 3, ok: true }]);
+  });
+
+  it('sizes lines by their share of the compressed file, so progress ends at the file size', async () => {
+    const many = Array.from({ length: 3000 }, (_, t) => connect(t)).join('\n');
+    const zipped = gzipSync(many);
+    const items = await read(zipped, { chunkBytes: 4096 });
+    expect(items).toHaveLength(3000);
+    const total = items.reduce((n, i) => n + i.size, 0);
+    expect(total).toBeGreaterThan(zipped.length * 0.95);
+    expect(total).toBeLessThan(zipped.length * 1.05);
+  });
+
+  it('reads a file cut off mid-stream up to the cut, then reports the cut line and stops that file', async () => {
+    const many = `${Array.from({ length: 2000 }, (_, t) => connect(t)).join('\n')}\n`;
+    const zipped = gzipSync(many);
+    const items = await read(zipped.subarray(0, Math.floor(zipped.length / 2)), { chunkBytes: 1024 });
+    const last = items.at(-1)!;
+    if (last.ok) throw new Error('the cut was not reported');
+    expect(last.reason).toMatch(/^compressed data cut off \(unexpected end of file\): the rest of this file is not read$/);
+    const good = items.slice(0, -1);
+    expect(good.length).toBeGreaterThan(100);
+    expect(good.every((i, k) => i.ok && i.line === k + 1)).toBe(true);
+    expect(last.line).toBe(good.length + 1);
+  });
+
+  it('reports a corrupt stream once, on the line it reaches, and reads the next file on', async () => {
+    const broken = Buffer.from(gzipSync(`${connect(1)}\n${connect(2)}\n`));
+    broken[3] = 0xe0; // reserved header flags: gunzip refuses the stream
+    const file = join(dir, `f${n++}.ndjson`);
+    const next = join(dir, `f${n++}.ndjson`);
+    writeFileSync(file, broken);
+    writeFileSync(next, `${connect(5)}\n`);
+    const out: ReadItem[] = [];
+    for await (const item of readRecording([file, next])) out.push(item);
+    expect(out.map((i) => ({ file: i.file, line: i.line, ok: i.ok, reason: i.ok ? undefined : i.reason.split(' (')[0] }))).toEqual([
+      { file, line: 1, ok: false, reason: 'compressed data corrupt' },
+      { file: next, line: 1, ok: true, reason: undefined },
+    ]);
   });
 });
