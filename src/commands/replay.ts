@@ -28,7 +28,7 @@ import { startIngest, type Ingest } from '../pipelines/ingest.js';
 import { clockScheduler } from '../pipelines/clock-scheduler.js';
 import type { PipelineLogger } from '../pipelines/duckdb-sink.js';
 import type { IngestMetrics } from '../pipelines/metrics.js';
-import { foundPart } from '../links/record/ndjson-writer.js';
+import { laterParts } from '../links/record/ndjson-writer.js';
 import { firstTime, recordedConnects } from '../links/replay/read-recording.js';
 import { startReplay, type RejectedLine, type ReplayProgress, type ReplaySummary } from '../links/replay/replayer.js';
 
@@ -66,9 +66,7 @@ export interface ReplayResult {
 
 /** FILE, then FILE.1, FILE.2, ... while they exist, each plain or gzipped (FILE.1.gz). */
 export function recordingParts(file: string): string[] {
-  const parts = [file];
-  for (let i = 1, part = foundPart(file, i); part; part = foundPart(file, ++i)) parts.push(part);
-  return parts;
+  return [file, ...laterParts(file)];
 }
 
 const quietLogger = (out: NodeJS.WritableStream): PipelineLogger => ({

@@ -130,6 +130,13 @@ export function foundPart(path: string, index: number): string | undefined {
   return existsSync(plain) ? plain : existsSync(plain + GZ) ? plain + GZ : undefined;
 }
 
+/** The parts after the first of the recording at `path` that are on disk (foundPart 1, 2, ... up to the first missing). */
+export function laterParts(path: string): string[] {
+  const parts: string[] = [];
+  for (let i = 1, part = foundPart(path, i); part; part = foundPart(path, ++i)) parts.push(part);
+  return parts;
+}
+
 /**
  * NDJSON lines into FILE, cut at a line boundary into FILE.1, FILE.2, ... once a part would pass
  * `maxBytes` (no limit: one file). Parts of an earlier recording to the same path are removed
@@ -146,9 +153,9 @@ export class NdjsonParts {
 
   constructor(private readonly path: string, private readonly maxBytes?: number) {
     if (maxBytes !== undefined && !(maxBytes > 0)) throw new RangeError(`maxBytes must be > 0, got ${maxBytes}`);
-    for (let i = 1, part = foundPart(path, i); part; part = foundPart(path, ++i)) {
+    for (const part of laterParts(path)) {
       unlinkSync(part);
-      // Both forms of a part, should both be there.
+      // Both forms of a part, should both be there (FILE.1 while gzip writes FILE.1.gz).
       const other = part.endsWith(GZ) ? stemOf(part) : part + GZ;
       if (existsSync(other)) unlinkSync(other);
     }

@@ -30,7 +30,8 @@ export type RecordLine =
 
 /**
  * `size`: the bytes of the file the line took, with its break (in a gzip file, its share of the
- * compressed bytes), so the sizes of a file's lines add up to the file's size, for progress.
+ * compressed bytes, a fraction), so the sizes of a file's lines add up to about the file's size,
+ * for progress.
  */
 export type ReadItem =
   | { ok: true; line: number; file: string; size: number; rec: RecordLine }
@@ -172,22 +173,45 @@ async function* plainChunks(fh: FileHandle, size: number): AsyncGenerator<Source
   }
 }
 
+/** Text out of gunzip per chunk: what inflate produced in the call that hits damaged data is lost with it, so this bounds the loss. */
+const GUNZIP_CHUNK = 64 * 1024;
+
 /**
  * A gzip file's text (several members, as `cat a.gz b.gz` makes, are one text). Each output
- * chunk of node's gunzip is its own region of memory, never written again, so views of it stay valid.
+ * chunk of node's gunzip is its own region of memory, never written again, so views of it stay
+ * valid. Read with read() rather than the stream's async iterator, which throws at a zlib error
+ * at once and drops the text already decoded but not yet taken (a paced replay takes it slowly).
  */
 async function* gunzipChunks(fh: FileHandle, size: number): AsyncGenerator<SourceChunk> {
-  const file = fh.createReadStream({ start: 0, highWaterMark: size, autoClose: false });
-  const gunzip = createGunzip({ chunkSize: Math.max(constants.Z_MIN_CHUNK, size) });
-  // Errors of the file stream reach the gunzip stream, whose iterator throws them.
+  // The stream closes the handle when it ends or is destroyed; closing it again is harmless.
+  const file = fh.createReadStream({ start: 0, highWaterMark: size });
+  const gunzip = createGunzip({ chunkSize: Math.max(constants.Z_MIN_CHUNK, Math.min(size, GUNZIP_CHUNK)) });
+  let failure: unknown;
+  let ended = false;
+  let wake: (() => void) | undefined;
+  const poke = () => {
+    wake?.();
+    wake = undefined;
+  };
+  gunzip.on('readable', poke);
+  gunzip.on('end', () => { ended = true; poke(); });
+  gunzip.on('error', (e) => { failure = e; poke(); });
+  // A failed read of the file ends the text with that error.
   file.on('error', (e) => gunzip.destroy(e));
   file.pipe(gunzip);
   let consumed = 0;
   try {
-    for await (const data of gunzip as AsyncIterable<Buffer>) {
-      const fileBytes = gunzip.bytesWritten - consumed;
-      consumed = gunzip.bytesWritten;
-      yield { data, fileBytes };
+    for (;;) {
+      const data = gunzip.read() as Buffer | null;
+      if (data) {
+        const fileBytes = gunzip.bytesWritten - consumed;
+        consumed = gunzip.bytesWritten;
+        yield { data, fileBytes };
+        continue;
+      }
+      if (failure !== undefined) throw failure;
+      if (ended) return;
+      await new Promise<void>((resolve) => { wake = resolve; });
     }
   } finally {
     file.unpipe(gunzip);
@@ -251,8 +275,10 @@ export async function* readRecordingChunks(files: string | readonly string[], op
       return from;
     };
     const size = opts.chunkBytes ?? CHUNK_BYTES;
-    const source = (await isGzip(fh)) ? gunzipChunks(fh, size) : plainChunks(fh, size);
+    let source: AsyncGenerator<SourceChunk> | undefined;
     try {
+      const compressed = await isGzip(fh);
+      source = compressed ? gunzipChunks(fh, size) : plainChunks(fh, size);
       // The start of a line cut by the last read(s): its parts (copied, so the views of their
       // buffers can end), its length and whether it ends in "\r" (half of a "\r\n" that the
       // next read may complete). Past the cap the parts are dropped and only counted; a "\r" at
@@ -269,7 +295,7 @@ export async function* readRecordingChunks(files: string | readonly string[], op
       let srcBytes = 0;
       let rawBytes = 0;
       const sized = (out: ReadItem[]): ReadItem[] => {
-        if (srcBytes !== rawBytes && rawBytes > 0) for (const item of out) item.size *= srcBytes / rawBytes;
+        if (compressed) for (const item of out) item.size = rawBytes > 0 ? (item.size * srcBytes) / rawBytes : 0;
         srcBytes = 0;
         rawBytes = 0;
         return out;
@@ -334,7 +360,7 @@ export async function* readRecordingChunks(files: string | readonly string[], op
       }
     } finally {
       // Ends a read still in flight (stopped early) before the file closes.
-      await source.return(undefined);
+      await source?.return(undefined);
       await fh.close();
     }
   }

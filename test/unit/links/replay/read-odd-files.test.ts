@@ -1,9 +1,9 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { gzipSync } from 'node:zlib';
+import { constants, gunzipSync, gzipSync } from 'node:zlib';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { MAX_LINE_BYTES, printable, readRecording, type ReadItem, type ReadOptions } from '../../../../src/links/replay/read-recording.js';
+import { MAX_LINE_BYTES, printable, readRecording, readRecordingChunks, type ReadItem, type ReadOptions } from '../../../../src/links/replay/read-recording.js';
 
 /** Files that are not quite recordings: very long lines, a byte order mark, binary bytes. */
 
@@ -14,8 +14,13 @@ let n = 0;
 async function read(content: string | Buffer, opts: ReadOptions = {}): Promise<ReadItem[]> {
   const file = join(dir, `f${n++}.ndjson`);
   writeFileSync(file, content);
+  return readAll(file, opts);
+}
+
+/** Every item of the recording at `files`. */
+async function readAll(files: string | string[], opts: ReadOptions = {}): Promise<ReadItem[]> {
   const out: ReadItem[] = [];
-  for await (const item of readRecording(file, opts)) out.push(item);
+  for await (const item of readRecording(files, opts)) out.push(item);
   return out;
 }
 
@@ -142,6 +147,38 @@ describe('reading a gzip-compressed recording', () => {
     expect(last.line).toBe(good.length + 1);
   });
 
+  it('keeps every line decoded before the cut when the lines are taken slowly (a paced replay)', async () => {
+    // Text that compresses as a recording does (~4x, not 50x), taken at ~16 MB/s: gunzip holds
+    // decoded text the reader has not taken yet when it reaches the cut.
+    let x = 1;
+    const noise = () => (x = (x * 48271) % 2147483647).toString(36);
+    const many = `${Array.from({ length: 200_000 }, (_, t) => `{"t":${t},"serial":"a0b1c2300001","event":"connect","x":"${noise()}.${noise()}"}`).join('\n')}\n`;
+    const zipped = gzipSync(many);
+    const cut = zipped.subarray(0, Math.floor(zipped.length / 2));
+    // What can be decoded from the cut file at all: its whole lines are the replay's to play.
+    const decodable = gunzipSync(cut, { finishFlush: constants.Z_SYNC_FLUSH }).toString('utf8');
+    const whole = decodable.split('\n').length - 1;
+    const file = join(dir, `f${n++}.ndjson.gz`);
+    writeFileSync(file, cut);
+    const items: ReadItem[] = [];
+    for await (const chunk of readRecordingChunks(file)) {
+      items.push(...chunk);
+      const bytes = chunk.reduce((b, i) => b + i.size, 0);
+      await new Promise((r) => setTimeout(r, bytes / 4096));
+    }
+    expect(whole).toBeGreaterThan(5_000);
+    expect(items.filter((i) => i.ok)).toHaveLength(whole);
+    expect(items.at(-1)).toMatchObject({ ok: false, line: whole + 1, reason: expect.stringMatching(/^compressed data cut off/) });
+  });
+
+  it('closes the file when its first read fails (a part that is a folder)', async () => {
+    const folder = mkdtempSync(join(dir, 'part-'));
+    const fds = () => readdirSync('/proc/self/fd').length;
+    const before = fds();
+    for (let i = 0; i < 5; i++) await expect(readAll(folder)).rejects.toMatchObject({ code: 'EISDIR' });
+    expect(fds()).toBe(before);
+  });
+
   it('reports a corrupt stream once, on the line it reaches, and reads the next file on', async () => {
     const broken = Buffer.from(gzipSync(`${connect(1)}\n${connect(2)}\n`));
     broken[3] = 0xe0; // reserved header flags: gunzip refuses the stream
@@ -149,8 +186,7 @@ describe('reading a gzip-compressed recording', () => {
     const next = join(dir, `f${n++}.ndjson`);
     writeFileSync(file, broken);
     writeFileSync(next, `${connect(5)}\n`);
-    const out: ReadItem[] = [];
-    for await (const item of readRecording([file, next])) out.push(item);
+    const out = await readAll([file, next]);
     expect(out.map((i) => ({ file: i.file, line: i.line, ok: i.ok, reason: i.ok ? undefined : i.reason.split(' (')[0] }))).toEqual([
       { file, line: 1, ok: false, reason: 'compressed data corrupt' },
       { file: next, line: 1, ok: true, reason: undefined },
