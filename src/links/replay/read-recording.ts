@@ -141,8 +141,11 @@ async function isGzip(fh: FileHandle): Promise<boolean> {
   return bytesRead === 2 && head[0] === 0x1f && head[1] === 0x8b;
 }
 
-/** Errors of the gunzip stream (data cut off or corrupt), as opposed to errors reading the file. */
-const isZlibError = (e: unknown): boolean => typeof (e as { code?: unknown })?.code === 'string' && (e as { code: string }).code.startsWith('Z_');
+/** The zlib code of an error of the gunzip stream (data cut off or corrupt), undefined for any other error (reading the file). */
+function zlibCode(e: unknown): string | undefined {
+  const code = (e as NodeJS.ErrnoException | undefined)?.code;
+  return typeof code === 'string' && code.startsWith('Z_') ? code : undefined;
+}
 
 /**
  * A plain file's bytes, `size` at a time. The next read runs while this one's lines are checked
@@ -306,8 +309,9 @@ export async function* readRecordingChunks(files: string | readonly string[], op
         try {
           next = await source.next();
         } catch (e) {
-          if (!isZlibError(e)) throw e;
-          const what = (e as { code: string }).code === 'Z_BUF_ERROR' ? 'compressed data cut off' : 'compressed data corrupt';
+          const code = zlibCode(e);
+          if (!code) throw e;
+          const what = code === 'Z_BUF_ERROR' ? 'compressed data cut off' : 'compressed data corrupt';
           broken = `${what} (${(e as Error).message}): the rest of this file is not read`;
           break;
         }
