@@ -62,6 +62,40 @@ export interface ReplayResult {
   ingest: IngestMetrics;
   /** Wall time of the replay, ms (reported, not part of the end state). */
   wallMs: number;
+  /** With --keep-time: the rows the data dir already held where this replay writes (keptTimeOverlap). */
+  overlap?: KeptTimeOverlap;
+}
+
+/** Rows per table that a data dir held for the recorded devices from the recording's first time on. */
+export interface KeptTimeOverlap {
+  statistics: number;
+  health_checks: number;
+  device_logs: number;
+}
+
+/**
+ * What a --keep-time replay into `store` lands next to: the rows of `serials` recorded at or
+ * after `fromMs` (the recording's first time). Appended rows have no natural key to tell a
+ * replayed state from a live one, so a second --keep-time replay of a file into the same data
+ * dir writes its rows twice; this count lets the replay say so before it starts.
+ */
+export async function keptTimeOverlap(store: Store, serials: readonly string[], fromMs: number): Promise<KeptTimeOverlap> {
+  const out: KeptTimeOverlap = { statistics: 0, health_checks: 0, device_logs: 0 };
+  if (serials.length === 0) return out;
+  const list = serials.map((_, i) => `$${i + 2}`).join(', ');
+  for (const table of Object.keys(out) as (keyof KeptTimeOverlap)[]) {
+    const [r] = await store.query<{ n: number }>(`SELECT count(*)::DOUBLE AS n FROM ${table} WHERE recorded >= $1 AND serial IN (${list})`, [Math.floor(fromMs / 1000), ...serials]);
+    out[table] = r?.n ?? 0;
+  }
+  return out;
+}
+
+/** The warning printed before a --keep-time replay whose rows would land next to rows already there; undefined when there are none. */
+export function overlapNote(dataDir: string, o: KeptTimeOverlap, fromMs: number): string | undefined {
+  if (o.statistics + o.health_checks + o.device_logs === 0) return undefined;
+  return `replay: note: ${dataDir} already holds ${o.statistics} statistics, ${o.health_checks} health check and ${o.device_logs} log rows `
+    + `of these devices at or after the recording's start (${new Date(fromMs).toISOString()}); with --keep-time this replay adds its rows `
+    + `next to them, so rows of an earlier replay of this file end up there twice (use a fresh --data-dir to keep one copy)`;
 }
 
 /** FILE, then FILE.1, FILE.2, ... while they exist, each plain or gzipped (FILE.1.gz). */
@@ -151,6 +185,8 @@ export async function runReplay(opts: ReplayCommandOptions, io: ReplayIo): Promi
   if (!existsSync(opts.file) || !statSync(opts.file).isFile()) throw new ConfigError(`replay: ${opts.file} is not a readable file`);
   const files = recordingParts(opts.file);
   const clock = await replayClock(files, speed, opts.keepTime, io.clock);
+  // The recording's first time with --keep-time (taken now: a scaled clock runs on while the data dir opens).
+  const startMs = clock.now();
   const logger = io.logger ?? quietLogger(io.out);
   io.out.write(`replay: ${files.join(', ')} at speed ${speed}${opts.keepTime ? ', recorded times kept' : ''} -> ${opts.dataDir}\n`);
 
@@ -169,7 +205,11 @@ export async function runReplay(opts: ReplayCommandOptions, io: ReplayIo): Promi
       autoProvision: true, logger, newId: systemIds(),
     });
     const { fleet } = runtime;
-    await runtime.provisionAll(await recordedConnects(files));
+    const connects = await recordedConnects(files);
+    await runtime.provisionAll(connects);
+    const overlap = opts.keepTime ? await keptTimeOverlap(store, [...connects.keys()], startMs) : undefined;
+    const note = overlap && overlapNote(opts.dataDir, overlap, startMs);
+    if (note) io.out.write(`${note}\n`);
     // At max speed the time limit of a batch would run on virtual time, where a recorded minute
     // passes in microseconds: batches would hold one event each. Size alone makes the batches,
     // and bigger ones: each batch costs one statement per table (measured: 10,000 rows
@@ -207,7 +247,7 @@ export async function runReplay(opts: ReplayCommandOptions, io: ReplayIo): Promi
     stopped = true;
     await runtime.close('The replay ended.');
     for (const line of replaySummaryLines(opts.file, summary, wallMs)) io.out.write(`${line}\n`);
-    return { summary, devices, ingest: ingest.metrics(), wallMs };
+    return { summary, devices, ingest: ingest.metrics(), wallMs, overlap };
   } finally {
     // On a failure too: actors on a scaled clock hold real timers that would keep the process up.
     if (!stopped) await runtime?.close('The replay failed.');

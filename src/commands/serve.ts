@@ -22,7 +22,7 @@ import { RrmApplier } from '../rrm/apply.js';
 import { RrmCollector } from '../rrm/collector.js';
 import { RrmScheduler } from '../rrm/scheduler.js';
 import { processClock, replayDriver, startFleetRuntime } from './fleet-runtime.js';
-import { openDataDir, recordingParts, replayClock, replayProgressBar, replaySummaryLines } from './replay.js';
+import { keptTimeOverlap, openDataDir, overlapNote, recordingParts, replayClock, replayProgressBar, replaySummaryLines } from './replay.js';
 import { startReplay } from '../links/replay/replayer.js';
 import { recordedConnects } from '../links/replay/read-recording.js';
 import { isObject } from '../protocol/frame.js';
@@ -177,7 +177,16 @@ export async function startServe(config: Readonly<ServeConfig>, io: ServeIo): Pr
       const log = logging.for('links');
       // Admission of an unknown AP writes its record (wall-time I/O) while a replay's clock may
       // race ahead; provisioning the recorded APs first keeps admission instant.
-      await runtime.provisionAll(await recordedConnects(replayFiles));
+      const connects = await recordedConnects(replayFiles);
+      await runtime.provisionAll(connects);
+      if (config.keepTime) {
+        const overlap = await keptTimeOverlap(store, [...connects.keys()], startedAt);
+        const note = overlapNote(config.dataDir, overlap, startedAt);
+        if (note) {
+          log.warn({ ...overlap }, 'the data dir already holds rows of the recorded devices from the recording\'s first time on');
+          io.print(note);
+        }
+      }
       const bar = io.progress ? replayProgressBar(io.progress, replayFiles) : undefined;
       const began = performance.now();
       replay = startReplay({

@@ -125,6 +125,37 @@ describe('airtwin replay of a seeded simulation (lab, seed 7, 10 simulated minut
     expect(started(first) * 1000).toBeLessThan(fixedWall.now() + 60_000);
   });
 
+  it('says before a --keep-time replay when the data dir already holds rows of the recording\'s devices and time', async () => {
+    const text = () => {
+      const out = new PassThrough();
+      const chunks: Buffer[] = [];
+      out.on('data', (c: Buffer) => chunks.push(c));
+      return { out, read: () => Buffer.concat(chunks).toString('utf8') };
+    };
+    const dataDir = join(dir, 'data-kept-twice');
+    const a = text();
+    const once = await runReplay({ file, dataDir, speed: 'max', keepTime: true }, { out: a.out, clock: fixedWall });
+    expect(once.overlap).toEqual({ statistics: 0, health_checks: 0, device_logs: 0 });
+    expect(a.read()).not.toContain('note:');
+    const written = await tableCounts(dataDir);
+    const total = (t: string) => Object.values(written[t]!).reduce((n, c) => n + c, 0);
+    const b = text();
+    const twice = await runReplay({ file, dataDir, speed: 'max', keepTime: true }, { out: b.out, clock: fixedWall });
+    // Everything the first replay wrote is in the recording's span, so all of it is counted.
+    expect(twice.overlap).toEqual({ statistics: total('statistics'), health_checks: total('health_checks'), device_logs: total('device_logs') });
+    expect(total('statistics')).toBeGreaterThan(0);
+    const firstT = (JSON.parse(readFileSync(file, 'utf8').split('\n')[0]!) as { t: number }).t;
+    expect(b.read()).toContain(`replay: note: ${dataDir} already holds ${total('statistics')} statistics, ${total('health_checks')} health check and ${total('device_logs')} log rows of these devices at or after the recording's start (${new Date(firstT).toISOString()})`);
+    // The note is true: the rows are there twice now.
+    const after = await tableCounts(dataDir);
+    for (const [serial, n] of Object.entries(written.statistics!)) expect(after.statistics![serial]).toBe(2 * n);
+    // Without --keep-time the rows are new history at a new time: no note.
+    const c = text();
+    const shifted = await runReplay({ file, dataDir, speed: 'max' }, { out: c.out, clock: fixedWall });
+    expect(shifted.overlap).toBeUndefined();
+    expect(c.read()).not.toContain('note:');
+  });
+
   it('cuts the same recording into parts with --record-max-bytes, and replays the parts as the one file', async () => {
     const parted = join(dir, 'parted.ndjson');
     const sim = await runSimulate({ scenario: 'lab', seed: 7, until: '10m', record: parted, recordMaxBytes: 100_000 }, sink());

@@ -89,6 +89,23 @@ describe('serve --record, then serve --replay', () => {
     expect(stored.statistics!.length).toBeGreaterThanOrEqual(12);
     expect(stored.state_associations!.length).toBeGreaterThan(0);
     for (const table of Object.keys(TABLES)) expect(replayed[table], table).toEqual(stored[table]);
+
+    // Replayed with --keep-time into the live run's own data dir, every row lands a second time:
+    // serve says so, with the counts, before the first line plays.
+    const printed: string[] = [];
+    let log = '';
+    const logs = new PassThrough().on('data', (d: Buffer) => { log += d.toString(); });
+    const again = await startTestServer({ sim: false, replay: recording, speed: 'max', keepTime: true, dataDir: join(dir, 'same-live'), logLevel: 'info' }, { print: (l) => printed.push(l), logDestination: logs });
+    try {
+      await again.running.replay!.done;
+    } finally {
+      await again.close();
+    }
+    const notes = printed.filter((l) => l.startsWith('replay: note:'));
+    expect(notes).toHaveLength(1);
+    expect(notes[0]).toContain(`already holds ${stored.statistics!.length} statistics, ${stored.health_checks!.length} health check and ${stored.device_logs!.length} log rows of these devices`);
+    const warned = log.split('\n').filter((l) => l.includes('already holds rows')).map((l) => JSON.parse(l));
+    expect(warned).toEqual([expect.objectContaining({ level: 40, statistics: stored.statistics!.length })]);
   }, 60_000);
 });
 
