@@ -12,6 +12,7 @@ import { runEdge } from './commands/edge.js';
 import { startSimulateLoad } from './commands/simulate-load.js';
 import { ScenarioError } from '../simulator/scenario.js';
 import { RecordingError } from './links/record/ndjson-writer.js';
+import { NotARecordingError } from './links/replay/read-recording.js';
 
 /** Runs `close` on the first SIGINT/SIGTERM, then exits (0, or 1 if closing failed). */
 function closeOnSignal(close: () => Promise<void>): void {
@@ -246,7 +247,8 @@ try {
     process.exit(2);
   }
   // A recording that could not be written (disk full, ...) is the environment, not a bug: one line.
-  if (e instanceof RecordingError) {
+  // A file whose head holds no recording line (an image, a video): said before anything is played.
+  if (e instanceof RecordingError || e instanceof NotARecordingError) {
     process.stderr.write(`airtwin: ${e.message}\n`);
     process.exit(1);
   }

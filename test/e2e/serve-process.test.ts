@@ -218,4 +218,22 @@ describe('airtwin replay as a process', () => {
     expect(r.stdout).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
     expect(r.stdout).toContain('\\u001b');
   }, 30_000);
+
+  it('gives up on a big binary file after its first lines, before anything is written (replay and serve --replay, exit 1)', () => {
+    const big = join(dir, 'video.bin');
+    // 32 MB of bytes with a line break every ~256: ~125,000 "lines", none of them JSON.
+    const block = Buffer.alloc(1 << 20);
+    for (let i = 0; i < block.length; i++) block[i] = (i * 2654435761) >>> 24;
+    writeFileSync(big, Buffer.concat(Array.from({ length: 32 }, () => block)));
+    const expected = new RegExp(`^airtwin: ${big.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} does not look like a recording: none of its first 1000 lines is a recording line \\(line 1: not JSON \\(.*\\)\\)$`);
+    const replay = spawnSync(process.execPath, [BIN, 'replay', big, '--data-dir', join(dir, 'video')], { encoding: 'utf8' });
+    expect(replay.status).toBe(1);
+    expect(replay.stderr.trim()).toMatch(expected);
+    const serve = spawnSync(process.execPath, [BIN, 'serve', '--replay', big, '--data-dir', join(dir, 'video-serve'), '--gateway-port', '0', '--rrm-port', '0'], { encoding: 'utf8' });
+    expect(serve.status).toBe(1);
+    expect(serve.stderr.trim()).toMatch(expected);
+    // Refused before the data dir was opened: neither was created.
+    expect(existsSync(join(dir, 'video'))).toBe(false);
+    expect(existsSync(join(dir, 'video-serve'))).toBe(false);
+  }, 30_000);
 });

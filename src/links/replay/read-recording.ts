@@ -395,14 +395,42 @@ export async function* readRecording(files: string | readonly string[], opts: Re
   }
 }
 
-/** Time of the first valid line of a recording, or undefined when it has none. */
+/**
+ * Lines read from the start of a recording, none of them a recording line, after which a replay
+ * gives up on the file as not a recording (an image, a video, a tarball passed by mistake): a
+ * 4 GB binary file holds ~16 million "lines", and rejecting each of them would take minutes.
+ * A real recording's first line is a recording line; a damaged head (a zeroed block, a cut
+ * line) is a few lines, not a thousand.
+ */
+export const HEAD_LINES = 1000;
+
+/** A file whose first HEAD_LINES lines are not one recording line: nothing is played. */
+export class NotARecordingError extends Error {
+  override name = 'NotARecordingError';
+  constructor(readonly file: string, readonly first: { line: number; reason: string }) {
+    super(`${file} does not look like a recording: none of its first ${HEAD_LINES} lines is a recording line (line ${first.line}: ${first.reason})`);
+  }
+}
+
+/**
+ * Time of the first valid line of a recording, or undefined when it has none (an empty file,
+ * or a short one with no valid line). Throws NotARecordingError when the first HEAD_LINES
+ * lines hold no valid one.
+ */
 export async function firstTime(files: string | readonly string[]): Promise<number | undefined> {
   const signal = { aborted: false };
+  let lines = 0;
+  let first: { line: number; file: string; reason: string } | undefined;
   // Small reads: only the first valid line is wanted, not a MiB of checked lines.
   for await (const item of readRecording(files, { signal, chunkBytes: 64 * 1024 })) {
     if (item.ok) {
       signal.aborted = true;
       return item.rec.t;
+    }
+    first ??= item;
+    if (++lines >= HEAD_LINES) {
+      signal.aborted = true;
+      throw new NotARecordingError(first.file, first);
     }
   }
   return undefined;

@@ -1,9 +1,9 @@
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { constants, gunzipSync, gzipSync } from 'node:zlib';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { MAX_LINE_BYTES, printable, readRecording, readRecordingChunks, type ReadItem, type ReadOptions } from '../../../../src/links/replay/read-recording.js';
+import { firstTime, HEAD_LINES, MAX_LINE_BYTES, NotARecordingError, printable, readRecording, readRecordingChunks, type ReadItem, type ReadOptions } from '../../../../src/links/replay/read-recording.js';
 
 /** Files that are not quite recordings: very long lines, a byte order mark, binary bytes. */
 
@@ -191,5 +191,49 @@ describe('reading a gzip-compressed recording', () => {
       { file, line: 1, ok: false, reason: 'compressed data corrupt' },
       { file: next, line: 1, ok: true, reason: undefined },
     ]);
+  });
+});
+
+/** Bytes this process has read from files so far (Linux: rchar of /proc/self/io). */
+const readBytes = () => Number(/rchar: (\d+)/.exec(readFileSync('/proc/self/io', 'utf8'))![1]);
+
+describe('the head of a file that is not a recording', () => {
+  const junk = (k: number) => `junk ${k} \u0000\u00ff`;
+  const lines = (count: number) => Array.from({ length: count }, (_, k) => junk(k));
+
+  it('finds the first recorded time past a damaged head shorter than HEAD_LINES', async () => {
+    const file = join(dir, `head-${n++}.ndjson`);
+    writeFileSync(file, `${lines(HEAD_LINES - 1).join('\n')}\n${connect(42)}\n`);
+    expect(await firstTime(file)).toBe(42);
+  });
+
+  it('gives up after HEAD_LINES lines with no recording line, naming the first and why', async () => {
+    const file = join(dir, `head-${n++}.ndjson`);
+    // A recording line right after the give-up point is not looked for.
+    writeFileSync(file, `${lines(HEAD_LINES).join('\n')}\n${connect(42)}\n`);
+    const err = await firstTime(file).then(() => undefined, (e: unknown) => e);
+    expect(err).toBeInstanceOf(NotARecordingError);
+    expect((err as NotARecordingError).message).toBe(`${file} does not look like a recording: none of its first ${HEAD_LINES} lines is a recording line (line 1: not JSON (Unexpected token 'j', "junk 0 \\u0000ÿ" is not valid JSON))`);
+  });
+
+  it('counts the lines across parts, and leaves a short file with no recording line to the replay (undefined)', async () => {
+    const base = join(dir, `head-${n++}.ndjson`);
+    writeFileSync(base, `${lines(HEAD_LINES / 2).join('\n')}\n`);
+    writeFileSync(`${base}.1`, `${lines(HEAD_LINES / 2).join('\n')}\n${connect(42)}\n`);
+    await expect(firstTime([base, `${base}.1`])).rejects.toThrow(NotARecordingError);
+    expect(await firstTime(base)).toBeUndefined();
+  });
+
+  it('reads a few MB of a 64 MB binary file, not all of it', async () => {
+    const file = join(dir, `head-${n++}.bin`);
+    // Random-looking bytes with a line break every ~256: 64 MB of them is ~250,000 lines.
+    const block = Buffer.alloc(1 << 20);
+    for (let i = 0; i < block.length; i++) block[i] = (i * 2654435761) >>> 24;
+    const fd = openSync(file, 'w');
+    for (let i = 0; i < 64; i++) writeSync(fd, block);
+    closeSync(fd);
+    const before = readBytes();
+    await expect(firstTime(file)).rejects.toThrow(NotARecordingError);
+    expect(readBytes() - before).toBeLessThan(8 << 20);
   });
 });
