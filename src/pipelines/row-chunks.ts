@@ -11,8 +11,10 @@ import type { Cell, ColumnKind } from './tables.js';
  * - numbers go into one Float64Array and reach DuckDB in one copy per column; they are DOUBLE and
  *   DuckDB casts them to the table's column types; a value the column cannot hold (an INTEGER
  *   past 2^31) fails the statement or the append;
- * - text is assigned per value, a string as DuckDB's bindings encode it, a Uint8Array (UTF-8 the
- *   caller kept, e.g. a state document's bytes from a recording) copied as it is;
+ * - short ASCII text (a serial, a band) is written inline into the column's string slots and
+ *   copied with the column at once; longer text is assigned per value, a string as DuckDB's
+ *   bindings encode it, a Uint8Array (UTF-8 the caller kept, e.g. a state document's bytes from a
+ *   recording) copied as it is;
  * - nulls clear their bit in the column's validity mask, copied once per column that has any.
  */
 
@@ -68,16 +70,60 @@ const fillNumbers = (vector: duckdb.Vector, n: number, at: At): boolean => fillF
 const fillBools = (vector: duckdb.Vector, n: number, at: At): boolean => fillFixed(vector, n, at, bools, toBool);
 
 /**
- * Text is assigned value by value: DuckDB copies each into the vector's string heap. Bytes that
- * are not UTF-8 go in decoded (U+FFFD for what is invalid), as a string would: DuckDB would mark
- * such a row null on its own, and the column's mask, copied afterwards, would undo that.
+ * A VARCHAR vector's data is one 16-byte `duckdb_string_t` per row (duckdb.h): a string of up
+ * to 12 bytes is stored inline (length, then the bytes, zero-padded), a longer one as its length,
+ * a 4-byte prefix and a pointer into the vector's string heap. Short ASCII values (a serial, a
+ * band, a radio's phy) are written inline into this scratch and copied with the column at once;
+ * only the others are assigned one by one through the C API, which copies them into the heap.
  */
-const fillText = (vector: duckdb.Vector, n: number, at: At): boolean => eachValue(n, at, (r, v) => {
+const strings = new Uint8Array(SIZE * 16);
+const lengths = new Uint32Array(strings.buffer);
+/** Rows of the column being filled whose value goes through the C API, and those values. */
+const heapRows = new Int32Array(SIZE);
+const heapValues: Cell[] = new Array<Cell>(SIZE).fill(null);
+
+/** Writes `v` inline at row `r` when it is ASCII and at most 12 characters long; false otherwise (nothing written). */
+function inlineAscii(r: number, v: string): boolean {
+  const n = v.length;
+  if (n > 12) return false;
+  const at = r * 16 + 4;
+  for (let i = 0; i < n; i++) {
+    const c = v.charCodeAt(i);
+    if (c > 0x7f) return false;
+    strings[at + i] = c;
+  }
+  lengths[r * 4] = n;
+  return true;
+}
+
+/** One value into the vector's string heap. Bytes that are not UTF-8 go in decoded (U+FFFD for what is invalid), as a string would. */
+function assignText(vector: duckdb.Vector, r: number, v: Cell): void {
   if (typeof v === 'string') duckdb.vector_assign_string_element(vector, r, v);
   else if (v instanceof Uint8Array && isUtf8(v)) duckdb.vector_assign_string_element_len(vector, r, v);
   else if (v instanceof Uint8Array) duckdb.vector_assign_string_element(vector, r, Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString('utf8'));
   else duckdb.vector_assign_string_element(vector, r, String(v));
-});
+}
+
+/**
+ * Text: the inline values and the nulls' empty slots are copied first, then the others are
+ * assigned over their slots (DuckDB would mark a row with invalid UTF-8 null on its own, and the
+ * column's mask, copied afterwards, would undo that; so such bytes are decoded first).
+ */
+function fillText(vector: duckdb.Vector, n: number, at: At): boolean {
+  strings.fill(0, 0, n * 16);
+  let heap = 0;
+  const nulls = eachValue(n, at, (r, v) => {
+    if (typeof v === 'string' && inlineAscii(r, v)) return;
+    heapRows[heap] = r;
+    heapValues[heap++] = v;
+  });
+  duckdb.copy_data_to_vector(vector, 0, strings.buffer, 0, n * 16);
+  for (let i = 0; i < heap; i++) {
+    assignText(vector, heapRows[i]!, heapValues[i]!);
+    heapValues[i] = null;
+  }
+  return nulls;
+}
 
 const FILL = { text: fillText, bool: fillBools, number: fillNumbers, id: fillNumbers } as const;
 

@@ -56,8 +56,10 @@ const rowArb = fc.tuple(
   fc.option(fc.oneof(fc.integer({ min: -(2 ** 31), max: 2 ** 31 - 1 }), fc.double({ min: -1e6, max: 1e6, noNaN: true })), { nil: null }),
   // Text as a string, as its UTF-8 bytes (a state document kept from a recording), or as bytes
   // that are not all UTF-8 (stored decoded, as the value-by-value append of the decoded text);
-  // short and past DuckDB's 12-byte inline strings.
+  // short and past DuckDB's 12-byte inline strings, ASCII and not.
   fc.option(fc.oneof(
+    // ASCII up to and just past 12 characters: written inline into the vector (fillText).
+    fc.string({ unit: 'grapheme-ascii', maxLength: 14 }),
     fc.string({ unit: 'binary', maxLength: 40 }),
     fc.string({ unit: 'binary', maxLength: 40 }).map((t) => new TextEncoder().encode(t)),
     fc.uint8Array({ maxLength: 30 }),
@@ -98,6 +100,20 @@ describe('rowChunks', () => {
         await conn.run(`DROP TABLE ${a}; DROP TABLE ${b}`);
       },
     ), { numRuns: 40 });
+  });
+
+  it('writes short ASCII text inline, zero-padded past its length, whatever the previous chunk left there', () => {
+    const chunk = duckdb.create_data_chunk([chunkType('text')].map((t) => t.toLogicalType().logical_type));
+    const slots = () => Buffer.from(duckdb.vector_get_data(duckdb.data_chunk_get_vector(chunk, 0), 4 * 16));
+    fillChunk(chunk, ['text'], [{ values: ['abcdefghijkl'] }, { values: ['a0b1c2000001'] }, { values: ['x'] }, { values: ['2G'] }], undefined, 0);
+    fillChunk(chunk, ['text'], [{ values: ['ab'] }, { values: [''] }, { values: [null] }, { values: ['5G'] }], undefined, 0);
+    // duckdb_string_t inline: uint32 length, then up to 12 bytes, the rest zero (DuckDB compares all 16).
+    const inline = (text: string) => Buffer.concat([Buffer.from([text.length, 0, 0, 0]), Buffer.from(text), Buffer.alloc(12 - text.length)]);
+    const data = slots();
+    expect(data.subarray(0, 16)).toEqual(inline('ab'));
+    expect(data.subarray(16, 32)).toEqual(inline(''));
+    expect(data.subarray(32, 48)).toEqual(Buffer.alloc(16)); // a null's slot
+    expect(data.subarray(48, 64)).toEqual(inline('5G'));
   });
 
   it('refuses a value the column cannot hold, as the value-by-value append did', async () => {
