@@ -137,7 +137,7 @@ export async function openDataDir(dataDir: string): Promise<Store> {
 export function replaySummaryLines(file: string, s: ReplaySummary, wallMs: number): string[] {
   const perSecond = wallMs > 0 ? s.frames / (wallMs / 1000) : s.frames;
   // A paced replay of a quiet recording plays under one frame a second: one decimal, not "0".
-  const rate = perSecond < 10 ? perSecond.toFixed(1) : String(Math.round(perSecond));
+  const rate = perSecond < 9.95 ? perSecond.toFixed(1) : String(Math.round(perSecond));
   const lines = [`replay: ${s.frames} frames from ${s.devices} devices, ${(s.durationMs / 1000).toFixed(1)} s recorded, `
     + `played in ${(wallMs / 1000).toFixed(2)} s (${rate} frames/s)${s.stopped ? ', stopped early' : ''}`];
   if (s.dropped > 0) lines.push(`replay: ${s.dropped} frames recorded while their AP was disconnected were not delivered`);

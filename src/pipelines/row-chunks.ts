@@ -117,10 +117,12 @@ function fillText(vector: duckdb.Vector, n: number, at: At): boolean {
     heapRows[heap] = r;
     heapValues[heap++] = v;
   });
-  duckdb.copy_data_to_vector(vector, 0, strings.buffer, 0, n * 16);
-  for (let i = 0; i < heap; i++) {
-    assignText(vector, heapRows[i]!, heapValues[i]!);
-    heapValues[i] = null;
+  try {
+    duckdb.copy_data_to_vector(vector, 0, strings.buffer, 0, n * 16);
+    for (let i = 0; i < heap; i++) assignText(vector, heapRows[i]!, heapValues[i]!);
+  } finally {
+    // The scratch must not keep a batch's values (state documents) alive, whatever happened.
+    heapValues.fill(null, 0, heap);
   }
   return nulls;
 }

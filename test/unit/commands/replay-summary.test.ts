@@ -12,6 +12,13 @@ describe('the summary line of a replay', () => {
     expect(first).toBe('replay: 9 frames from 3 devices, 14.4 s recorded, played in 28.75 s (0.3 frames/s), stopped early');
   });
 
+  it('switches to whole frames where one decimal would round to 10.0', () => {
+    const rate = (frames: number, ms: number) => /\((.*) frames\/s\)/.exec(replaySummaryLines('x', summary({ frames }), ms)[0]!)![1];
+    expect(rate(994, 100_000)).toBe('9.9');
+    expect(rate(997, 100_000)).toBe('10');
+    expect(rate(1000, 100_000)).toBe('10');
+  });
+
   it('rounds a fast replay\'s rate to whole frames', () => {
     const [first] = replaySummaryLines('x.ndjson', summary({ frames: 44_646, devices: 200, durationMs: 3_599_700 }), 1_460);
     expect(first).toBe('replay: 44646 frames from 200 devices, 3599.7 s recorded, played in 1.46 s (30579 frames/s)');
