@@ -7,7 +7,7 @@ import { ConfigError, loadServeConfig, parseRecordMaxBytes, parseSpeed } from '.
 import { startServe, VERSION } from './commands/serve.js';
 import { runSimulate } from './commands/simulate.js';
 import { runReplay } from './commands/replay.js';
-import { runRecordImport } from './commands/record-import.js';
+import { NothingToRecordError, runRecordImport } from './commands/record-import.js';
 import { runEdge } from './commands/edge.js';
 import { startSimulateLoad } from './commands/simulate-load.js';
 import { ScenarioError } from '../simulator/scenario.js';
@@ -247,8 +247,9 @@ try {
     process.exit(2);
   }
   // A recording that could not be written (disk full, ...) is the environment, not a bug: one line.
-  // A file whose head holds no recording line (an image, a video): said before anything is played.
-  if (e instanceof RecordingError || e instanceof NotARecordingError) {
+  // A file whose head holds no recording line (an image, a video): said before anything is played;
+  // a folder with nothing to import: said before a recording is written.
+  if (e instanceof RecordingError || e instanceof NotARecordingError || e instanceof NothingToRecordError) {
     process.stderr.write(`airtwin: ${e.message}\n`);
     process.exit(1);
   }

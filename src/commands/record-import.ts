@@ -22,12 +22,13 @@
  * their `unit.localtime` (then path), one every `intervalMs`.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, realpathSync, statSync, type Stats } from 'node:fs';
 import { basename, dirname, join, relative } from 'node:path';
 import { checkWritableFile, ConfigError } from '../config/load.js';
 import { isObject, type JsonObject } from '../protocol/frame.js';
 import { normalizeSerial, parseSerial } from '../protocol/serial.js';
 import { ndjsonFileWriter, RecordingError } from '../links/record/ndjson-writer.js';
+import { printable } from '../links/replay/read-recording.js';
 
 export interface RecordImportOptions {
   fromStates: string;
@@ -36,6 +37,17 @@ export interface RecordImportOptions {
   startMs?: number;
   /** Time between a device's reports (default 60 s). */
   intervalMs?: number;
+}
+
+/** One skipped file as printed; a file's name and a parse error's quote of it may hold terminal control bytes. */
+const skippedLine = (s: { file: string; reason: string }): string => `record: skipped ${printable(s.file)}: ${printable(s.reason)}\n`;
+
+/** A folder with not one document to import: no recording is written (exit 1). */
+export class NothingToRecordError extends Error {
+  override name = 'NothingToRecordError';
+  constructor(readonly folder: string, skipped: number) {
+    super(`${folder} holds no state, healthcheck, capabilities or configuration document (${skipped} files skipped): nothing recorded`);
+  }
 }
 
 export interface RecordImportSummary {
@@ -52,13 +64,42 @@ interface Device { serial: string; capabilities?: JsonObject; uuid?: number; fir
 const DEFAULT_START_MS = 1_700_000_000_000;
 const SERIAL_IN_NAME = /(?:^|[^0-9a-f])([0-9a-f]{2}(?:[:-]?[0-9a-f]{2}){5})(?![0-9a-f])/i;
 
-function jsonFiles(dir: string): string[] {
+/** The error code of a failed file system call (ELOOP, EACCES, ...), or its message. */
+const fsCode = (e: unknown): string => (e as NodeJS.ErrnoException).code ?? String((e as Error).message);
+
+/**
+ * Every *.json regular file under `dir`, in path order. Links are followed, but a folder is read
+ * once however many links lead to it (a link to `..` would loop, a `latest` link would import its
+ * target twice); what cannot be read (a broken link, a permission, a FIFO that would block the
+ * read) goes into `skipped` with why, relative to `dir`.
+ */
+function jsonFiles(dir: string, skipped: RecordImportSummary['skipped']): string[] {
   const out: string[] = [];
+  const seen = new Set<string>();
+  const skip = (p: string, reason: string) => skipped.push({ file: relative(dir, p) || '.', reason });
   const walk = (d: string) => {
-    for (const name of readdirSync(d).sort()) {
+    let names: string[];
+    try {
+      const real = realpathSync(d);
+      if (seen.has(real)) return skip(d, 'folder already read (a link to it or to a folder above it)');
+      seen.add(real);
+      names = readdirSync(d).sort();
+    } catch (e) {
+      return skip(d, `cannot read the folder (${fsCode(e)})`);
+    }
+    for (const name of names) {
       const p = join(d, name);
-      if (statSync(p).isDirectory()) walk(p);
-      else if (name.endsWith('.json')) out.push(p);
+      let st: Stats;
+      try {
+        st = statSync(p);
+      } catch (e) {
+        skip(p, `cannot read (${fsCode(e)})`);
+        continue;
+      }
+      if (st.isDirectory()) walk(p);
+      else if (!name.endsWith('.json')) continue;
+      else if (st.isFile()) out.push(p);
+      else skip(p, 'not a regular file');
     }
   };
   walk(dir);
@@ -157,20 +198,32 @@ export async function runRecordImport(opts: RecordImportOptions, out?: NodeJS.Wr
   if (!statSync(opts.fromStates).isDirectory()) throw new ConfigError(`--from-states: ${opts.fromStates} is not a folder`);
   // A folder that is missing or not writable is a usage error, found before any document is read.
   checkWritableFile('--out', opts.out);
-  for (const file of jsonFiles(opts.fromStates)) {
-    let v: unknown;
+  for (const file of jsonFiles(opts.fromStates, skipped)) {
+    const rel = relative(opts.fromStates, file);
+    let text: string;
     try {
-      v = JSON.parse(readFileSync(file, 'utf8'));
+      text = readFileSync(file, 'utf8');
     } catch (e) {
-      skipped.push({ file: relative(opts.fromStates, file), reason: `not JSON (${(e as Error).message})` });
+      skipped.push({ file: rel, reason: `cannot read (${fsCode(e)})` });
       continue;
     }
-    const rel = relative(opts.fromStates, file);
+    let v: unknown;
+    try {
+      v = JSON.parse(text);
+    } catch (e) {
+      skipped.push({ file: rel, reason: `not JSON (${(e as Error).message})` });
+      continue;
+    }
     const doc = classify(file, rel, v);
     if (typeof doc === 'string') skipped.push({ file: rel, reason: doc });
     else docs.push(doc);
   }
   const devices = devicesOf(opts.fromStates, docs);
+  if (devices.length === 0) {
+    // A wrong folder must not look like success: say why each file was passed over, write nothing.
+    for (const s of skipped) out?.write(skippedLine(s));
+    throw new NothingToRecordError(opts.fromStates, skipped.length);
+  }
   const lines: { t: number; dev: number; seq: number; text: string }[] = [];
   devices.forEach((d, dev) => {
     const uuid = d.uuid ?? 1;
@@ -201,6 +254,6 @@ export async function runRecordImport(opts: RecordImportOptions, out?: NodeJS.Wr
     throw new RecordingError(opts.out, e);
   }
   out?.write(`record: ${devices.length} devices, ${lines.length} lines from ${opts.fromStates} -> ${opts.out}\n`);
-  for (const s of skipped) out?.write(`record: skipped ${s.file}: ${s.reason}\n`);
+  for (const s of skipped) out?.write(skippedLine(s));
   return { devices: devices.length, lines: lines.length, skipped };
 }

@@ -1,4 +1,5 @@
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
@@ -13,6 +14,7 @@ const FIXTURES = join(process.cwd(), '..', 'shared', 'fixtures', 'real-ap');
 const present = existsSync(FIXTURES);
 const sink = () => new PassThrough().resume();
 const NAMED = 'a0b1c2d3e4f5';
+const BIN = new URL('../../../bin/airtwin.mjs', import.meta.url).pathname;
 
 describe.skipIf(!present)(`airtwin record --from-states on the real AP captures${present ? '' : ` (skipped: ${FIXTURES} is absent)`}`, () => {
   const dir = mkdtempSync(join(tmpdir(), 'airtwin-import-'));
@@ -122,5 +124,61 @@ describe('airtwin record --from-states: where the recording cannot be written', 
     const summary = await runRecordImport({ fromStates: src, out }, sink());
     expect(summary).toMatchObject({ devices: 1, skipped: [] });
     expect(readFileSync(out, 'utf8').trim().split('\n')).toHaveLength(summary.lines);
+  });
+});
+
+describe('airtwin record --from-states on a folder with links, pipes and junk', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'airtwin-import-odd-'));
+  const src = join(dir, 'captures');
+  const state = (serial: string) => JSON.stringify({ jsonrpc: '2.0', method: 'state', params: { serial, uuid: 1, state: { unit: { uptime: 10 }, radios: [] } } });
+  beforeAll(() => {
+    mkdirSync(join(src, 'ap1', 'deeper'), { recursive: true });
+    writeFileSync(join(src, 'ap1', 'state.json'), state('a0b1c2000001'));
+    symlinkSync('..', join(src, 'ap1', 'deeper', 'up')); // a loop back to captures/
+    symlinkSync('ap1', join(src, 'latest')); // a second way into ap1
+    symlinkSync('nowhere.json', join(src, 'gone.json')); // a broken link
+    execFileSync('mkfifo', [join(src, 'pipe.json')]); // reading it would wait for a writer forever
+    writeFileSync(join(src, 'bin.json'), Buffer.from([0x1b, 0x5b, 0x32, 0x4a, 0x07, 0x0a]));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('reads each folder once, skips what it cannot read with why, and prints no control byte', async () => {
+    let printed = '';
+    const out = new PassThrough().on('data', (d: Buffer) => { printed += d.toString(); });
+    const summary = await runRecordImport({ fromStates: src, out: join(dir, 'odd.ndjson') }, out);
+    expect(summary.devices).toBe(1);
+    // One connect event, one connect frame and the one state: ap1 was not imported twice.
+    expect(summary.lines).toBe(3);
+    expect(summary.skipped).toEqual([
+      { file: 'ap1/deeper/up', reason: 'folder already read (a link to it or to a folder above it)' },
+      { file: 'gone.json', reason: 'cannot read (ENOENT)' },
+      { file: 'latest', reason: 'folder already read (a link to it or to a folder above it)' },
+      { file: 'pipe.json', reason: 'not a regular file' },
+      { file: 'bin.json', reason: expect.stringMatching(/^not JSON \(/) },
+    ]);
+    // eslint-disable-next-line no-control-regex
+    expect(printed).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
+    expect(printed).toContain('record: skipped bin.json: not JSON (');
+    expect(printed).toContain('\\u001b');
+  });
+
+  it('writes nothing and fails (exit 1) when not one file can be imported', () => {
+    const junk = join(dir, 'junk');
+    mkdirSync(junk);
+    writeFileSync(join(junk, 'notes.json'), '{"hello":"world"}');
+    const outFile = join(dir, 'none.ndjson');
+    const r = spawnSync(process.execPath, [BIN, 'record', '--from-states', junk, '--out', outFile], { encoding: 'utf8' });
+    expect(r.status).toBe(1);
+    expect(r.stdout).toBe('record: skipped notes.json: not a state, healthcheck, capabilities or configuration document\n');
+    expect(r.stderr).toBe(`airtwin: ${junk} holds no state, healthcheck, capabilities or configuration document (1 files skipped): nothing recorded\n`);
+    expect(existsSync(outFile)).toBe(false);
+  }, 30_000);
+
+  it('says so for an empty folder too', async () => {
+    const empty = join(dir, 'empty');
+    mkdirSync(empty);
+    await expect(runRecordImport({ fromStates: empty, out: join(dir, 'empty.ndjson') }, sink()))
+      .rejects.toMatchObject({ name: 'NothingToRecordError', message: `${empty} holds no state, healthcheck, capabilities or configuration document (0 files skipped): nothing recorded` });
+    expect(existsSync(join(dir, 'empty.ndjson'))).toBe(false);
   });
 });
