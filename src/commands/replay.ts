@@ -11,7 +11,8 @@
  * their numbers and why). The data dir ends as the recording left the devices: the fleet is
  * stopped only after the pipeline has written everything and stopped listening.
  */
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, realpathSync, statSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
 import cliProgress from 'cli-progress';
 import type { DeviceDetails } from '../../actors/fleet.js';
 import type { Command } from '../../actors/device/device.types.js';
@@ -28,7 +29,7 @@ import { startIngest, type Ingest } from '../pipelines/ingest.js';
 import { clockScheduler } from '../pipelines/clock-scheduler.js';
 import type { PipelineLogger } from '../pipelines/duckdb-sink.js';
 import type { IngestMetrics } from '../pipelines/metrics.js';
-import { laterParts } from '../links/record/ndjson-writer.js';
+import { isPartName, laterParts } from '../links/record/ndjson-writer.js';
 import { firstTime, recordedConnects } from '../links/replay/read-recording.js';
 import { startReplay, type RejectedLine, type ReplayProgress, type ReplaySummary } from '../links/replay/replayer.js';
 
@@ -101,6 +102,37 @@ export function overlapNote(dataDir: string, o: KeptTimeOverlap, fromMs: number)
 /** FILE, then FILE.1, FILE.2, ... while they exist, each plain or gzipped (FILE.1.gz). */
 export function recordingParts(file: string): string[] {
   return [file, ...laterParts(file)];
+}
+
+/**
+ * The file of `replayFiles` that a recording to `record` would truncate or delete, if any: the
+ * record file itself (by any path: relative, through a link, a hard link) or a part of it
+ * (FILE.N, FILE.N.gz), which the recorder removes when it starts and writes when it rotates.
+ * `serve --replay F --record F` emptied F before the replay read a line.
+ */
+export function replayFileRecordedOver(record: string, replayFiles: readonly string[]): string | undefined {
+  const real = (f: string) => {
+    try {
+      return realpathSync(f);
+    } catch {
+      // A record file that does not exist yet: its folder does (checkWritableFile).
+      return join(realpathSync(dirname(resolve(f))), basename(f));
+    }
+  };
+  const inode = (f: string) => {
+    try {
+      const s = statSync(f);
+      return `${s.dev}:${s.ino}`;
+    } catch {
+      return undefined;
+    }
+  };
+  const target = real(record);
+  const targetInode = inode(record);
+  return replayFiles.find((f) => {
+    const path = real(f);
+    return path === target || isPartName(target, path) || (targetInode !== undefined && inode(f) === targetInode);
+  });
 }
 
 const quietLogger = (out: NodeJS.WritableStream): PipelineLogger => ({

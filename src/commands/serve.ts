@@ -22,7 +22,7 @@ import { RrmApplier } from '../rrm/apply.js';
 import { RrmCollector } from '../rrm/collector.js';
 import { RrmScheduler } from '../rrm/scheduler.js';
 import { processClock, replayDriver, startFleetRuntime } from './fleet-runtime.js';
-import { keptTimeOverlap, openDataDir, overlapNote, recordingParts, replayClock, replayProgressBar, replaySummaryLines } from './replay.js';
+import { keptTimeOverlap, openDataDir, overlapNote, recordingParts, replayClock, replayFileRecordedOver, replayProgressBar, replaySummaryLines } from './replay.js';
 import { startReplay } from '../links/replay/replayer.js';
 import { recordedConnects } from '../links/replay/read-recording.js';
 import { isObject } from '../protocol/frame.js';
@@ -78,6 +78,8 @@ export async function startServe(config: Readonly<ServeConfig>, io: ServeIo): Pr
   }
   if (config.record) checkWritableFile('--record', config.record);
   const replayFiles = config.replay ? recordingParts(config.replay) : undefined;
+  const recordedOver = config.record && replayFiles ? replayFileRecordedOver(config.record, replayFiles) : undefined;
+  if (recordedOver) throw new ConfigError(`--record: ${config.record} would overwrite ${recordedOver}, which --replay reads; record to another file`);
   // One clock for the whole process: REST time stamps, actors, simulator, replay and pipelines.
   const driver = replayFiles
     ? replayDriver(await replayClock(replayFiles, config.speed, config.keepTime, io.clock ?? wallClock))

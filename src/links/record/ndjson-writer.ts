@@ -130,6 +130,12 @@ export function foundPart(path: string, index: number): string | undefined {
   return existsSync(plain) ? plain : existsSync(plain + GZ) ? plain + GZ : undefined;
 }
 
+/** Whether `file` is named as a later part (FILE.N or FILE.N.gz, N >= 1) of the recording at `path`: one a recording to `path` may delete or write. */
+export function isPartName(path: string, file: string): boolean {
+  const stem = stemOf(path);
+  return file.startsWith(`${stem}.`) && /^\d+(\.gz)?$/.test(file.slice(stem.length + 1));
+}
+
 /** The parts after the first of the recording at `path` that are on disk (foundPart 1, 2, ... up to the first missing). */
 export function laterParts(path: string): string[] {
   const parts: string[] = [];
