@@ -56,6 +56,9 @@ function frameBytes(text: string, frame: JsonObject, bytes: SourceBytes | undefi
   return Buffer.byteLength(JSON.stringify(frame));
 }
 
+/** The largest time a JavaScript Date holds, ms from the epoch either way. */
+const MAX_TIME_MS = 8.64e15;
+
 /** The longest line read (bytes, without its break): 64 MiB, ~1,000 times the biggest frame seen from an AP. */
 export const MAX_LINE_BYTES = 64 * 1024 * 1024;
 
@@ -92,6 +95,8 @@ function checkLine(text: string, lastT: number, bytes?: SourceBytes): { rec: Rec
   const { t, serial } = v;
   if (t === undefined) return { reason: 'missing field t' };
   if (typeof t !== 'number' || !Number.isFinite(t)) return { reason: `t is not a number: ${JSON.stringify(t)}` };
+  // Past 8.64e15 ms (year 275760) a Date cannot hold it: no clock, API time or printed date could.
+  if (Math.abs(t) > MAX_TIME_MS) return { reason: `t is not a time in epoch ms: ${t}` };
   if (t < lastT) return { reason: `t goes backwards (${t} after ${lastT})` };
   if (serial === undefined) return { reason: 'missing field serial' };
   const s = parseSerial(serial);

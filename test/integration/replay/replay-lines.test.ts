@@ -54,10 +54,11 @@ describe('startReplay: malformed lines', () => {
       '[1,2,3]', //                                                            11
       JSON.stringify({ t: T + 3000, serial: A, event: 'reboot' }), //          12
       up(T + 4000, state(4)), //                                               13
+      up(1e20, state(5)), //                                                   14 past any Date
     ]);
     const { clock, fleet, events } = setup();
     const summary = await startReplay({ file, fleet, clock, speed: 'max' }).done;
-    expect(summary.rejected.map((r) => r.line)).toEqual([3, 4, 5, 6, 8, 9, 11, 12]);
+    expect(summary.rejected.map((r) => r.line)).toEqual([3, 4, 5, 6, 8, 9, 11, 12, 14]);
     const why = Object.fromEntries(summary.rejected.map((r) => [r.line, r.reason]));
     expect(why[3]).toMatch(/not JSON/);
     expect(why[4]).toMatch(/serial .* is not 12 hex digits/);
@@ -67,7 +68,8 @@ describe('startReplay: malformed lines', () => {
     expect(why[9]).toMatch(/down frame is not a command/);
     expect(why[11]).toMatch(/not a JSON object/);
     expect(why[12]).toMatch(/event must be connect or disconnect/);
-    expect(summary.rejectedCount).toBe(8);
+    expect(why[14]).toBe('t is not a time in epoch ms: 100000000000000000000');
+    expect(summary.rejectedCount).toBe(9);
     expect(summary.accepted).toBe(4);
     expect(summary.frames).toBe(3);
     expect(summary.durationMs).toBe(4000);
