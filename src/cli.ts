@@ -2,6 +2,7 @@
  * The `airtwin` command: the composition root. The only module that reads process.env and
  * process.argv, handles signals and decides exit codes (0 ok, 1 failure, 2 bad usage or config).
  */
+import { fstatSync, statSync } from 'node:fs';
 import { Command, CommanderError, Option } from 'commander';
 import { ConfigError, loadServeConfig, parseRecordMaxBytes, parseSpeed } from './config/load.js';
 import { startServe, VERSION } from './commands/serve.js';
@@ -13,6 +14,16 @@ import { startSimulateLoad } from './commands/simulate-load.js';
 import { ScenarioError } from '../simulator/scenario.js';
 import { RecordingError } from './links/record/ndjson-writer.js';
 import { NotARecordingError } from './links/replay/read-recording.js';
+
+/** Whether `path` is this process's standard output (/dev/stdout, /dev/fd/1, or the file or pipe it was redirected to). */
+function isStdout(path: string): boolean {
+  try {
+    const [a, b] = [fstatSync(1), statSync(path)];
+    return a.dev === b.dev && a.ino === b.ino;
+  } catch {
+    return false;
+  }
+}
 
 /** Runs `close` on the first SIGINT/SIGTERM, then exits (0, or 1 if closing failed). */
 function closeOnSignal(close: () => Promise<void>): void {
@@ -170,7 +181,9 @@ program.command('simulate')
       // Ctrl-C or SIGTERM ends the run at the next slice with whole lines, the file closed.
       const { signal, off } = stopOnSignal('stopping; the recording keeps what was simulated so far');
       try {
-        await runSimulate({ scenario: opts.scenario, seed, until: opts.until, record: opts.record, recordMaxBytes: recordMax, signal }, process.stdout);
+        // `--record /dev/stdout | gzip > x.gz`: the messages must not land in the recording.
+        const out = isStdout(opts.record) ? process.stderr : process.stdout;
+        await runSimulate({ scenario: opts.scenario, seed, until: opts.until, record: opts.record, recordMaxBytes: recordMax, signal }, out);
       } finally {
         off();
       }

@@ -22,7 +22,7 @@
 import { readFileSync } from 'node:fs';
 import type { NatsConnection } from 'nats';
 import { pino, type LevelWithSilent } from 'pino';
-import { ConfigError, checkWritableFile } from '../config/load.js';
+import { ConfigError, checkRecordFile } from '../config/load.js';
 import { createEdge, type Edge } from '../links/edge/edge-server.js';
 import { connectNats, type LinkLogger } from '../links/nats/connect.js';
 import { closeRecorder, createRecorder, type Recorder } from '../links/record/recording-link.js';
@@ -57,7 +57,7 @@ export interface RunningEdge {
 }
 
 export async function runEdge(opts: EdgeCommandOptions): Promise<RunningEdge> {
-  if (opts.record) checkWritableFile('--record', opts.record);
+  if (opts.record) checkRecordFile(opts.record, opts.recordMaxBytes);
   const tlsFlags = [opts.tlsCert, opts.tlsKey, opts.clientCa].filter((f) => f !== undefined).length;
   if (tlsFlags !== 0 && tlsFlags !== 3) throw new ConfigError('--tls-cert, --tls-key and --client-ca go together (TLS with client certificates)');
   const read = (flag: string, file: string): Buffer => {

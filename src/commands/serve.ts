@@ -3,7 +3,7 @@ import { asyncScheduler } from 'rxjs';
 import type { FastifyInstance } from 'fastify';
 import { wallClock, type Clock } from '../protocol/clock.js';
 import type { ServeConfig } from '../config/schema.js';
-import { ConfigError, checkWritableFile } from '../config/load.js';
+import { ConfigError, checkRecordFile } from '../config/load.js';
 import { Store } from '../store/duckdb.js';
 import { DevicesRepo } from '../store/devices-repo.js';
 import { DefaultConfigsRepo } from '../store/default-configs-repo.js';
@@ -76,7 +76,7 @@ export async function startServe(config: Readonly<ServeConfig>, io: ServeIo): Pr
   if (config.replay && !(existsSync(config.replay) && statSync(config.replay).isFile())) {
     throw new ConfigError(`--replay: ${config.replay} is not a readable file`);
   }
-  if (config.record) checkWritableFile('--record', config.record);
+  if (config.record) checkRecordFile(config.record, config.recordMaxBytes);
   const replayFiles = config.replay ? recordingParts(config.replay) : undefined;
   const recordedOver = config.record && replayFiles ? replayFileRecordedOver(config.record, replayFiles) : undefined;
   if (recordedOver) throw new ConfigError(`--record: ${config.record} would overwrite ${recordedOver}, which --replay reads; record to another file`);

@@ -5,7 +5,7 @@
  * discrete-event clock flat out; a number N paces it at N x real time (between slices of
  * simulated time, so the file is the same either way, only later).
  */
-import { checkWritableFile } from '../config/load.js';
+import { checkRecordFile } from '../config/load.js';
 import { wallClock } from '../protocol/clock.js';
 import { loadScenario } from '../../simulator/scenario.js';
 import { parseDuration, startRun } from '../../simulator/run.js';
@@ -41,7 +41,7 @@ export interface SimulateResult {
 }
 
 export async function runSimulate(opts: SimulateOptions, out: NodeJS.WritableStream): Promise<SimulateResult> {
-  checkWritableFile('--record', opts.record);
+  checkRecordFile(opts.record, opts.recordMaxBytes);
   const durationMs = parseDuration(opts.until);
   const { scenario, file } = loadScenario(opts.scenario);
   const seed = opts.seed ?? scenario.seed;

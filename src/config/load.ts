@@ -24,6 +24,18 @@ export function checkWritableFile(flag: string, file: string): void {
   if (existsSync(file) && statSync(file).isDirectory()) throw new ConfigError(`${flag}: ${file} is a folder`);
 }
 
+/**
+ * `--record FILE` with its `--record-max-bytes`: FILE can be written (checkWritableFile), and it
+ * is cut into parts only when it is a regular file: rotating `/dev/stdout` made files
+ * `/dev/stdout.1`, `/dev/stdout.2`, ... in /dev.
+ */
+export function checkRecordFile(file: string, maxBytes: number | undefined): void {
+  checkWritableFile('--record', file);
+  if (maxBytes !== undefined && existsSync(file) && !statSync(file).isFile()) {
+    throw new ConfigError(`--record-max-bytes: ${file} is not a regular file (a terminal, pipe or device cannot be cut into parts)`);
+  }
+}
+
 type Raw = Record<string, unknown>;
 
 /** The smallest `--record-max-bytes`: a part holds at least one whole line, so a tiny limit would make a file per line. */

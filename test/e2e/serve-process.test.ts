@@ -1,6 +1,7 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { gunzipSync } from 'node:zlib';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Store } from '../../src/store/duckdb.js';
@@ -132,6 +133,32 @@ describe('airtwin simulate --record as a process', () => {
     expect(lines).toHaveLength(Number(frames) + Number(devices));
     for (const l of lines) expect(() => JSON.parse(l)).not.toThrow();
   }, 60_000);
+});
+
+describe('airtwin simulate --record /dev/stdout', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'airtwin-e2e-stdout-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('writes the recording alone to stdout, the same bytes as to a file, and its messages to stderr', () => {
+    const file = join(dir, 'lab.ndjson');
+    const args = ['simulate', '--scenario', 'lab', '--seed', '7', '--until', '5m'];
+    expect(spawnSync(process.execPath, [BIN, ...args, '--record', file]).status).toBe(0);
+    // Through a shell pipe into gzip, as a user would (node's own child pipes are sockets, which
+    // cannot be opened by name: that is a RecordingError, ENXIO).
+    const gz = join(dir, 'piped.ndjson.gz');
+    const piped = spawnSync('sh', ['-c', `"${process.execPath}" "${BIN}" ${args.join(' ')} --record /dev/stdout | gzip -c > "${gz}"`]);
+    expect(piped.status).toBe(0);
+    expect(gunzipSync(readFileSync(gz)).equals(readFileSync(file))).toBe(true);
+    expect(piped.stderr.toString()).toMatch(/^simulate: lab .* -> \/dev\/stdout\nsimulate: \d+ frames from 3 devices written to \/dev\/stdout\n$/);
+  }, 30_000);
+
+  it('refuses to cut a pipe into parts (a usage error), instead of making /dev/stdout.1, ...', () => {
+    const r = spawnSync(process.execPath, [BIN, 'simulate', '--scenario', 'lab', '--until', '1m', '--record', '/dev/stdout', '--record-max-bytes', '5000'], { encoding: 'utf8' });
+    expect(r.status).toBe(2);
+    expect(r.stderr).toBe('airtwin: --record-max-bytes: /dev/stdout is not a regular file (a terminal, pipe or device cannot be cut into parts)\n');
+    expect(r.stdout).toBe('');
+    expect(existsSync('/dev/stdout.1')).toBe(false);
+  }, 30_000);
 });
 
 describe('airtwin replay as a process', () => {

@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadServeConfig, parseRecordMaxBytes, parseSpeed } from '../../../src/config/load.js';
+import { checkRecordFile, ConfigError, loadServeConfig, parseRecordMaxBytes, parseSpeed } from '../../../src/config/load.js';
 
 describe('loadServeConfig', () => {
   it('uses the documented defaults', () => {
@@ -85,5 +85,18 @@ describe('loadServeConfig', () => {
     }
     expect(parseRecordMaxBytes('4096')).toBe(4096);
     expect(parseRecordMaxBytes(undefined)).toBeUndefined();
+  });
+});
+
+describe('checkRecordFile', () => {
+  it('cuts only a regular file (or one not made yet) into parts; any writable file records whole', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'airtwin-record-file-'));
+    const file = join(dir, 'r.ndjson');
+    expect(() => checkRecordFile(file, 4096)).not.toThrow();
+    writeFileSync(file, '');
+    expect(() => checkRecordFile(file, 4096)).not.toThrow();
+    expect(() => checkRecordFile('/dev/null', undefined)).not.toThrow();
+    expect(() => checkRecordFile('/dev/null', 4096)).toThrow(new ConfigError('--record-max-bytes: /dev/null is not a regular file (a terminal, pipe or device cannot be cut into parts)'));
+    expect(() => checkRecordFile(dir, undefined)).toThrow(`--record: ${dir} is a folder`);
   });
 });
