@@ -99,6 +99,18 @@ export function overlapNote(dataDir: string, o: KeptTimeOverlap, fromMs: number)
     + `next to them, so rows of an earlier replay of this file end up there twice (use a fresh --data-dir to keep one copy)`;
 }
 
+/**
+ * A recording to replay must be a regular file: a replay reads it more than once (its first
+ * time, its connects, then its lines), which a pipe (`zcat x.gz | airtwin replay /dev/stdin`)
+ * cannot give. A usage error that says which case it is.
+ */
+export function checkReplayFile(flag: string, file: string): void {
+  if (!existsSync(file)) throw new ConfigError(`${flag} ${file} does not exist`);
+  const st = statSync(file);
+  if (st.isDirectory()) throw new ConfigError(`${flag} ${file} is a folder, not a recording`);
+  if (!st.isFile()) throw new ConfigError(`${flag} ${file} is not a regular file (a replay reads its file more than once; save a pipe's output to a file, or replay the .gz itself)`);
+}
+
 /** FILE, then FILE.1, FILE.2, ... while they exist, each plain or gzipped (FILE.1.gz). */
 export function recordingParts(file: string): string[] {
   return [file, ...laterParts(file)];
@@ -216,7 +228,7 @@ export async function replayClock(files: readonly string[], speed: number | 'max
 
 export async function runReplay(opts: ReplayCommandOptions, io: ReplayIo): Promise<ReplayResult> {
   const speed = opts.speed ?? 'max';
-  if (!existsSync(opts.file) || !statSync(opts.file).isFile()) throw new ConfigError(`replay: ${opts.file} is not a readable file`);
+  checkReplayFile('replay:', opts.file);
   const files = recordingParts(opts.file);
   const clock = await replayClock(files, speed, opts.keepTime, io.clock);
   // The recording's first time with --keep-time (taken now: a scaled clock runs on while the data dir opens).

@@ -22,11 +22,10 @@ import { RrmApplier } from '../rrm/apply.js';
 import { RrmCollector } from '../rrm/collector.js';
 import { RrmScheduler } from '../rrm/scheduler.js';
 import { processClock, replayDriver, startFleetRuntime } from './fleet-runtime.js';
-import { keptTimeOverlap, openDataDir, overlapNote, recordingParts, replayClock, replayFileRecordedOver, replayProgressBar, replaySummaryLines } from './replay.js';
+import { checkReplayFile, keptTimeOverlap, openDataDir, overlapNote, recordingParts, replayClock, replayFileRecordedOver, replayProgressBar, replaySummaryLines } from './replay.js';
 import { startReplay } from '../links/replay/replayer.js';
 import { recordedConnects } from '../links/replay/read-recording.js';
 import { isObject } from '../protocol/frame.js';
-import { existsSync, statSync } from 'node:fs';
 import { closeRecorder, createRecorder } from '../links/record/recording-link.js';
 import type { DeviceLink } from '../protocol/device-link.js';
 import type { NatsConnection } from 'nats';
@@ -73,9 +72,7 @@ export interface ServeIo {
 
 /** The composition root of `airtwin serve`: config -> store -> services -> listening sockets. */
 export async function startServe(config: Readonly<ServeConfig>, io: ServeIo): Promise<RunningServe> {
-  if (config.replay && !(existsSync(config.replay) && statSync(config.replay).isFile())) {
-    throw new ConfigError(`--replay: ${config.replay} is not a readable file`);
-  }
+  if (config.replay) checkReplayFile('--replay:', config.replay);
   if (config.record) checkRecordFile(config.record, config.recordMaxBytes);
   const replayFiles = config.replay ? recordingParts(config.replay) : undefined;
   const recordedOver = config.record && replayFiles ? replayFileRecordedOver(config.record, replayFiles) : undefined;
