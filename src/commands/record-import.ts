@@ -24,7 +24,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, realpathSync, statSync, type Stats } from 'node:fs';
 import { basename, dirname, join, relative } from 'node:path';
-import { checkWritableFile, ConfigError } from '../config/load.js';
+import { checkWritableFile, ConfigError, sameFile } from '../config/load.js';
 import { isObject, type JsonObject } from '../protocol/frame.js';
 import { normalizeSerial, parseSerial } from '../protocol/serial.js';
 import { ndjsonFileWriter, RecordingError } from '../links/record/ndjson-writer.js';
@@ -198,7 +198,11 @@ export async function runRecordImport(opts: RecordImportOptions, out?: NodeJS.Wr
   if (!statSync(opts.fromStates).isDirectory()) throw new ConfigError(`--from-states: ${opts.fromStates} is not a folder`);
   // A folder that is missing or not writable is a usage error, found before any document is read.
   checkWritableFile('--out', opts.out);
-  for (const file of jsonFiles(opts.fromStates, skipped)) {
+  const files = jsonFiles(opts.fromStates, skipped);
+  // --out inside the folder, named like a capture: writing it would replace that capture.
+  const overwritten = files.find((f) => sameFile(f, opts.out));
+  if (overwritten) throw new ConfigError(`--out: ${opts.out} is ${relative(opts.fromStates, overwritten)}, one of the documents being imported`);
+  for (const file of files) {
     const rel = relative(opts.fromStates, file);
     let text: string;
     try {

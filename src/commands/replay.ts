@@ -17,7 +17,7 @@ import cliProgress from 'cli-progress';
 import type { DeviceDetails } from '../../actors/fleet.js';
 import type { Command } from '../../actors/device/device.types.js';
 import { ScaledClock, VirtualClock } from '../../simulator/clock.js';
-import { ConfigError } from '../config/load.js';
+import { ConfigError, sameFile } from '../config/load.js';
 import { wallClock, type Clock } from '../protocol/clock.js';
 import { Store } from '../store/duckdb.js';
 import { CommandsRepo } from '../store/commands-repo.js';
@@ -123,28 +123,10 @@ export function recordingParts(file: string): string[] {
  * `serve --replay F --record F` emptied F before the replay read a line.
  */
 export function replayFileRecordedOver(record: string, replayFiles: readonly string[]): string | undefined {
-  const real = (f: string) => {
-    try {
-      return realpathSync(f);
-    } catch {
-      // A record file that does not exist yet: its folder does (checkWritableFile).
-      return join(realpathSync(dirname(resolve(f))), basename(f));
-    }
-  };
-  const inode = (f: string) => {
-    try {
-      const s = statSync(f);
-      return `${s.dev}:${s.ino}`;
-    } catch {
-      return undefined;
-    }
-  };
+  // Part names are compared on real paths; a record file not made yet has a real folder (checkWritableFile).
+  const real = (f: string) => (existsSync(f) ? realpathSync(f) : join(realpathSync(dirname(resolve(f))), basename(f)));
   const target = real(record);
-  const targetInode = inode(record);
-  return replayFiles.find((f) => {
-    const path = real(f);
-    return path === target || isPartName(target, path) || (targetInode !== undefined && inode(f) === targetInode);
-  });
+  return replayFiles.find((f) => sameFile(record, f) || isPartName(target, real(f)));
 }
 
 const quietLogger = (out: NodeJS.WritableStream): PipelineLogger => ({

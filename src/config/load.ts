@@ -24,6 +24,16 @@ export function checkWritableFile(flag: string, file: string): void {
   if (existsSync(file) && statSync(file).isDirectory()) throw new ConfigError(`${flag}: ${file} is a folder`);
 }
 
+/** Whether `a` and `b` are one existing file, by any path (relative, through links, hard links). */
+export function sameFile(a: string, b: string): boolean {
+  try {
+    const [x, y] = [statSync(a), statSync(b)];
+    return x.dev === y.dev && x.ino === y.ino;
+  } catch {
+    return false;
+  }
+}
+
 /**
  * `--record FILE` with its `--record-max-bytes`: FILE can be written (checkWritableFile), and it
  * is cut into parts only when it is a regular file: rotating `/dev/stdout` made files

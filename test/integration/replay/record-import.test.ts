@@ -174,6 +174,16 @@ describe('airtwin record --from-states on a folder with links, pipes and junk', 
     expect(existsSync(outFile)).toBe(false);
   }, 30_000);
 
+  it('refuses an --out that is one of the captures it would read (a usage error), and leaves it as it was', async () => {
+    const capture = join(src, 'ap1', 'state.json');
+    const before = readFileSync(capture);
+    for (const out of [capture, join(src, 'latest', 'state.json')]) {
+      await expect(runRecordImport({ fromStates: src, out }, sink()))
+        .rejects.toMatchObject({ name: 'ConfigError', message: `--out: ${out} is ap1/state.json, one of the documents being imported` });
+    }
+    expect(readFileSync(capture)).toEqual(before);
+  });
+
   it('says so for an empty folder too', async () => {
     const empty = join(dir, 'empty');
     mkdirSync(empty);
