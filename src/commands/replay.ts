@@ -14,6 +14,7 @@
 import { existsSync, realpathSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import cliProgress from 'cli-progress';
+import { listValue } from '@duckdb/node-api';
 import type { DeviceDetails } from '../../actors/fleet.js';
 import type { Command } from '../../actors/device/device.types.js';
 import { ScaledClock, VirtualClock } from '../../simulator/clock.js';
@@ -83,9 +84,10 @@ export interface KeptTimeOverlap {
 export async function keptTimeOverlap(store: Store, serials: readonly string[], fromMs: number): Promise<KeptTimeOverlap> {
   const out: KeptTimeOverlap = { statistics: 0, health_checks: 0, device_logs: 0 };
   if (serials.length === 0) return out;
-  const list = serials.map((_, i) => `$${i + 2}`).join(', ');
+  // One list parameter, as the RRM model's queries pass serials (one parameter each took ~1 s for 30,000 APs).
+  const list = listValue([...serials]);
   for (const table of Object.keys(out) as (keyof KeptTimeOverlap)[]) {
-    const [r] = await store.query<{ n: number }>(`SELECT count(*)::DOUBLE AS n FROM ${table} WHERE recorded >= $1 AND serial IN (${list})`, [Math.floor(fromMs / 1000), ...serials]);
+    const [r] = await store.query<{ n: number }>(`SELECT count(*)::DOUBLE AS n FROM ${table} WHERE recorded >= $1 AND list_contains($2, serial)`, [Math.floor(fromMs / 1000), list]);
     out[table] = r?.n ?? 0;
   }
   return out;
