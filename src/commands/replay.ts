@@ -79,22 +79,23 @@ export interface KeptTimeOverlap {
  * What a --keep-time replay into `store` lands next to: the rows of `serials` recorded at or
  * after `fromMs` (the recording's first time). Appended rows have no natural key to tell a
  * replayed state from a live one, so a second --keep-time replay of a file into the same data
- * dir writes its rows twice; this count lets the replay say so before it starts.
+ * dir writes its rows twice; the counts, and the note that says so before the replay starts
+ * (none when there are no such rows).
  */
-export async function keptTimeOverlap(store: Store, serials: readonly string[], fromMs: number): Promise<KeptTimeOverlap> {
+export async function keptTimeOverlap(store: Store, dataDir: string, serials: readonly string[], fromMs: number): Promise<{ overlap: KeptTimeOverlap; note?: string }> {
   const out: KeptTimeOverlap = { statistics: 0, health_checks: 0, device_logs: 0 };
-  if (serials.length === 0) return out;
+  if (serials.length === 0) return { overlap: out };
   // One list parameter, as the RRM model's queries pass serials (one parameter each took ~1 s for 30,000 APs).
   const list = listValue([...serials]);
   for (const table of Object.keys(out) as (keyof KeptTimeOverlap)[]) {
     const [r] = await store.query<{ n: number }>(`SELECT count(*)::DOUBLE AS n FROM ${table} WHERE recorded >= $1 AND list_contains($2, serial)`, [Math.floor(fromMs / 1000), list]);
     out[table] = r?.n ?? 0;
   }
-  return out;
+  return { overlap: out, note: overlapNote(dataDir, out, fromMs) };
 }
 
 /** The warning printed before a --keep-time replay whose rows would land next to rows already there; undefined when there are none. */
-export function overlapNote(dataDir: string, o: KeptTimeOverlap, fromMs: number): string | undefined {
+function overlapNote(dataDir: string, o: KeptTimeOverlap, fromMs: number): string | undefined {
   if (o.statistics + o.health_checks + o.device_logs === 0) return undefined;
   return `replay: note: ${dataDir} already holds ${o.statistics} statistics, ${o.health_checks} health check and ${o.device_logs} log rows `
     + `of these devices at or after the recording's start (${new Date(fromMs).toISOString()}); with --keep-time this replay adds its rows `
@@ -237,9 +238,8 @@ export async function runReplay(opts: ReplayCommandOptions, io: ReplayIo): Promi
     const { fleet } = runtime;
     const connects = await recordedConnects(files);
     await runtime.provisionAll(connects);
-    const overlap = opts.keepTime ? await keptTimeOverlap(store, [...connects.keys()], startMs) : undefined;
-    const note = overlap && overlapNote(opts.dataDir, overlap, startMs);
-    if (note) io.out.write(`${note}\n`);
+    const kept = opts.keepTime ? await keptTimeOverlap(store, opts.dataDir, [...connects.keys()], startMs) : undefined;
+    if (kept?.note) io.out.write(`${kept.note}\n`);
     // At max speed the time limit of a batch would run on virtual time, where a recorded minute
     // passes in microseconds: batches would hold one event each. Size alone makes the batches,
     // and bigger ones: each batch costs one statement per table (measured: 10,000 rows
@@ -277,7 +277,7 @@ export async function runReplay(opts: ReplayCommandOptions, io: ReplayIo): Promi
     stopped = true;
     await runtime.close('The replay ended.');
     for (const line of replaySummaryLines(opts.file, summary, wallMs)) io.out.write(`${line}\n`);
-    return { summary, devices, ingest: ingest.metrics(), wallMs, overlap };
+    return { summary, devices, ingest: ingest.metrics(), wallMs, overlap: kept?.overlap };
   } finally {
     // On a failure too: actors on a scaled clock hold real timers that would keep the process up.
     if (!stopped) await runtime?.close('The replay failed.');

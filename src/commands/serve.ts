@@ -22,7 +22,7 @@ import { RrmApplier } from '../rrm/apply.js';
 import { RrmCollector } from '../rrm/collector.js';
 import { RrmScheduler } from '../rrm/scheduler.js';
 import { processClock, replayDriver, startFleetRuntime } from './fleet-runtime.js';
-import { checkReplayFile, keptTimeOverlap, openDataDir, overlapNote, recordingParts, replayClock, replayFileRecordedOver, replayProgressBar, replaySummaryLines } from './replay.js';
+import { checkReplayFile, keptTimeOverlap, openDataDir, recordingParts, replayClock, replayFileRecordedOver, replayProgressBar, replaySummaryLines } from './replay.js';
 import { startReplay } from '../links/replay/replayer.js';
 import { recordedConnects } from '../links/replay/read-recording.js';
 import { isObject } from '../protocol/frame.js';
@@ -179,8 +179,7 @@ export async function startServe(config: Readonly<ServeConfig>, io: ServeIo): Pr
       const connects = await recordedConnects(replayFiles);
       await runtime.provisionAll(connects);
       if (config.keepTime) {
-        const overlap = await keptTimeOverlap(store, [...connects.keys()], startedAt);
-        const note = overlapNote(config.dataDir, overlap, startedAt);
+        const { overlap, note } = await keptTimeOverlap(store, config.dataDir, [...connects.keys()], startedAt);
         if (note) {
           log.warn({ ...overlap }, 'the data dir already holds rows of the recorded devices from the recording\'s first time on');
           io.print(note);
