@@ -1,19 +1,15 @@
 /**
  * The `airtwin` command: the composition root. The only module that reads process.env and
  * process.argv, handles signals and decides exit codes (0 ok, 1 failure, 2 bad usage or config).
+ *
+ * Each command's modules are imported when that command runs: loading all of them (the servers,
+ * the schema library, the simulator) took ~1.2 s through the TypeScript loader, which `airtwin
+ * replay` or `--help` do not need.
  */
 import { fstatSync, statSync } from 'node:fs';
 import { Command, CommanderError, Option } from 'commander';
-import { ConfigError, loadServeConfig, parseRecordMaxBytes, parseSpeed } from './config/load.js';
-import { startServe, VERSION } from './commands/serve.js';
-import { runSimulate } from './commands/simulate.js';
-import { runReplay } from './commands/replay.js';
-import { NothingToRecordError, runRecordImport } from './commands/record-import.js';
-import { runEdge } from './commands/edge.js';
-import { startSimulateLoad } from './commands/simulate-load.js';
-import { ScenarioError } from '../simulator/scenario.js';
-import { RecordingError } from './links/record/ndjson-writer.js';
-import { NotARecordingError } from './links/replay/read-recording.js';
+import { ConfigError, parseRecordMaxBytes, parseSpeed } from './config/flags.js';
+import { VERSION } from './version.js';
 
 /** Whether `path` is this process's standard output (/dev/stdout, /dev/fd/1, or the file or pipe it was redirected to). */
 function isStdout(path: string): boolean {
@@ -94,7 +90,7 @@ program.command('serve')
   .option('--no-sim', 'do not run the simulated venue')
   .option('--seed <n>', 'seed of the simulation (printed when not given)')
   .option('--speed <n|max>', 'simulation speed: a factor of real time, or max', '1')
-  .option('--replay <file>', 'replay a recording (NDJSON, or gzip of it)')
+  .option('--replay <file>', 'replay a recording (NDJSON, or gzip of it; - or a pipe is copied to a temporary file first)')
   .option('--keep-time', 'replay with the recorded timestamps')
   .option('--record <file>', 'record every frame of every link (NDJSON; gzip when FILE ends in .gz)')
   .option('--record-max-bytes <n>', 'rotate the recording past this size of text (FILE, FILE.1, ...)')
@@ -121,11 +117,24 @@ program.command('serve')
   .option('--rtty-timeout <s>', 'seconds an AP keeps trying to reach the rtty server (default 60)')
   .option('--rtty-token <token>', 'one token for every rtty session (default: random per session)')
   .action(async (_opts, cmd: Command) => {
+    const [{ loadServeConfig }, { startServe }] = await Promise.all([import('./config/load.js'), import('./commands/serve.js')]);
     const config = loadServeConfig({ flags: typedFlags(cmd), env: process.env, configFile: cmd.opts().config as string | undefined });
-    const running = await startServe(config, {
-      print: (line) => process.stdout.write(`${line}\n`),
-      ...(process.stderr.isTTY ? { progress: process.stderr } : {}),
-    });
+    // Ctrl-C during start-up (copying `--replay -` can take a while) ends it cleanly too.
+    const { signal, off } = stopOnSignal('stopping');
+    let running: Awaited<ReturnType<typeof startServe>>;
+    try {
+      running = await startServe(config, {
+        print: (line) => process.stdout.write(`${line}\n`),
+        ...(process.stderr.isTTY ? { progress: process.stderr } : {}),
+        stop: signal,
+      });
+    } finally {
+      off();
+    }
+    if (signal.aborted) {
+      await running.close();
+      return;
+    }
     closeOnSignal(() => running.close());
   });
 
@@ -151,6 +160,7 @@ program.command('edge')
     if (!Number.isInteger(maxFrame) || maxFrame < 1024) throw new ConfigError(`--max-frame-bytes: ${opts.maxFrameBytes} must be an integer >= 1024`);
     const recordMax = parseRecordMaxBytes(opts.recordMaxBytes);
     if (recordMax !== undefined && !opts.record) throw new ConfigError('--record-max-bytes: only with --record');
+    const { runEdge } = await import('./commands/edge.js');
     const edge = await runEdge({
       port: parsePort('--port', opts.port), host: opts.host, nats: opts.nats, tlsCert: opts.tlsCert, tlsKey: opts.tlsKey, clientCa: opts.clientCa,
       allowMismatch: opts.allowMismatch, simulatorId: opts.simulatorId, idleTimeoutS: idle, maxFrameBytes: maxFrame, logLevel: opts.logLevel,
@@ -183,6 +193,7 @@ program.command('simulate')
       try {
         // `--record /dev/stdout | gzip > x.gz`: the messages must not land in the recording.
         const out = isStdout(opts.record) ? process.stderr : process.stdout;
+        const { runSimulate } = await import('./commands/simulate.js');
         await runSimulate({ scenario: opts.scenario, seed, until: opts.until, record: opts.record, recordMaxBytes: recordMax, signal }, out);
       } finally {
         off();
@@ -193,18 +204,20 @@ program.command('simulate')
     if (speed === 'max') throw new ConfigError('--speed: max is only for --record; give a factor of real time with --edge/--nats');
     const limit = opts.limit === undefined ? undefined : Number(opts.limit);
     if (limit !== undefined && (!Number.isInteger(limit) || limit < 1)) throw new ConfigError(`--limit: ${opts.limit} is not a positive integer`);
+    const { startSimulateLoad } = await import('./commands/simulate-load.js');
     const load = await startSimulateLoad({ scenario: opts.scenario, seed, speed, edge: opts.edge, nats: opts.nats, limit }, process.stdout);
     closeOnSignal(() => load.stop());
   });
 
 program.command('replay')
   .description('Replay a recording into a data dir (device actors get the recorded frames; results are ingested as if live).')
-  .argument('<file>', 'NDJSON recording, plain or gzip (rotated parts FILE.1, FILE.2, ... or FILE.1.gz, ... are read too)')
+  .argument('<file>', 'NDJSON recording, plain or gzip (rotated parts FILE.1, FILE.2, ... or FILE.1.gz, ... are read too); - or a pipe: copied to a temporary file under TMPDIR first')
   .option('--data-dir <dir>', 'data folder to replay into', './data')
   .option('--speed <n|max>', 'a factor of recorded time, or max', 'max')
   .option('--keep-time', 'keep the recorded timestamps instead of shifting the first line to now')
   .action(async (file: string, opts: { dataDir: string; speed: string; keepTime?: boolean }) => {
     const speed = parseSpeed(opts.speed);
+    const { runReplay } = await import('./commands/replay.js');
     // Ctrl-C or SIGTERM ends the replay after the current line; what was played is written.
     const { signal, off } = stopOnSignal('stopping after the current line; what was played so far is written');
     try {
@@ -212,7 +225,7 @@ program.command('replay')
         { out: process.stdout, progress: process.stdout.isTTY === true, stop: signal });
       // Lines, and not one of them a recording's (an image, a log file): say so in the exit code.
       if (summary.accepted === 0 && summary.rejectedCount > 0 && !summary.stopped) {
-        process.stderr.write(`airtwin: ${file} does not look like a recording: none of its ${summary.rejectedCount} lines could be played\n`);
+        process.stderr.write(`airtwin: ${file === '-' ? 'standard input' : file} does not look like a recording: none of its ${summary.rejectedCount} lines could be played\n`);
         process.exitCode = 1;
       }
     } finally {
@@ -225,6 +238,7 @@ program.command('record')
   .requiredOption('--from-states <dir>', 'folder of JSON documents')
   .requiredOption('--out <file>', 'NDJSON recording to write (gzip when FILE ends in .gz)')
   .action(async (opts: { fromStates: string; out: string }) => {
+    const { runRecordImport } = await import('./commands/record-import.js');
     await runRecordImport({ fromStates: opts.fromStates, out: opts.out }, process.stdout);
   });
 
@@ -249,23 +263,38 @@ for (const stream of [process.stdout, process.stderr]) {
   });
 }
 
+/**
+ * The classes of the other errors that are the user's input or environment rather than a bug,
+ * imported once something failed: the module that threw one is loaded by then.
+ */
+async function userErrors() {
+  const [{ ScenarioError }, { RecordingError }, { NotARecordingError }, { NothingToRecordError }, { ReplayInputError }] = await Promise.all([
+    import('../simulator/scenario.js'), import('./links/record/ndjson-writer.js'),
+    import('./links/replay/read-recording.js'), import('./commands/record-import.js'), import('./commands/replay-input.js'),
+  ]);
+  return { ScenarioError, RecordingError, NotARecordingError, NothingToRecordError, ReplayInputError };
+}
+
 try {
   await program.parseAsync(process.argv);
 } catch (e) {
   if (e instanceof CommanderError) {
     process.exit(e.exitCode === 0 ? 0 : 2);
   }
-  if (e instanceof ConfigError || e instanceof ScenarioError || (e instanceof Error && /^scenario '.*' not found/.test(e.message))) {
-    process.stderr.write(`airtwin: ${e.message}\n`);
-    process.exit(2);
-  }
+  const oneLine = (code: number, error: Error): never => {
+    process.stderr.write(`airtwin: ${error.message}\n`);
+    process.exit(code);
+  };
+  if (e instanceof ConfigError) oneLine(2, e);
+  // Should these modules fail to load, the error is printed whole below.
+  const known = await userErrors().catch(() => undefined);
+  if (e instanceof Error && ((known && e instanceof known.ScenarioError) || /^scenario '.*' not found/.test(e.message))) oneLine(2, e);
   // A recording that could not be written (disk full, ...) is the environment, not a bug: one line.
   // A file whose head holds no recording line (an image, a video): said before anything is played;
-  // a folder with nothing to import: said before a recording is written.
-  if (e instanceof RecordingError || e instanceof NotARecordingError || e instanceof NothingToRecordError) {
-    process.stderr.write(`airtwin: ${e.message}\n`);
-    process.exit(1);
-  }
+  // a folder with nothing to import: said before a recording is written; a stream to replay
+  // that could not be copied (a full TMPDIR).
+  if (known && (e instanceof known.RecordingError || e instanceof known.NotARecordingError || e instanceof known.NothingToRecordError
+    || e instanceof known.ReplayInputError)) oneLine(1, e);
   process.stderr.write(`airtwin: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
   process.exit(1);
 }

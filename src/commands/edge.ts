@@ -22,7 +22,7 @@
 import { readFileSync } from 'node:fs';
 import type { NatsConnection } from 'nats';
 import { pino, type LevelWithSilent } from 'pino';
-import { ConfigError, checkRecordFile } from '../config/load.js';
+import { ConfigError, checkRecordFile } from '../config/flags.js';
 import { createEdge, type Edge } from '../links/edge/edge-server.js';
 import { connectNats, type LinkLogger } from '../links/nats/connect.js';
 import { closeRecorder, createRecorder, type Recorder } from '../links/record/recording-link.js';

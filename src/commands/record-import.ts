@@ -9,7 +9,14 @@
  *   (the RRM/Kafka style) or `{serial, sanity, data}` (healthcheck);
  * - a raw document: capabilities (`compatible` + `wifi`/`platform`), state (`unit` + `radios`
  *   or `interfaces`), healthcheck (`sanity` + `data`), or a configuration (`uuid` + `radios`/
- *   `interfaces` + `services`/`metrics`/`globals`: gives its folder's device its config uuid).
+ *   `interfaces` + `services`/`metrics`/`globals`: gives its folder's device its config uuid);
+ * - an export of a gateway's API (this one's or OpenWiFi's, spec "DeviceStatistics",
+ *   "DeviceHealthChecks", "DeviceLogs", "DeviceCapabilities"): `GET /device/{serial}/statistics`,
+ *   `/healthchecks` or `/logs` saved as they come (`{serialNumber, values: [...]}`, each value's
+ *   `data` JSON text or an object), or `/capabilities` (`{serialNumber, capabilities}`). A log
+ *   entry becomes the frame that stores it so again (`log`, `crashlog`, `rebootLog`). A value
+ *   that cannot be used is skipped and listed as `file: values[i]: why`; an entry an earlier
+ *   file held (answers saved one by one overlap) is imported once.
  * Anything else is skipped and listed with why.
  *
  * Which device. A serial in the document wins; else a 12-hex serial in the file or a folder
@@ -19,12 +26,16 @@
  *
  * Order and times are stable (same folder => byte-identical file): devices in serial order
  * connect one second apart from `startMs`; each sends `connect`, then its reports in order of
- * their `unit.localtime` (then path), one every `intervalMs`.
+ * their `unit.localtime` (then path), one every `intervalMs`. When every report of every device
+ * was exported with its `recorded` time, those times are kept instead (each device connects at
+ * its first), so a `replay --keep-time` stores them as the gateway had them (a device with no report
+ * connects with the first report). A folder that mixes the two gets the synthetic times
+ * throughout: one file, one time base.
  */
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, realpathSync, statSync, type Stats } from 'node:fs';
 import { basename, dirname, join, relative } from 'node:path';
-import { checkWritableFile, ConfigError, sameFile } from '../config/load.js';
+import { checkWritableFile, ConfigError, sameFile } from '../config/flags.js';
 import { isObject, type JsonObject } from '../protocol/frame.js';
 import { normalizeSerial, parseSerial } from '../protocol/serial.js';
 import { ndjsonFileWriter, RecordingError } from '../links/record/ndjson-writer.js';
@@ -57,8 +68,9 @@ export interface RecordImportSummary {
   skipped: { file: string; reason: string }[];
 }
 
-type Kind = 'capabilities' | 'state' | 'healthcheck' | 'config';
-interface Doc { file: string; kind: Kind; serial?: string; body: JsonObject; uuid?: number }
+/** `log`: a device log entry of an API export, as the frame that made it (`body`: method and params). */
+type Kind = 'capabilities' | 'state' | 'healthcheck' | 'config' | 'log';
+interface Doc { file: string; kind: Kind; serial?: string; body: JsonObject; uuid?: number; /** Exported time, epoch ms. */ recordedMs?: number }
 interface Device { serial: string; capabilities?: JsonObject; uuid?: number; firmware?: string; reports: Doc[] }
 
 const DEFAULT_START_MS = 1_700_000_000_000;
@@ -117,8 +129,69 @@ function classifyRaw(d: JsonObject): Kind | undefined {
   return undefined;
 }
 
-/** What a parsed file holds, or why it is not used. */
-function classify(file: string, rel: string, v: unknown): Doc | string {
+/** A JSON object, or JSON text of one (an API export's `data`, `capabilities`). */
+function objectOf(v: unknown): JsonObject | undefined {
+  if (isObject(v)) return v;
+  if (typeof v !== 'string') return undefined;
+  try {
+    const parsed: unknown = JSON.parse(v);
+    return isObject(parsed) ? parsed : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A frame that makes a log entry of `GET /device/{serial}/logs` again (gateway-behaviour §1.3),
+ * by its logType: 0 `log`, 1 `crashlog` (its lines, each stored with CRLF after it), 2 `rebootLog`
+ * (the entry's time is the AP's date). Or why it cannot be one.
+ */
+function logFrame(e: JsonObject, log: string, recorded: number | undefined): JsonObject | string {
+  const data = objectOf(e.data) ?? {};
+  const uuid = num(e.UUID) ?? 0;
+  const lines = () => (log.endsWith('\r\n') ? log.slice(0, -2) : log).split('\r\n');
+  switch (e.logType ?? 0) {
+    case 0:
+      return { method: 'log', params: { log, severity: num(e.severity) ?? 6, data } };
+    case 1:
+      // A recovery log ("Firmware: ..." first, uuid 0) is stored exactly so too.
+      return { method: 'crashlog', params: { uuid, loglines: log === '' ? [] : lines() } };
+    case 2:
+      if (recorded === undefined) return 'a reboot log without its recorded time';
+      return { method: 'rebootLog', params: { uuid, type: log, date: recorded, info: Array.isArray(data.info) ? data.info : [] } };
+    default:
+      return `logType ${JSON.stringify(e.logType)} is not 0, 1 or 2`;
+  }
+}
+
+/**
+ * The reports of a statistics, health check or log export (`{serialNumber, values}`), or why the file
+ * is not one; a value that cannot be used goes into `skip` with its index.
+ */
+function exportedReports(file: string, serial: string, values: unknown[], skip: (reason: string) => void): Doc[] | string {
+  const docs: Doc[] = [];
+  values.forEach((e, i) => {
+    if (!isObject(e)) return skip(`values[${i}]: not a JSON object`);
+    const recorded = num(e.recorded);
+    // Seconds, as the API gives them; a time a Date cannot hold is no time.
+    const recordedMs = recorded !== undefined && recorded > 0 && recorded < 8.64e12 ? recorded * 1000 : undefined;
+    if (typeof e.log === 'string') {
+      const frame = logFrame(e, e.log, recorded);
+      return typeof frame === 'string' ? skip(`values[${i}]: ${frame}`) : void docs.push({ file, kind: 'log', serial, body: frame, recordedMs });
+    }
+    const body = objectOf(e.data);
+    if (!body) return skip(`values[${i}]: data is not a JSON object (or JSON text of one)`);
+    const uuid = num(e.UUID);
+    const sanity = num(e.sanity);
+    if (sanity !== undefined) docs.push({ file, kind: 'healthcheck', serial, body: { sanity, data: body }, uuid, recordedMs });
+    else docs.push({ file, kind: 'state', serial, body, uuid, recordedMs });
+  });
+  if (docs.length > 0) return docs;
+  return values.length === 0 ? 'an API export with no values' : 'an API export with no usable value';
+}
+
+/** What a parsed file holds (one document, or an API export's many), or why it is not used. */
+function classify(file: string, rel: string, v: unknown, skip: (reason: string) => void): Doc | Doc[] | string {
   if (!isObject(v)) return 'not a JSON object';
   if (v.jsonrpc === '2.0' && isObject(v.params)) {
     const p = v.params;
@@ -131,7 +204,11 @@ function classify(file: string, rel: string, v: unknown): Doc | string {
   }
   const wrapped = parseSerial(v.serial) ?? parseSerial(v.serialNumber);
   if (wrapped && isObject(v.state)) return { file, kind: 'state', serial: wrapped, body: v.state, uuid: num(v.uuid) };
-  if (wrapped && isObject(v.capabilities)) return { file, kind: 'capabilities', serial: wrapped, body: v.capabilities };
+  if (wrapped && v.capabilities !== undefined) {
+    const capabilities = objectOf(v.capabilities);
+    return capabilities ? { file, kind: 'capabilities', serial: wrapped, body: capabilities } : 'capabilities is not a JSON object (or JSON text of one)';
+  }
+  if (wrapped && Array.isArray(v.values)) return exportedReports(file, wrapped, v.values, skip);
   const kind = classifyRaw(v);
   if (!kind) return 'not a state, healthcheck, capabilities or configuration document';
   const named = SERIAL_IN_NAME.exec(basename(rel, '.json'))?.[1] ?? SERIAL_IN_NAME.exec(dirname(rel))?.[1];
@@ -180,8 +257,9 @@ function devicesOf(dir: string, docs: Doc[]): Device[] {
       if (doc.uuid !== undefined) d.uuid ??= doc.uuid;
     }
   }
-  const localtime = (d: Doc) => (isObject(d.body.unit) ? num(d.body.unit.localtime) : undefined) ?? Infinity;
-  for (const d of bySerial.values()) d.reports.sort((a, b) => localtime(a) - localtime(b) || (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
+  // Exported time, else the AP's own clock (seconds), in ms.
+  const when = (d: Doc) => d.recordedMs ?? ((isObject(d.body.unit) ? num(d.body.unit.localtime) : undefined) ?? Infinity) * 1000;
+  for (const d of bySerial.values()) d.reports.sort((a, b) => when(a) - when(b) || (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
   return [...bySerial.values()].sort((a, b) => (a.serial < b.serial ? -1 : 1));
 }
 
@@ -194,6 +272,17 @@ export async function runRecordImport(opts: RecordImportOptions, out?: NodeJS.Wr
   const interval = opts.intervalMs ?? 60_000;
   const skipped: RecordImportSummary['skipped'] = [];
   const docs: Doc[] = [];
+  // API answers saved one by one overlap (two date ranges, all logs and then the crash logs):
+  // an entry that an earlier file held is not imported again. Within one answer, equal entries
+  // are entries of their own (two equal log lines in one second).
+  const exportedIn = new Map<string, string>();
+  const firstSeen = (d: Doc): boolean => {
+    // A digest, not the text: a year of states would be gigabytes of keys.
+    const key = createHash('sha1').update(JSON.stringify([d.serial, d.kind, d.recordedMs, d.uuid, d.body])).digest('base64');
+    const first = exportedIn.get(key);
+    if (first === undefined) exportedIn.set(key, d.file);
+    return first === undefined || first === d.file;
+  };
   if (!existsSync(opts.fromStates)) throw new ConfigError(`--from-states: ${opts.fromStates} does not exist`);
   if (!statSync(opts.fromStates).isDirectory()) throw new ConfigError(`--from-states: ${opts.fromStates} is not a folder`);
   // A folder that is missing or not writable is a usage error, found before any document is read.
@@ -218,9 +307,9 @@ export async function runRecordImport(opts: RecordImportOptions, out?: NodeJS.Wr
       skipped.push({ file: rel, reason: `not JSON (${(e as Error).message})` });
       continue;
     }
-    const doc = classify(file, rel, v);
+    const doc = classify(file, rel, v, (reason) => skipped.push({ file: rel, reason }));
     if (typeof doc === 'string') skipped.push({ file: rel, reason: doc });
-    else docs.push(doc);
+    else docs.push(...(Array.isArray(doc) ? doc.filter(firstSeen) : [doc]));
   }
   const devices = devicesOf(opts.fromStates, docs);
   if (devices.length === 0) {
@@ -229,9 +318,15 @@ export async function runRecordImport(opts: RecordImportOptions, out?: NodeJS.Wr
     throw new NothingToRecordError(opts.fromStates, skipped.length);
   }
   const lines: { t: number; dev: number; seq: number; text: string }[] = [];
+  // Exported times when every report of every device has one, else the synthetic spacing for
+  // all: one time base per file (mixing 2023 and this year, a paced replay would wait a year).
+  const reports = devices.flatMap((d) => d.reports);
+  const exported = reports.length > 0 && reports.every((r) => r.recordedMs !== undefined);
+  // A device with no report (capabilities alone) connects with the first exported report.
+  const firstExported = reports.reduce((m, r) => Math.min(m, r.recordedMs ?? Infinity), Infinity);
   devices.forEach((d, dev) => {
     const uuid = d.uuid ?? 1;
-    const at = start + dev * 1000;
+    const at = exported ? d.reports[0]?.recordedMs ?? firstExported : start + dev * 1000;
     const firstState = d.reports.find((r) => r.kind === 'state')?.body;
     const capabilities = d.capabilities ?? capabilitiesFromState(firstState);
     let seq = 0;
@@ -239,8 +334,9 @@ export async function runRecordImport(opts: RecordImportOptions, out?: NodeJS.Wr
     push({ t: at, text: `{"t":${at},"serial":"${d.serial}","event":"connect"}` });
     push(frameLine(at, d.serial, 'connect', { serial: d.serial, uuid, firmware: d.firmware ?? 'imported', capabilities }));
     d.reports.forEach((r, i) => {
-      const t = at + (i + 1) * interval;
-      if (r.kind === 'state') push(frameLine(t, d.serial, 'state', { serial: d.serial, uuid: r.uuid ?? uuid, state: r.body }));
+      const t = exported ? r.recordedMs! : at + (i + 1) * interval;
+      if (r.kind === 'log') push(frameLine(t, d.serial, String(r.body.method), { serial: d.serial, ...(r.body.params as JsonObject) }));
+      else if (r.kind === 'state') push(frameLine(t, d.serial, 'state', { serial: d.serial, uuid: r.uuid ?? uuid, state: r.body }));
       else push(frameLine(t, d.serial, 'healthcheck', { serial: d.serial, uuid: r.uuid ?? uuid, sanity: num(r.body.sanity) ?? 100, data: isObject(r.body.data) ? r.body.data : {} }));
     });
   });

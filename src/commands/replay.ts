@@ -6,19 +6,19 @@
  * The composition: one process clock (a VirtualClock at --speed max, wall time times N
  * otherwise), a Fleet on it, `startIngest` writing the fleet's events to DuckDB, the commands of
  * recorded `down` frames persisted to the commands table, and `startReplay` feeding the fleet.
- * FILE's rotated parts (FILE.1, FILE.2, ... as `--record-max-bytes` writes them) follow it.
+ * FILE's rotated parts (FILE.1, FILE.2, ... as `--record-max-bytes` writes them) follow it; FILE
+ * `-` or a pipe is read from a temporary copy (replay-input.ts).
  * A progress bar on a terminal; a summary at the end (frames, devices, rejected lines with
  * their numbers and why). The data dir ends as the recording left the devices: the fleet is
  * stopped only after the pipeline has written everything and stopped listening.
  */
-import { existsSync, realpathSync, statSync } from 'node:fs';
-import { basename, dirname, join, resolve } from 'node:path';
+import { statSync } from 'node:fs';
 import cliProgress from 'cli-progress';
 import { listValue } from '@duckdb/node-api';
 import type { DeviceDetails } from '../../actors/fleet.js';
 import type { Command } from '../../actors/device/device.types.js';
 import { ScaledClock, VirtualClock } from '../../simulator/clock.js';
-import { ConfigError, sameFile } from '../config/load.js';
+import { checkDataDir, ConfigError, realPathOf, sameFile } from '../config/flags.js';
 import { wallClock, type Clock } from '../protocol/clock.js';
 import { Store } from '../store/duckdb.js';
 import { CommandsRepo } from '../store/commands-repo.js';
@@ -30,8 +30,9 @@ import { startIngest, type Ingest } from '../pipelines/ingest.js';
 import { clockScheduler } from '../pipelines/clock-scheduler.js';
 import type { PipelineLogger } from '../pipelines/duckdb-sink.js';
 import type { IngestMetrics } from '../pipelines/metrics.js';
-import { isPartName, laterParts } from '../links/record/ndjson-writer.js';
-import { firstTime, recordedConnects } from '../links/replay/read-recording.js';
+import { isPartName } from '../links/record/ndjson-writer.js';
+import { firstTime, NotARecordingError, recordedConnects } from '../links/replay/read-recording.js';
+import { openReplayInput, type ReplayInput } from './replay-input.js';
 import { startReplay, type RejectedLine, type ReplayProgress, type ReplaySummary } from '../links/replay/replayer.js';
 
 export interface ReplayCommandOptions {
@@ -47,6 +48,8 @@ export interface ReplayIo {
   out: NodeJS.WritableStream;
   /** Show a progress bar (stdout is a TTY). */
   progress?: boolean;
+  /** Standard input, for FILE `-` (default process.stdin). */
+  stdin?: NodeJS.ReadableStream & { isTTY?: boolean };
   /** Wall clock: "now" of the first line when not --keep-time (tests pass a fixed one). */
   clock?: Clock;
   logger?: PipelineLogger;
@@ -103,23 +106,6 @@ function overlapNote(dataDir: string, o: KeptTimeOverlap, fromMs: number): strin
 }
 
 /**
- * A recording to replay must be a regular file: a replay reads it more than once (its first
- * time, its connects, then its lines), which a pipe (`zcat x.gz | airtwin replay /dev/stdin`)
- * cannot give. A usage error that says which case it is.
- */
-export function checkReplayFile(flag: string, file: string): void {
-  if (!existsSync(file)) throw new ConfigError(`${flag} ${file} does not exist`);
-  const st = statSync(file);
-  if (st.isDirectory()) throw new ConfigError(`${flag} ${file} is a folder, not a recording`);
-  if (!st.isFile()) throw new ConfigError(`${flag} ${file} is not a regular file (a replay reads its file more than once; save a pipe's output to a file, or replay the .gz itself)`);
-}
-
-/** FILE, then FILE.1, FILE.2, ... while they exist, each plain or gzipped (FILE.1.gz). */
-export function recordingParts(file: string): string[] {
-  return [file, ...laterParts(file)];
-}
-
-/**
  * The file of `replayFiles` that a recording to `record` would truncate or delete, if any: the
  * record file itself (by any path: relative, through a link, a hard link) or a part of it
  * (FILE.N, FILE.N.gz), which the recorder removes when it starts and writes when it rotates.
@@ -127,9 +113,12 @@ export function recordingParts(file: string): string[] {
  */
 export function replayFileRecordedOver(record: string, replayFiles: readonly string[]): string | undefined {
   // Part names are compared on real paths; a record file not made yet has a real folder (checkWritableFile).
-  const real = (f: string) => (existsSync(f) ? realpathSync(f) : join(realpathSync(dirname(resolve(f))), basename(f)));
-  const target = real(record);
-  return replayFiles.find((f) => sameFile(record, f) || isPartName(target, real(f)));
+  const target = realPathOf(record);
+  return replayFiles.find((f) => {
+    if (sameFile(record, f)) return true;
+    const part = realPathOf(f);
+    return target !== undefined && part !== undefined && isPartName(target, part);
+  });
 }
 
 const quietLogger = (out: NodeJS.WritableStream): PipelineLogger => ({
@@ -205,21 +194,38 @@ export function replayProgressBar(stream: NodeJS.WritableStream, files: readonly
  * time times `speed`; it starts at the first recorded time with keepTime, at the wall's now
  * otherwise. The fleet, the pipelines and `startReplay` must all get this one clock.
  */
-export async function replayClock(files: readonly string[], speed: number | 'max', keepTime: boolean | undefined, wall: Clock = wallClock): Promise<VirtualClock | ScaledClock> {
-  const t0 = (await firstTime(files)) ?? wall.now();
+export async function replayClock(input: ReplayInput, speed: number | 'max', keepTime: boolean | undefined, wall: Clock = wallClock): Promise<VirtualClock | ScaledClock> {
+  let first: number | undefined;
+  try {
+    first = await firstTime(input.files);
+  } catch (e) {
+    // Named as the user named it, not as its temporary copy.
+    if (e instanceof NotARecordingError && input.copied) throw new NotARecordingError(input.name, e.first);
+    throw e;
+  }
+  const t0 = first ?? wall.now();
   const start = keepTime ? t0 : wall.now();
   return speed === 'max' ? new VirtualClock(start) : new ScaledClock(wallClock, speed, start);
 }
 
 export async function runReplay(opts: ReplayCommandOptions, io: ReplayIo): Promise<ReplayResult> {
+  checkDataDir(opts.dataDir);
+  const input = await openReplayInput('replay:', opts.file, { stdin: io.stdin, say: (line) => io.out.write(`${line}\n`), stop: io.stop });
+  try {
+    return await replayInto(input, opts, io);
+  } finally {
+    input.dispose();
+  }
+}
+
+async function replayInto(input: ReplayInput, opts: ReplayCommandOptions, io: ReplayIo): Promise<ReplayResult> {
   const speed = opts.speed ?? 'max';
-  checkReplayFile('replay:', opts.file);
-  const files = recordingParts(opts.file);
-  const clock = await replayClock(files, speed, opts.keepTime, io.clock);
+  const { files } = input;
+  const clock = await replayClock(input, speed, opts.keepTime, io.clock);
   // The recording's first time with --keep-time (taken now: a scaled clock runs on while the data dir opens).
   const startMs = clock.now();
   const logger = io.logger ?? quietLogger(io.out);
-  io.out.write(`replay: ${files.join(', ')} at speed ${speed}${opts.keepTime ? ', recorded times kept' : ''} -> ${opts.dataDir}\n`);
+  io.out.write(`replay: ${input.copied ? input.name : files.join(', ')} at speed ${speed}${opts.keepTime ? ', recorded times kept' : ''} -> ${opts.dataDir}\n`);
 
   const store = await openDataDir(opts.dataDir);
   let ingest: Ingest | undefined;
@@ -276,7 +282,7 @@ export async function runReplay(opts: ReplayCommandOptions, io: ReplayIo): Promi
     const wallMs = performance.now() - began;
     stopped = true;
     await runtime.close('The replay ended.');
-    for (const line of replaySummaryLines(opts.file, summary, wallMs)) io.out.write(`${line}\n`);
+    for (const line of replaySummaryLines(input.name, summary, wallMs)) io.out.write(`${line}\n`);
     return { summary, devices, ingest: ingest.metrics(), wallMs, overlap: kept?.overlap };
   } finally {
     // On a failure too: actors on a scaled clock hold real timers that would keep the process up.

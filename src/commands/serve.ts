@@ -2,9 +2,10 @@ import { readFileSync } from 'node:fs';
 import { asyncScheduler } from 'rxjs';
 import type { FastifyInstance } from 'fastify';
 import { wallClock, type Clock } from '../protocol/clock.js';
+import { VERSION } from '../version.js';
 import type { ServeConfig } from '../config/schema.js';
-import { ConfigError, checkRecordFile } from '../config/load.js';
-import { Store } from '../store/duckdb.js';
+import { checkDataDir, ConfigError, checkRecordFile, realPathOf, sameFile } from '../config/flags.js';
+import { Store, storeFile } from '../store/duckdb.js';
 import { DevicesRepo } from '../store/devices-repo.js';
 import { DefaultConfigsRepo } from '../store/default-configs-repo.js';
 import { BlacklistRepo } from '../store/blacklist-repo.js';
@@ -22,7 +23,8 @@ import { RrmApplier } from '../rrm/apply.js';
 import { RrmCollector } from '../rrm/collector.js';
 import { RrmScheduler } from '../rrm/scheduler.js';
 import { processClock, replayDriver, startFleetRuntime } from './fleet-runtime.js';
-import { checkReplayFile, keptTimeOverlap, openDataDir, recordingParts, replayClock, replayFileRecordedOver, replayProgressBar, replaySummaryLines } from './replay.js';
+import { keptTimeOverlap, openDataDir, replayClock, replayFileRecordedOver, replayProgressBar, replaySummaryLines } from './replay.js';
+import { openReplayInput } from './replay-input.js';
 import { startReplay } from '../links/replay/replayer.js';
 import { recordedConnects } from '../links/replay/read-recording.js';
 import { isObject } from '../protocol/frame.js';
@@ -39,7 +41,6 @@ import { startSimVenue, type SimVenue } from './sim-venue.js';
 import type { Fleet } from '../../actors/fleet.js';
 import type { CommandService } from '../../actors/command-service.js';
 
-export const VERSION: string = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
 export interface RunningServe {
   gateway: FastifyInstance;
@@ -68,24 +69,46 @@ export interface ServeIo {
   clock?: Clock;
   /** With --replay: a terminal to draw the replay's progress bar on. */
   progress?: NodeJS.WritableStream;
+  /** Ends a start-up that is copying a stream to replay (`--replay -`; Ctrl-C): it fails with ReplayInputError. */
+  stop?: AbortSignal;
+}
+
+/** The data dir's DuckDB file or its log that a recording to `record` would truncate, if either. */
+function storeRecordedOver(record: string, dataDir: string): string | undefined {
+  const target = realPathOf(record);
+  const db = storeFile(dataDir);
+  return [db, `${db}.wal`].find((f) => sameFile(record, f) || (target !== undefined && realPathOf(f) === target));
 }
 
 /** The composition root of `airtwin serve`: config -> store -> services -> listening sockets. */
 export async function startServe(config: Readonly<ServeConfig>, io: ServeIo): Promise<RunningServe> {
-  if (config.replay) checkReplayFile('--replay:', config.replay);
   if (config.record) checkRecordFile(config.record, config.recordMaxBytes);
-  const replayFiles = config.replay ? recordingParts(config.replay) : undefined;
-  const recordedOver = config.record && replayFiles ? replayFileRecordedOver(config.record, replayFiles) : undefined;
-  if (recordedOver) throw new ConfigError(`--record: ${config.record} would overwrite ${recordedOver}, which --replay reads; record to another file`);
-  // One clock for the whole process: REST time stamps, actors, simulator, replay and pipelines.
-  const driver = replayFiles
-    ? replayDriver(await replayClock(replayFiles, config.speed, config.keepTime, io.clock ?? wallClock))
-    : processClock(config.sim ? config.speed : 1, io.clock ?? wallClock);
+  // The data dir's own DuckDB file or its log, by any path: the recorder would truncate it.
+  const ownFile = config.record ? storeRecordedOver(config.record, config.dataDir) : undefined;
+  if (ownFile) throw new ConfigError(`--record: ${config.record} is ${ownFile}, the data dir's database; record to another file`);
+  // A stream to replay is copied to a temporary file here, removed when the replay ends (the
+  // data dir checked first, so that a copy is not made for nothing).
+  if (config.replay) checkDataDir(config.dataDir);
+  const input = config.replay ? await openReplayInput('--replay:', config.replay, { say: io.print, stop: io.stop }) : undefined;
+  const replayFiles = input?.files;
+  let driver: ReturnType<typeof processClock>;
+  let store: Store;
+  try {
+    const recordedOver = config.record && replayFiles ? replayFileRecordedOver(config.record, replayFiles) : undefined;
+    if (recordedOver) throw new ConfigError(`--record: ${config.record} would overwrite ${recordedOver}, which --replay reads; record to another file`);
+    // One clock for the whole process: REST time stamps, actors, simulator, replay and pipelines.
+    driver = input
+      ? replayDriver(await replayClock(input, config.speed, config.keepTime, io.clock ?? wallClock))
+      : processClock(config.sim ? config.speed : 1, io.clock ?? wallClock);
+    store = await openDataDir(config.dataDir);
+  } catch (e) {
+    input?.dispose();
+    throw e;
+  }
   const clock = driver.clock;
   const startedAt = clock.now();
   const logging: Logging = createLogging(config.logLevel, io.logDestination);
-  const store = await openDataDir(config.dataDir);
-  const closers: (() => Promise<void>)[] = [() => store.close(), async () => driver.stop()];
+  const closers: (() => Promise<void>)[] = [() => store.close(), async () => driver.stop(), async () => input?.dispose()];
   const closeAll = async () => {
     for (const close of closers.splice(0).reverse()) await close().catch((e) => logging.root.error({ err: e }, 'shutdown step failed'));
   };
@@ -193,16 +216,20 @@ export async function startServe(config: Readonly<ServeConfig>, io: ServeIo): Pr
       });
       const running = replay;
       closers.push(async () => running.stop());
+      // Handlers on `done` itself (no finally in between), so the summary is printed before any
+      // later awaiter of `done` (tests, scripts) runs.
       void running.done.then(async (summary) => {
+        input?.dispose();
         bar?.stop();
         log.info({ frames: summary.frames, devices: summary.devices, rejected: summary.rejectedCount, refused: summary.refusedCount, dropped: summary.dropped }, 'replay finished; serving the last state');
         for (const r of summary.rejected.slice(0, 20)) log.warn({ line: r.line, reason: r.reason }, 'replay skipped a line');
         // The same summary as `airtwin replay`, where the banner went.
-        for (const line of replaySummaryLines(config.replay!, summary, performance.now() - began)) io.print(line);
+        for (const line of replaySummaryLines(input!.name, summary, performance.now() - began)) io.print(line);
         await ingest.flush();
         // After the last line, time goes on at wall speed, so command timeouts still fire.
         driver.followWallTime();
       }, (e: unknown) => {
+        input?.dispose();
         bar?.stop();
         log.error({ err: e }, 'replay failed');
       });
@@ -253,7 +280,7 @@ export async function startServe(config: Readonly<ServeConfig>, io: ServeIo): Pr
     io.print(`  data     ${store.path}`);
     io.print(`  auth     ${authenticator.modes.join(', ')}`);
     if (sim) io.print(`  venue    ${sim.venue.name}: ${sim.venue.aps.length} APs, ${sim.venue.clients.length} clients, seed ${sim.seed}, speed ${config.speed}`);
-    else if (replayFiles) io.print(`  replay   ${replayFiles.join(', ')} at speed ${config.speed}${config.keepTime ? ', recorded times' : ''}`);
+    else if (input) io.print(`  replay   ${input.copied ? input.name : input.files.join(', ')} at speed ${config.speed}${config.keepTime ? ', recorded times' : ''}`);
     else io.print('  venue    none (--no-sim)');
     if (recorder) io.print(`  record   ${config.record}`);
     if (natsLinks) {

@@ -5,7 +5,7 @@
  * discrete-event clock flat out; a number N paces it at N x real time (between slices of
  * simulated time, so the file is the same either way, only later).
  */
-import { checkRecordFile } from '../config/load.js';
+import { checkRecordFile } from '../config/flags.js';
 import { wallClock } from '../protocol/clock.js';
 import { loadScenario } from '../../simulator/scenario.js';
 import { parseDuration, startRun } from '../../simulator/run.js';

@@ -1,73 +1,11 @@
-import { accessSync, constants, existsSync, readFileSync, statSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import { Value } from 'typebox/value';
 import { SERVE_DEFAULTS, ServeConfigSchema, type ServeConfig } from './schema.js';
 import { filterProblem, filtersOverlap } from '../protocol/nats-subjects.js';
-
-/** A setting that cannot be used; src/cli.ts prints the message on one line and exits 2. */
-export class ConfigError extends Error {
-  override name = 'ConfigError';
-}
-
-/**
- * `flag FILE` names a file this process can create or replace (a recording): its folder exists
- * and is writable, and it is no folder itself. Checked before anything starts, so a typo in the
- * path is a usage error (exit 2), not a recording that stops at its first write.
- */
-export function checkWritableFile(flag: string, file: string): void {
-  try {
-    accessSync(dirname(resolve(file)), constants.W_OK);
-  } catch (e) {
-    throw new ConfigError(`${flag}: cannot write ${file} (its folder: ${(e as NodeJS.ErrnoException).code ?? String(e)})`);
-  }
-  if (existsSync(file) && statSync(file).isDirectory()) throw new ConfigError(`${flag}: ${file} is a folder`);
-}
-
-/** Whether `a` and `b` are one existing file, by any path (relative, through links, hard links). */
-export function sameFile(a: string, b: string): boolean {
-  try {
-    const [x, y] = [statSync(a), statSync(b)];
-    return x.dev === y.dev && x.ino === y.ino;
-  } catch {
-    return false;
-  }
-}
-
-/**
- * `--record FILE` with its `--record-max-bytes`: FILE can be written (checkWritableFile), and it
- * is cut into parts only when it is a regular file: rotating `/dev/stdout` made files
- * `/dev/stdout.1`, `/dev/stdout.2`, ... in /dev.
- */
-export function checkRecordFile(file: string, maxBytes: number | undefined): void {
-  checkWritableFile('--record', file);
-  if (maxBytes !== undefined && existsSync(file) && !statSync(file).isFile()) {
-    throw new ConfigError(`--record-max-bytes: ${file} is not a regular file (a terminal, pipe or device cannot be cut into parts)`);
-  }
-}
+import { ConfigError, parseRecordMaxBytes, parseSpeed } from './flags.js';
 
 type Raw = Record<string, unknown>;
-
-/** The smallest `--record-max-bytes`: a part holds at least one whole line, so a tiny limit would make a file per line. */
-export const MIN_RECORD_BYTES = 4096;
-
-/** `--speed` of every command: a positive factor of real (or recorded) time, or 'max'. */
-export function parseSpeed(value: unknown): number | 'max' {
-  if (value === 'max') return 'max';
-  const n = typeof value === 'number' ? value : typeof value === 'string' && value.trim() !== '' ? Number(value) : NaN;
-  if (!Number.isFinite(n) || n <= 0) throw new ConfigError(`--speed: ${String(value)} is not a positive number or max`);
-  return n;
-}
-
-/** `--record-max-bytes` of every command (serve, edge, simulate): whole bytes, at least MIN_RECORD_BYTES. */
-export function parseRecordMaxBytes(value: unknown): number | undefined {
-  if (value === undefined) return undefined;
-  const n = typeof value === 'number' ? value : typeof value === 'string' && /^\s*\d+\s*$/.test(value) ? Number(value) : NaN;
-  if (!Number.isSafeInteger(n) || n < MIN_RECORD_BYTES) {
-    throw new ConfigError(`--record-max-bytes: ${String(value)} is not a whole number of bytes >= ${MIN_RECORD_BYTES}`);
-  }
-  return n;
-}
 
 const NUMERIC = new Set(['gatewayPort', 'rrmPort', 'seed', 'bodyLimit', 'rrmWifiScanInterval', 'rrmCapabilitiesInterval', 'rrmCollectInterval', 'rrmConfigDebounce', 'rttyPort', 'rttyViewport', 'rttyTimeout']);
 const BOOLEAN = new Set(['sim', 'keepTime', 'autoProvision', 'rtty']);

@@ -1,5 +1,5 @@
-import { mkdirSync, accessSync, constants } from 'node:fs';
-import { join } from 'node:path';
+import { accessSync, constants, existsSync, mkdirSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { DuckDBInstance, DuckDBTableFunction, type DuckDBConnection, type DuckDBDataChunk, type DuckDBType, type DuckDBValue, type DuckDBAppender } from '@duckdb/node-api';
 import { storeFailure } from '../errors.js';
 import { MIGRATIONS, type Migration } from './migrations.js';
@@ -48,6 +48,28 @@ function toPlain(value: unknown): unknown {
 }
 
 /**
+ * `mkdir -p` one folder at a time. Node's `mkdirSync(dir, { recursive: true })` never returns
+ * where a folder cannot be made under an existing one with ENOENT (`--data-dir /proc/x`: it
+ * made the parent, which exists, and tried again, at 100 % CPU).
+ */
+function makeFolder(dir: string): void {
+  const missing: string[] = [];
+  for (let d = resolve(dir); !existsSync(d) && dirname(d) !== d; d = dirname(d)) missing.unshift(d);
+  for (const d of missing) {
+    try {
+      mkdirSync(d);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+    }
+  }
+}
+
+/** The DuckDB file of a data dir (its write-ahead log is this + `.wal`). */
+export function storeFile(dataDir: string): string {
+  return join(dataDir, 'airtwin.duckdb');
+}
+
+/**
  * One DuckDB file per process: `<dataDir>/airtwin.duckdb`. Statements on the main connection
  * run one at a time through a promise chain (DuckDB serialises a connection anyway, and the
  * chain keeps a transaction's statements together); appenders get their own connection so
@@ -68,9 +90,9 @@ export class Store {
 
   /** Opens (creating if needed) the file and applies pending migrations. */
   static async open(dataDir: string, migrations: readonly Migration[] = MIGRATIONS): Promise<Store> {
-    mkdirSync(dataDir, { recursive: true });
+    makeFolder(dataDir);
     accessSync(dataDir, constants.W_OK);
-    const path = join(dataDir, 'airtwin.duckdb');
+    const path = storeFile(dataDir);
     // DuckDB's buffer pool defaults to 80 % of RAM and keeps what ingest writes cached: with
     // 50,000 simulated APs it grew past 600 MiB in four minutes (bench fleet). Mostly a cache:
     // past the limit DuckDB evicts to the file and spills large queries to disk.

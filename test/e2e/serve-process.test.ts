@@ -1,5 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { gunzipSync } from 'node:zlib';
 import { join } from 'node:path';
@@ -81,6 +81,27 @@ describe('airtwin serve as a process', () => {
     const replayDir = spawnSync(process.execPath, [BIN, 'replay', BIN, '--data-dir', '/etc/passwd/x'], { encoding: 'utf8' });
     expect(replayDir.status).toBe(2);
     expect(replayDir.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^airtwin: --data-dir: \/etc\/passwd\/x is not usable \(ENOTDIR\)$/)]);
+    // A folder that cannot be made under one that exists: node's recursive mkdir spun there
+    // forever at 100 % CPU (SIGKILL after 20 s, since the spinning process handles no signal).
+    for (const cmd of [['replay', BIN], ['serve', '--no-sim', '--gateway-port', '0', '--rrm-port', '0']]) {
+      const r = spawnSync(process.execPath, [BIN, ...cmd, '--data-dir', '/proc/airtwin-x'], { encoding: 'utf8', timeout: 20_000, killSignal: 'SIGKILL' });
+      expect(r.status, cmd[0]).toBe(2);
+      expect(r.stderr, cmd[0]).toBe('airtwin: --data-dir: /proc/airtwin-x is not usable (ENOENT)\n');
+    }
+  }, 60_000);
+
+  it('exits 2 for a scenario that is not there or not valid, and prints its version', () => {
+    const missing = spawnSync(process.execPath, [BIN, 'simulate', '--scenario', 'no-such-venue', '--record', join(dataDir, 'x.ndjson')], { encoding: 'utf8' });
+    expect(missing.status).toBe(2);
+    expect(missing.stderr).toMatch(/^airtwin: scenario 'no-such-venue' not found/);
+    const file = join(dataDir, 'bad-venue.yaml');
+    writeFileSync(file, 'name: bad\naps: many\n');
+    const invalid = spawnSync(process.execPath, [BIN, 'simulate', '--scenario', file, '--record', join(dataDir, 'x.ndjson')], { encoding: 'utf8' });
+    expect(invalid.status).toBe(2);
+    expect(invalid.stderr).toMatch(/^airtwin: .*bad-venue\.yaml: invalid scenario\n/);
+    const version = spawnSync(process.execPath, [BIN, '--version'], { encoding: 'utf8' });
+    expect(version.status).toBe(0);
+    expect(version.stdout.trim()).toBe((JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version);
   });
 
   it('checks a --record path before starting (exit 2), and says which recording a full disk stopped (exit 1)', () => {
@@ -151,6 +172,23 @@ describe('airtwin simulate --record /dev/stdout', () => {
     expect(gunzipSync(readFileSync(gz)).equals(readFileSync(file))).toBe(true);
     expect(piped.stderr.toString()).toMatch(/^simulate: lab .* -> \/dev\/stdout\nsimulate: \d+ frames from 3 devices written to \/dev\/stdout\n$/);
   }, 30_000);
+
+  it('pipes into `airtwin replay -`, which plays what a replay of the file plays and leaves no copy behind', () => {
+    const file = join(dir, 'lab-replay.ndjson');
+    const args = ['simulate', '--scenario', 'lab', '--seed', '7', '--until', '5m'];
+    expect(spawnSync(process.execPath, [BIN, ...args, '--record', file]).status).toBe(0);
+    const fromFile = spawnSync(process.execPath, [BIN, 'replay', file, '--data-dir', join(dir, 'from-file')], { encoding: 'utf8' });
+    expect(fromFile.status).toBe(0);
+    const tmp = join(dir, 'tmp');
+    mkdirSync(tmp);
+    const piped = spawnSync('sh', ['-c', `"${process.execPath}" "${BIN}" ${args.join(' ')} --record /dev/stdout | gzip -c | "${process.execPath}" "${BIN}" replay - --data-dir "${join(dir, 'from-pipe')}"`],
+      { encoding: 'utf8', env: { ...process.env, TMPDIR: tmp } });
+    expect(piped.status, piped.stderr).toBe(0);
+    const summary = (out: string) => out.split('\n').find((l) => / frames from \d+ devices/.test(l))!.replace(/played in .*/, '');
+    expect(summary(piped.stdout)).toBe(summary(fromFile.stdout));
+    expect(piped.stdout).toMatch(/^replay: copying standard input to .*\nreplay: [\d.]+ (bytes|MB) copied\nreplay: standard input at speed max/);
+    expect(readdirSync(tmp).filter((f) => f.startsWith('airtwin-replay-'))).toEqual([]);
+  }, 60_000);
 
   it('refuses to cut a pipe into parts (a usage error), instead of making /dev/stdout.1, ...', () => {
     const r = spawnSync(process.execPath, [BIN, 'simulate', '--scenario', 'lab', '--until', '1m', '--record', '/dev/stdout', '--record-max-bytes', '5000'], { encoding: 'utf8' });
@@ -262,5 +300,58 @@ describe('airtwin replay as a process', () => {
     // Refused before the data dir was opened: neither was created.
     expect(existsSync(join(dir, 'video'))).toBe(false);
     expect(existsSync(join(dir, 'video-serve'))).toBe(false);
+  }, 30_000);
+});
+
+describe('a stream replayed as a process: Ctrl-C while it is copied, and /dev/stdin', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'airtwin-e2e-stream-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const line = (dt: number) => JSON.stringify({ t: 1_767_600_000_000 + dt, serial: 'a0b1c2000001', event: 'connect' });
+
+  /** Starts `args`, waits for `ready` in its output, sends SIGINT, and gives its exit code, output and what is left in its TMPDIR. */
+  async function interrupt(args: string[], ready: string, tmp: string, stdin: 'ignore' | 'pipe' = 'ignore') {
+    mkdirSync(tmp);
+    const child = spawn(process.execPath, [BIN, ...args], { stdio: [stdin, 'pipe', 'pipe'], env: { ...process.env, TMPDIR: tmp } });
+    let out = '';
+    child.stdout!.on('data', (d: Buffer) => { out += d.toString(); });
+    child.stderr!.on('data', (d: Buffer) => { out += d.toString(); });
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    try {
+      await until(ready, async () => out, (o) => o.includes(ready), 30_000);
+      child.kill('SIGINT');
+      // A FIFO nobody writes to kept a pool thread in open(): the process could not exit.
+      const code = await Promise.race([exited, new Promise<'hung'>((r) => setTimeout(() => r('hung'), 10_000))]);
+      return { code, out, left: readdirSync(tmp).filter((f) => f.startsWith('airtwin-replay-')) };
+    } finally {
+      child.kill('SIGKILL');
+    }
+  }
+
+  it('replay of a FIFO that nobody writes to exits 1 on Ctrl-C, with nothing replayed and nothing left behind', async () => {
+    const fifo = join(dir, 'idle.fifo');
+    spawnSync('mkfifo', [fifo]);
+    const r = await interrupt(['replay', fifo, '--data-dir', join(dir, 'fifo-data')], 'replay: copying', join(dir, 'tmp-fifo'));
+    expect(r.code, r.out).toBe(1);
+    expect(r.out).toContain(`airtwin: stopped while copying ${fifo}: nothing was replayed`);
+    expect(r.left).toEqual([]);
+    expect(existsSync(join(dir, 'fifo-data'))).toBe(false);
+  }, 60_000);
+
+  it('serve --replay - stops on Ctrl-C while standard input is copied, and leaves no copy', async () => {
+    const r = await interrupt(['serve', '--replay', '-', '--data-dir', join(dir, 'serve-data'), '--gateway-port', '0', '--rrm-port', '0', '--log-level', 'warn'],
+      'replay: copying', join(dir, 'tmp-serve'), 'pipe');
+    expect(r.code, r.out).toBe(1);
+    expect(r.out).toContain('airtwin: stopped while copying standard input: nothing was replayed');
+    expect(r.left).toEqual([]);
+  }, 60_000);
+
+  it('replays /dev/stdin when standard input is a socket (as a parent process hands it over)', () => {
+    // spawnSync's input pipe is a socket pair: it cannot be opened by name, so it is read as `-`.
+    const r = spawnSync(process.execPath, [BIN, 'replay', '/dev/stdin', '--data-dir', join(dir, 'stdin-data')], {
+      input: `${line(0)}\n${line(1000)}\n`, encoding: 'utf8', env: { ...process.env, TMPDIR: dir },
+    });
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toContain('replay: /dev/stdin at speed max');
+    expect(r.stdout).toContain('replay: 0 frames from 1 devices, 1.0 s recorded');
   }, 30_000);
 });

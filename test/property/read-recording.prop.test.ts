@@ -15,14 +15,14 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
  * The oracle: node's readline splits the file into lines (as the reader did before it read
  * whole chunks), and every non-blank line goes through parseLine in order.
  */
-async function viaReadline(file: string): Promise<ReadItem[]> {
+async function viaReadline(file: string, contains?: string): Promise<ReadItem[]> {
   const out: ReadItem[] = [];
   let lastT = -Infinity;
   let line = 0;
   const rl = createInterface({ input: createReadStream(file, { encoding: 'utf8' }), crlfDelay: Infinity });
   for await (const text of rl) {
     line++;
-    if (text.trim() === '') continue;
+    if (text.trim() === '' || (contains !== undefined && !text.includes(contains))) continue;
     const r = parseLine(text, lastT);
     if ('reason' in r) out.push({ ok: false, line, file, size: text.length + 1, reason: r.reason });
     else {
@@ -33,9 +33,9 @@ async function viaReadline(file: string): Promise<ReadItem[]> {
   return out;
 }
 
-async function collect(file: string, chunkBytes?: number): Promise<ReadItem[]> {
+async function collect(file: string, chunkBytes?: number, contains?: string): Promise<ReadItem[]> {
   const out: ReadItem[] = [];
-  for await (const item of readRecording(file, { chunkBytes })) out.push(item);
+  for await (const item of readRecording(file, { chunkBytes, contains })) out.push(item);
   return out;
 }
 
@@ -69,6 +69,19 @@ describe('reading a recording a chunk at a time', () => {
       const expected = await viaReadline(path);
       expect(await collect(path, chunkBytes)).toEqual(expected);
       expect(await collect(path)).toEqual(expected);
+    }), { numRuns: 200 });
+  });
+
+  it('with `contains`, gives the items of exactly the lines that hold it, with their line numbers', async () => {
+    // Needles that are in some lines and not others: the connect event, a kind of frame, a
+    // part of the escaped note, a serial in one spelling.
+    const needle = fc.constantFrom('"connect"', '"method":"state"', 'Z0', '\\\\', 'A0:B1', '{not');
+    await fc.assert(fc.asyncProperty(file, fc.integer({ min: 1, max: 64 }), needle, async (content, chunkBytes, contains) => {
+      const path = join(dir, `c${n++}.ndjson`);
+      writeFileSync(path, content);
+      const expected = await viaReadline(path, contains);
+      expect(await collect(path, chunkBytes, contains)).toEqual(expected);
+      expect(await collect(path, undefined, contains)).toEqual(expected);
     }), { numRuns: 200 });
   });
 

@@ -7,7 +7,9 @@ import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runRecordImport, type RecordImportSummary } from '../../../src/commands/record-import.js';
 import { runReplay, type ReplayResult } from '../../../src/commands/replay.js';
+import { runSimulate } from '../../../src/commands/simulate.js';
 import { Store } from '../../../src/store/duckdb.js';
+import { startTestServer } from '../../helpers/server.js';
 
 /** Real AP captures (shared, read-only, never copied into the repo). */
 const FIXTURES = join(process.cwd(), '..', 'shared', 'fixtures', 'real-ap');
@@ -190,5 +192,167 @@ describe('airtwin record --from-states on a folder with links, pipes and junk', 
     await expect(runRecordImport({ fromStates: empty, out: join(dir, 'empty.ndjson') }, sink()))
       .rejects.toMatchObject({ name: 'NothingToRecordError', message: `${empty} holds no state, healthcheck, capabilities or configuration document (0 files skipped): nothing recorded` });
     expect(existsSync(join(dir, 'empty.ndjson'))).toBe(false);
+  });
+});
+
+describe('airtwin record --from-states on exports of the gateway API', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'airtwin-import-api-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('imports saved statistics, health check and capabilities answers; a --keep-time replay serves the same values', async () => {
+    // A gateway with history: a simulated lab replayed with its recorded times.
+    const recording = join(dir, 'lab.ndjson');
+    await runSimulate({ scenario: 'lab', seed: 7, until: '10m', record: recording }, sink());
+    const source = await startTestServer({ sim: false, replay: recording, speed: 'max', keepTime: true, dataDir: join(dir, 'source') });
+    const exports = join(dir, 'exports');
+    mkdirSync(exports);
+    let serial: string;
+    let stats: { serialNumber: string; values: { recorded: number; UUID: number; data: string }[] };
+    let checks: { values: { recorded: number; UUID: number; sanity: number; data: string }[] };
+    let capabilities: { capabilities: string };
+    try {
+      await source.running.replay!.done;
+      await source.running.ingest.flush();
+      serial = (await source.gw<{ devices: { serialNumber: string }[] }>('GET', '/devices')).body.devices[0]!.serialNumber;
+      stats = (await source.gw('GET', `/device/${serial}/statistics?limit=1000`)).body;
+      checks = (await source.gw('GET', `/device/${serial}/healthchecks?limit=1000`)).body;
+      capabilities = (await source.gw('GET', `/device/${serial}/capabilities`)).body;
+      // Saved as a user would: curl ... > file. One value of the statistics is broken, and a
+      // log export is not imported.
+      writeFileSync(join(exports, 'statistics.json'), JSON.stringify({ ...stats, values: [...stats.values, { recorded: 1, UUID: 1, data: 'not json' }] }));
+      writeFileSync(join(exports, 'healthchecks.json'), JSON.stringify(checks));
+      writeFileSync(join(exports, 'capabilities.json'), JSON.stringify(capabilities));
+      writeFileSync(join(exports, 'logs.json'), JSON.stringify((await source.gw('GET', `/device/${serial}/logs`)).body));
+    } finally {
+      await source.close();
+    }
+    expect(stats.values.length).toBeGreaterThan(3);
+    expect(checks.values.length).toBeGreaterThan(0);
+
+    const out = join(dir, 'imported.ndjson');
+    const summary = await runRecordImport({ fromStates: exports, out }, sink());
+    expect(summary.devices).toBe(1);
+    expect(summary.skipped).toContainEqual({ file: 'statistics.json', reason: `values[${stats.values.length}]: data is not a JSON object (or JSON text of one)` });
+    const replayed = await runReplay({ file: out, dataDir: join(dir, 'imported'), speed: 'max', keepTime: true }, { out: sink() });
+    expect(replayed.summary).toMatchObject({ rejectedCount: 0, refusedCount: 0 });
+
+    const served = await startTestServer({ sim: false, dataDir: join(dir, 'imported') });
+    try {
+      // The same answers: times, UUIDs and documents as the source gateway gave them.
+      expect((await served.gw('GET', `/device/${serial}/statistics?limit=1000`)).body).toEqual(stats);
+      expect((await served.gw('GET', `/device/${serial}/healthchecks?limit=1000`)).body).toEqual(checks);
+      expect((await served.gw('GET', `/device/${serial}/capabilities`)).body.capabilities).toBe(capabilities.capabilities);
+    } finally {
+      await served.close();
+    }
+  }, 60_000);
+
+  it('imports saved log answers (logs, crash and recovery logs, reboot logs) as the frames that made them', async () => {
+    const S = 'a0b1c2000031';
+    const T0 = 1_790_000_000_000;
+    const up = (t: number, method: string, params: Record<string, unknown>) => JSON.stringify({ t: T0 + t, serial: S, dir: 'up', frame: { jsonrpc: '2.0', method, params: { serial: S, ...params } } });
+    const state = { unit: { uptime: 5 }, radios: [{ channel: 36, band: '5G' }] };
+    const recording = join(dir, 'logs.ndjson');
+    writeFileSync(recording, [
+      JSON.stringify({ t: T0, serial: S, event: 'connect' }),
+      up(0, 'connect', { uuid: 5, firmware: 'fw', capabilities: { compatible: 'x', platform: 'ap', wifi: {} } }),
+      up(1_000, 'state', { uuid: 5, state }),
+      up(2_000, 'log', { log: 'dhcp lease renewed', severity: 5, data: { iface: 'up0' } }),
+      up(3_000, 'crashlog', { uuid: 5, loglines: ['oops', 'at line 1'] }),
+      up(4_000, 'recovery', { uuid: 5, firmware: 'fw-2', reboot: false, loglines: ['watchdog'] }),
+      up(5_000, 'rebootLog', { uuid: 5, type: 'cold', date: 1_789_999_000, info: ['power loss'] }),
+      up(6_000, 'state', { uuid: 5, state }),
+    ].join('\n') + '\n');
+    const source = await startTestServer({ sim: false, replay: recording, speed: 'max', keepTime: true, dataDir: join(dir, 'logs-source') });
+    const exports = join(dir, 'log-exports');
+    mkdirSync(exports);
+    const logs: unknown[] = [];
+    try {
+      await source.running.replay!.done;
+      await source.running.ingest.flush();
+      writeFileSync(join(exports, 'statistics.json'), JSON.stringify((await source.gw('GET', `/device/${S}/statistics`)).body));
+      // Every kind (the default, logType 0), then the normal (1) and the crash logs (2) again:
+      // overlapping answers, as a user saving them one by one gets, each entry imported once.
+      for (const logType of [0, 1, 2]) {
+        const answer = (await source.gw('GET', `/device/${S}/logs?logType=${logType}`)).body;
+        logs.push(answer);
+        writeFileSync(join(exports, `logs-${logType}.json`), JSON.stringify(answer));
+      }
+    } finally {
+      await source.close();
+    }
+    // Stored kinds: 0 the log, 1 the crash and the recovery, 2 the reboot log.
+    expect((logs[0] as { values: { logType: number }[] }).values.map((v) => v.logType).sort()).toEqual([0, 1, 1, 2]);
+    const summary = await runRecordImport({ fromStates: exports, out: join(dir, 'logs-imported.ndjson') }, sink());
+    expect(summary).toMatchObject({ devices: 1, skipped: [] });
+    // connect event and frame, two states, four logs: no entry twice.
+    expect(summary.lines).toBe(8);
+    const replayed = await runReplay({ file: join(dir, 'logs-imported.ndjson'), dataDir: join(dir, 'logs-imported'), speed: 'max', keepTime: true }, { out: sink() });
+    expect(replayed.summary).toMatchObject({ rejectedCount: 0, refusedCount: 0 });
+    const served = await startTestServer({ sim: false, dataDir: join(dir, 'logs-imported') });
+    try {
+      for (const [logType, answer] of logs.entries()) expect((await served.gw('GET', `/device/${S}/logs?logType=${logType}`)).body).toEqual(answer);
+    } finally {
+      await served.close();
+    }
+  }, 60_000);
+
+  it('says why an export it cannot use is skipped, and spaces reports without times as captures', async () => {
+    const odd = join(dir, 'odd');
+    mkdirSync(odd);
+    const state = { unit: { uptime: 5 }, radios: [{ channel: 36, band: '5G' }] };
+    writeFileSync(join(odd, 'bad-capabilities.json'), JSON.stringify({ serialNumber: 'a0b1c2000011', capabilities: '{not json' }));
+    writeFileSync(join(odd, 'empty.json'), JSON.stringify({ serialNumber: 'a0b1c2000012', values: [] }));
+    writeFileSync(join(odd, 'all-bad.json'), JSON.stringify({ serialNumber: 'a0b1c2000013', values: [7, { data: 3 }] }));
+    // One value without its time: this device's reports get the synthetic spacing.
+    writeFileSync(join(odd, 'untimed.json'), JSON.stringify({ serialNumber: 'a0b1c2000014', values: [{ UUID: 3, recorded: 1_790_000_000, data: JSON.stringify(state) }, { UUID: 3, data: state }] }));
+    const out = join(dir, 'odd.ndjson');
+    const summary = await runRecordImport({ fromStates: odd, out, startMs: 1_700_000_000_000, intervalMs: 60_000 }, sink());
+    expect(summary.skipped).toEqual([
+      { file: 'all-bad.json', reason: 'values[0]: not a JSON object' },
+      { file: 'all-bad.json', reason: 'values[1]: data is not a JSON object (or JSON text of one)' },
+      { file: 'all-bad.json', reason: 'an API export with no usable value' },
+      { file: 'bad-capabilities.json', reason: 'capabilities is not a JSON object (or JSON text of one)' },
+      { file: 'empty.json', reason: 'an API export with no values' },
+    ]);
+    const times = readFileSync(out, 'utf8').trim().split('\n').map((l) => (JSON.parse(l) as { t: number }).t);
+    expect(times).toEqual([1_700_000_000_000, 1_700_000_000_000, 1_700_000_060_000, 1_700_000_120_000]);
+  });
+
+  it('imports an entry once when answers overlap, but keeps equal entries of one answer', async () => {
+    const twice = join(dir, 'twice');
+    mkdirSync(twice);
+    const value = { UUID: 2, recorded: 1_790_000_000, data: { unit: { uptime: 5 }, radios: [] } };
+    writeFileSync(join(twice, 'a.json'), JSON.stringify({ serialNumber: 'a0b1c2000041', values: [value, value] }));
+    writeFileSync(join(twice, 'b.json'), JSON.stringify({ serialNumber: 'a0b1c2000041', values: [value, { ...value, recorded: 1_790_000_060 }] }));
+    const summary = await runRecordImport({ fromStates: twice, out: join(dir, 'twice.ndjson') }, sink());
+    const states = readFileSync(join(dir, 'twice.ndjson'), 'utf8').trim().split('\n').filter((l) => l.includes('"method":"state"'));
+    expect(summary.skipped).toEqual([]);
+    expect(states.map((l) => (JSON.parse(l) as { t: number }).t)).toEqual([1_790_000_000_000, 1_790_000_000_000, 1_790_000_060_000]);
+  });
+
+  it('keeps one time base per file: exported times for all devices or for none', async () => {
+    const state = { unit: { uptime: 5 }, radios: [{ channel: 36, band: '5G' }] };
+    const T = 1_790_000_000;
+    const lines = (file: string) => readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { t: number; serial: string; dir?: string });
+    // Exported statistics of one AP and the capabilities alone of another: the latter connects with the first report.
+    const timed = join(dir, 'timed');
+    mkdirSync(timed);
+    writeFileSync(join(timed, 'a-statistics.json'), JSON.stringify({ serialNumber: 'a0b1c2000021', values: [{ UUID: 2, recorded: T + 60, data: state }, { UUID: 2, recorded: T, data: state }] }));
+    writeFileSync(join(timed, 'b-capabilities.json'), JSON.stringify({ serialNumber: 'a0b1c2000022', capabilities: JSON.stringify({ compatible: 'x', platform: 'ap', wifi: {} }) }));
+    await runRecordImport({ fromStates: timed, out: join(dir, 'timed.ndjson') }, sink());
+    expect(lines(join(dir, 'timed.ndjson')).map((l) => [l.serial, l.t])).toEqual([
+      ['a0b1c2000021', T * 1000], ['a0b1c2000021', T * 1000], ['a0b1c2000021', T * 1000],
+      ['a0b1c2000022', T * 1000], ['a0b1c2000022', T * 1000], ['a0b1c2000021', (T + 60) * 1000],
+    ]);
+    // The same export next to a raw capture with no time: the synthetic spacing for both, not 2023 and 2026 in one file.
+    const mixed = join(dir, 'mixed');
+    mkdirSync(join(mixed, 'ap'), { recursive: true });
+    writeFileSync(join(mixed, 'a-statistics.json'), readFileSync(join(timed, 'a-statistics.json')));
+    writeFileSync(join(mixed, 'ap', 'state.json'), JSON.stringify(state));
+    await runRecordImport({ fromStates: mixed, out: join(dir, 'mixed.ndjson'), startMs: 1_700_000_000_000 }, sink());
+    const t = lines(join(dir, 'mixed.ndjson')).map((l) => l.t);
+    expect(Math.min(...t)).toBe(1_700_000_000_000);
+    expect(Math.max(...t)).toBeLessThan(1_700_000_000_000 + 3 * 60_000);
   });
 });

@@ -2,7 +2,8 @@ import { linkSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, wr
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { recordingParts, replayFileRecordedOver } from '../../../src/commands/replay.js';
+import { replayFileRecordedOver } from '../../../src/commands/replay.js';
+import { recordingParts } from '../../../src/commands/replay-input.js';
 import { startTestServer } from '../../helpers/server.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'airtwin-record-over-'));
@@ -49,5 +50,37 @@ describe('a recording that would overwrite what is being replayed', () => {
     await expect(startTestServer({ sim: false, replay, record: replay, dataDir: join(dir, 'data') }))
       .rejects.toMatchObject({ name: 'ConfigError', message: `--record: ${replay} would overwrite ${replay}, which --replay reads; record to another file` });
     expect(readFileSync(replay)).toEqual(before);
+  });
+});
+
+describe("a recording that would overwrite the data dir's own database", () => {
+  it('makes serve refuse to start, for the DuckDB file or its log by any path, and leaves the data as it was', async () => {
+    const dataDir = join(dir, 'own');
+    // A data dir with a device in it.
+    const first = await startTestServer({ dataDir });
+    expect((await first.gw('POST', '/device/a0b1c2000009', { body: { serialNumber: 'a0b1c2000009', deviceType: 'AP', UUID: 1 } })).status).toBe(200);
+    await first.running.close();
+    const db = join(dataDir, 'airtwin.duckdb');
+    const before = readFileSync(db);
+    mkdirSync(join(dir, 'elsewhere'), { recursive: true });
+    symlinkSync(db, join(dir, 'elsewhere', 'db-link'));
+    const records = [db, `${db}.wal`, join(dataDir, '.', 'airtwin.duckdb'), relative(process.cwd(), db), join(dir, 'elsewhere', 'db-link')];
+    for (const record of records) {
+      await expect(startTestServer({ dataDir, record }), record).rejects.toMatchObject({ name: 'ConfigError', message: expect.stringMatching(/is .*airtwin\.duckdb(\.wal)?, the data dir's database; record to another file$/) });
+    }
+    expect(readFileSync(db)).toEqual(before);
+    // A link to the file of a data dir that has none yet: the store would make it, the recorder truncate it.
+    const fresh = join(dir, 'fresh');
+    mkdirSync(fresh);
+    symlinkSync(join(fresh, 'airtwin.duckdb'), join(dir, 'elsewhere', 'dangling'));
+    await expect(startTestServer({ dataDir: fresh, record: join(dir, 'elsewhere', 'dangling') }))
+      .rejects.toMatchObject({ name: 'ConfigError', message: expect.stringMatching(/the data dir's database; record to another file$/) });
+    // Another file in the data dir records as usual, and the device is still there.
+    const next = await startTestServer({ dataDir, record: join(dataDir, 'traffic.ndjson') });
+    try {
+      expect((await next.gw('GET', '/device/a0b1c2000009')).status).toBe(200);
+    } finally {
+      await next.running.close();
+    }
   });
 });

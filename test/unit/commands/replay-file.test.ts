@@ -1,35 +1,185 @@
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { once } from 'node:events';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
+import { PassThrough, Readable } from 'node:stream';
+import { gzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runReplay } from '../../../src/commands/replay.js';
+import { HEAD_LINES, NotARecordingError } from '../../../src/links/replay/read-recording.js';
 import { startTestServer } from '../../helpers/server.js';
+import { until } from '../../helpers/until.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'airtwin-replay-file-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const replay = (file: string) => runReplay({ file, dataDir: join(dir, 'data') }, { out: new PassThrough().resume() });
+const line = (dt: number) => JSON.stringify({ t: 1_767_600_000_000 + dt, serial: 'a0b1c2000001', event: 'connect' });
 
 describe('the file given to replay', () => {
-  it('says whether it is missing, a folder, or a pipe that cannot be read twice (usage errors)', async () => {
+  it('says whether it is missing, a folder, or a device (usage errors)', async () => {
     await expect(replay(join(dir, 'nope.ndjson'))).rejects.toMatchObject({ name: 'ConfigError', message: `replay: ${join(dir, 'nope.ndjson')} does not exist` });
     await expect(replay(dir)).rejects.toMatchObject({ name: 'ConfigError', message: `replay: ${dir} is a folder, not a recording` });
-    const fifo = join(dir, 'pipe.ndjson');
-    execFileSync('mkfifo', [fifo]);
-    await expect(replay(fifo)).rejects.toMatchObject({
-      name: 'ConfigError',
-      message: `replay: ${fifo} is not a regular file (a replay reads its file more than once; save a pipe's output to a file, or replay the .gz itself)`,
-    });
+    // A device is never copied: /dev/zero would fill the disk.
+    await expect(replay('/dev/zero')).rejects.toMatchObject({ name: 'ConfigError', message: 'replay: /dev/zero is not a regular file or a pipe' });
+    // A socket cannot be opened by name at all.
+    const sock = join(dir, 'traffic.sock');
+    const server = createServer().listen(sock);
+    await once(server, 'listening');
+    try {
+      await expect(replay(sock)).rejects.toMatchObject({ name: 'ConfigError', message: `replay: ${sock} is a socket, which cannot be read by name; give the stream as standard input (-)` });
+    } finally {
+      server.close();
+    }
     await expect(startTestServer({ sim: false, replay: dir, dataDir: join(dir, 'serve') }))
       .rejects.toMatchObject({ name: 'ConfigError', message: `--replay: ${dir} is a folder, not a recording` });
   });
 
   it('plays a regular file', async () => {
     const file = join(dir, 'one.ndjson');
-    writeFileSync(file, `${JSON.stringify({ t: 1_767_600_000_000, serial: 'a0b1c2000001', event: 'connect' })}\n`);
+    writeFileSync(file, `${line(0)}\n`);
     const r = await replay(file);
     expect(r.summary.rejectedCount).toBe(0);
     expect(r.summary.accepted).toBe(1);
+  });
+});
+
+describe('a stream given to replay: - (standard input) or a pipe', () => {
+  const text = `${line(0)}\n${line(1000)}\n{broken\n`;
+  /** Runs `fn` with TMPDIR at a folder of its own, and returns what that folder holds afterwards. */
+  async function withTmp<T>(name: string, fn: () => Promise<T>): Promise<{ result: T; left: string[] }> {
+    const tmp = join(dir, name);
+    mkdirSync(tmp);
+    const before = process.env.TMPDIR;
+    process.env.TMPDIR = tmp;
+    try {
+      const result = await fn();
+      return { result, left: readdirSync(tmp) };
+    } finally {
+      if (before === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = before;
+    }
+  }
+
+  it('plays standard input (plain or gzip) from a copy under TMPDIR, names it "standard input", and removes the copy', async () => {
+    for (const [i, data] of [Buffer.from(text), gzipSync(text)].entries()) {
+      const out: string[] = [];
+      const { result, left } = await withTmp(`stdin-${i}`, () => runReplay({ file: '-', dataDir: join(dir, `stdin-data-${i}`) }, {
+        out: new PassThrough().on('data', (c: Buffer) => out.push(c.toString())), stdin: Readable.from([data]),
+      }));
+      expect(result.summary).toMatchObject({ accepted: 2, rejectedCount: 1 });
+      expect(left).toEqual([]);
+      const printed = out.join('');
+      expect(printed).toContain(`replay: ${data.length} bytes copied\n`);
+      expect(printed).toContain('replay: standard input at speed max');
+      // A rejected line is named after what the user gave, not after the copy.
+      expect(printed).toContain('  standard input:3: not JSON');
+    }
+  });
+
+  it('refuses a terminal as standard input (a usage error)', async () => {
+    const tty = Object.assign(Readable.from([]), { isTTY: true });
+    await expect(runReplay({ file: '-', dataDir: join(dir, 'tty') }, { out: new PassThrough().resume(), stdin: tty }))
+      .rejects.toMatchObject({ name: 'ConfigError', message: 'replay: - reads a recording from standard input, which is a terminal here; pipe one into it' });
+  });
+
+  it('plays a named pipe, and says "not a recording" with the pipe\'s name', async () => {
+    const fifo = join(dir, 'pipe.ndjson');
+    execFileSync('mkfifo', [fifo]);
+    const writer = (content: string) => { writeFileSync(join(dir, 'feed'), content); return spawn('sh', ['-c', `cat '${join(dir, 'feed')}' > '${fifo}'`]); };
+    writer(text);
+    const { result, left } = await withTmp('fifo', () => replay(fifo));
+    expect(result.summary).toMatchObject({ accepted: 2, rejectedCount: 1 });
+    expect(left).toEqual([]);
+    writer('x\n'.repeat(HEAD_LINES));
+    const failed = await withTmp('fifo-junk', () => replay(fifo).then(() => undefined, (e: unknown) => e));
+    expect(failed.result).toBeInstanceOf(NotARecordingError);
+    expect((failed.result as Error).message).toMatch(new RegExp(`^${fifo} does not look like a recording`));
+    expect(failed.left).toEqual([]);
+  });
+
+  it('ends a copy under way when stopped (Ctrl-C), with nothing replayed and nothing left behind', async () => {
+    const stdin = new PassThrough();
+    stdin.write(`${line(0)}\n`);
+    const ctl = new AbortController();
+    const { result, left } = await withTmp('stopped', async () => {
+      const running = runReplay({ file: '-', dataDir: join(dir, 'stopped-data') }, { out: new PassThrough().resume(), stdin, stop: ctl.signal })
+        .then(() => undefined, (e: unknown) => e);
+      // The stream never ends: only the stop ends the copy.
+      await new Promise((r) => setTimeout(r, 50));
+      ctl.abort();
+      return running;
+    });
+    expect(result).toMatchObject({ name: 'ReplayInputError', message: 'stopped while copying standard input: nothing was replayed' });
+    expect(left).toEqual([]);
+    expect(existsSync(join(dir, 'stopped-data'))).toBe(false);
+  });
+
+  it('checks the data dir before it copies a stream: an unusable one is a usage error, with nothing copied', async () => {
+    const said: string[] = [];
+    const { result, left } = await withTmp('baddir', () => runReplay({ file: '-', dataDir: '/etc/passwd/x' }, {
+      out: new PassThrough().on('data', (c: Buffer) => said.push(c.toString())), stdin: Readable.from([text]),
+    }).then(() => undefined, (e: unknown) => e));
+    expect(result).toMatchObject({ name: 'ConfigError', message: '--data-dir: /etc/passwd/x is not usable (ENOTDIR)' });
+    expect(said.join('')).not.toContain('copying');
+    expect(left).toEqual([]);
+  });
+
+  it('fails with nothing left behind when the copy cannot be made', async () => {
+    const before = process.env.TMPDIR;
+    process.env.TMPDIR = join(dir, 'no-such-folder');
+    try {
+      await expect(runReplay({ file: '-', dataDir: join(dir, 'nodir') }, { out: new PassThrough().resume(), stdin: Readable.from([text]) }))
+        .rejects.toMatchObject({ name: 'ReplayInputError', message: expect.stringMatching(/^cannot copy standard input to a temporary file under .*no-such-folder \(ENOENT.*\); set TMPDIR to a folder with room/) });
+    } finally {
+      if (before === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = before;
+    }
+    expect(existsSync(join(dir, 'nodir'))).toBe(false);
+  });
+
+  it('serves a replayed pipe, and removes the copy once the replay has ended', async () => {
+    const fifo = join(dir, 'serve-pipe.ndjson');
+    execFileSync('mkfifo', [fifo]);
+    writeFileSync(join(dir, 'serve-feed'), text);
+    spawn('sh', ['-c', `cat '${join(dir, 'serve-feed')}' > '${fifo}'`]);
+    const printed: string[] = [];
+    const { result: server, left } = await withTmp('serve', async () => {
+      const s = await startTestServer({ sim: false, replay: fifo, speed: 'max', dataDir: join(dir, 'serve-data') }, { print: (l) => printed.push(l) });
+      await s.running.replay!.done;
+      // The summary follows the last line, as serve prints it.
+      await until('the replay summary', async () => printed.join('\n'), (p) => p.includes(`replay: ${fifo}:`) || p.includes('rejected line'));
+      return s;
+    });
+    try {
+      expect(left).toEqual([]);
+      expect(printed.join('\n')).toContain(`  ${fifo}:3: not JSON`);
+      expect(printed.join('\n')).toContain('replay: 0 frames from 1 devices, 1.0 s recorded');
+      expect((await server.gw('GET', '/devices')).status).toBe(200);
+    } finally {
+      await server.running.close();
+    }
+  });
+});
+
+describe('serve --replay, when the replay ends after start-up', () => {
+  it('has printed the summary by the time an awaiter of done goes on', async () => {
+    // Paced (2 recorded seconds at speed 4), so `done` settles after startServe has returned and
+    // the test awaits it. Before the fix a `finally` between `done` and serve's handler let this
+    // awaiter run first, and the summary was not printed yet (CI saw it once under load).
+    const file = join(dir, 'paced.ndjson');
+    writeFileSync(file, `${line(0)}\n${line(2000)}\n`);
+    const printed: string[] = [];
+    const s = await startTestServer({ sim: false, replay: file, speed: 4, dataDir: join(dir, 'paced-data') }, { print: (l) => printed.push(l) });
+    try {
+      const pending = printed.some((l) => l.startsWith('replay: 0 frames'));
+      await s.running.replay!.done;
+      expect(pending).toBe(false);
+      expect(printed).toContainEqual(expect.stringMatching(/^replay: 0 frames from 1 devices, 2\.0 s recorded, played in/));
+      expect(printed).toContain('replay: 0 rejected lines');
+    } finally {
+      await s.running.close();
+    }
   });
 });

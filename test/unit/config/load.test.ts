@@ -1,8 +1,9 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { checkRecordFile, ConfigError, loadServeConfig, parseRecordMaxBytes, parseSpeed } from '../../../src/config/load.js';
+import { checkDataDir, checkRecordFile, ConfigError, parseRecordMaxBytes, parseSpeed } from '../../../src/config/flags.js';
+import { loadServeConfig } from '../../../src/config/load.js';
 
 describe('loadServeConfig', () => {
   it('uses the documented defaults', () => {
@@ -98,5 +99,22 @@ describe('checkRecordFile', () => {
     expect(() => checkRecordFile('/dev/null', undefined)).not.toThrow();
     expect(() => checkRecordFile('/dev/null', 4096)).toThrow(new ConfigError('--record-max-bytes: /dev/null is not a regular file (a terminal, pipe or device cannot be cut into parts)'));
     expect(() => checkRecordFile(dir, undefined)).toThrow(`--record: ${dir} is a folder`);
+  });
+});
+
+describe('checkDataDir', () => {
+  it('accepts a writable folder, or a path whose nearest existing folder is one, and creates nothing', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'airtwin-datadir-'));
+    expect(() => checkDataDir(dir)).not.toThrow();
+    expect(() => checkDataDir(join(dir, 'a', 'b', 'c'))).not.toThrow();
+    expect(existsSync(join(dir, 'a'))).toBe(false);
+  });
+
+  it('says why a path cannot hold the store, in the words of a failed open', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'airtwin-datadir-'));
+    const file = join(dir, 'file');
+    writeFileSync(file, 'x');
+    expect(() => checkDataDir(file)).toThrow(new ConfigError(`--data-dir: ${file} is not usable (ENOTDIR)`));
+    expect(() => checkDataDir(join(file, 'x'))).toThrow(new ConfigError(`--data-dir: ${join(file, 'x')} is not usable (ENOTDIR)`));
   });
 });

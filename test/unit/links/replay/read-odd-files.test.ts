@@ -40,6 +40,16 @@ describe('reading a recording: lines over the length cap', () => {
       ]);
     });
 
+    it(`with \`contains\`, still reports an over-long line that does not hold it (reads of ${chunkBytes} bytes)`, async () => {
+      const long = `{"t":2,"pad":"${'x'.repeat(600)}"}`;
+      const state = JSON.stringify({ t: 4, serial: 'a0b1c2300001', dir: 'up', frame: { jsonrpc: '2.0', method: 'state', params: {} } });
+      const items = await read(`${state}\n${long}\r\n${state}\n${connect(3)}\n`, { maxLineBytes: 500, chunkBytes, contains: '"connect"' });
+      expect(brief(items)).toEqual([
+        { line: 2, reason: `line longer than 500 bytes (${long.length} bytes), not read`, size: long.length + 1 },
+        { line: 4, ok: true },
+      ]);
+    });
+
     it(`keeps a line of exactly maxLineBytes (reads of ${chunkBytes} bytes)`, async () => {
       const line = connect(1);
       const items = await read(`${line}\r\n${line}`, { maxLineBytes: line.length, chunkBytes });
@@ -59,6 +69,12 @@ describe('reading a recording: lines over the length cap', () => {
       { line: 1, reason: `line longer than ${line.length} bytes (${line.length + 1} bytes), not read`, size: line.length + 2 },
       { line: 2, reason: `line longer than ${line.length} bytes (${line.length + 1} bytes), not read`, size: line.length + 2 },
     ]);
+  });
+
+  it('takes only ASCII text without line breaks for `contains`', async () => {
+    for (const contains of ['', 'café', 'a\nb', '\r']) {
+      await expect(read(`${connect(1)}\n`, { contains }), JSON.stringify(contains)).rejects.toThrow(/contains must be ASCII text without line breaks/);
+    }
   });
 
   it('rejects an over-long last line with no line break, with its number', async () => {
