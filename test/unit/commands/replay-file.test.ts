@@ -165,18 +165,18 @@ describe('a stream given to replay: - (standard input) or a pipe', () => {
 
 describe('serve --replay, when the replay ends after start-up', () => {
   it('has printed the summary by the time an awaiter of done goes on', async () => {
-    // Paced (2 recorded seconds at speed 4), so `done` settles after startServe has returned and
+    // Paced (3 recorded seconds at speed 2), so `done` settles after startServe has returned and
     // the test awaits it. Before the fix a `finally` between `done` and serve's handler let this
     // awaiter run first, and the summary was not printed yet (CI saw it once under load).
     const file = join(dir, 'paced.ndjson');
-    writeFileSync(file, `${line(0)}\n${line(2000)}\n`);
+    writeFileSync(file, `${line(0)}\n${line(3000)}\n`);
     const printed: string[] = [];
-    const s = await startTestServer({ sim: false, replay: file, speed: 4, dataDir: join(dir, 'paced-data') }, { print: (l) => printed.push(l) });
+    const s = await startTestServer({ sim: false, replay: file, speed: 2, dataDir: join(dir, 'paced-data') }, { print: (l) => printed.push(l) });
     try {
       const pending = printed.some((l) => l.startsWith('replay: 0 frames'));
       await s.running.replay!.done;
       expect(pending).toBe(false);
-      expect(printed).toContainEqual(expect.stringMatching(/^replay: 0 frames from 1 devices, 2\.0 s recorded, played in/));
+      expect(printed).toContainEqual(expect.stringMatching(/^replay: 0 frames from 1 devices, 3\.0 s recorded, played in/));
       expect(printed).toContain('replay: 0 rejected lines');
     } finally {
       await s.running.close();
