@@ -5,8 +5,10 @@
  * (a FIFO, `/dev/stdin`, `<(ssh host cat traffic.ndjson)`) are first copied
  * whole into a temporary file under TMPDIR, which `dispose()` removes. That makes
  * `zstd -dc traffic.ndjson.zst | airtwin replay -` work; the copy is as big as the stream.
+ * Standard input redirected from a regular file (`airtwin replay - < traffic.ndjson`) is read in
+ * place, through /proc/self/fd/0, when nothing of it has been read yet.
  */
-import { closeSync, constants, createReadStream, createWriteStream, existsSync, fstatSync, mkdtempSync, openSync, rmSync, statSync, type Stats } from 'node:fs';
+import { closeSync, constants, createReadStream, createWriteStream, existsSync, fstatSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, type Stats } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
@@ -25,6 +27,8 @@ export interface ReplayInput {
   readonly name: string;
   /** Whether `files` is a temporary copy of a stream. */
   readonly copied: boolean;
+  /** Whether `files` stands for standard input or a pipe (a copy, or /proc/self/fd/0): messages use `name`. */
+  readonly stream: boolean;
   /** Removes the temporary copy, if any. Safe to call twice. */
   dispose(): void;
 }
@@ -52,7 +56,7 @@ export async function openReplayInput(prefix: string, file: string, io: ReplayIn
   if (file === '-') {
     const stdin = io.stdin ?? process.stdin;
     if (stdin.isTTY) throw new ConfigError(`${prefix} - reads a recording from standard input, which is a terminal here; pipe one into it`);
-    return copied(stdin, 'standard input', io);
+    return (stdin === process.stdin ? stdinInPlace('standard input') : undefined) ?? copied(stdin, 'standard input', io);
   }
   if (!existsSync(file)) throw new ConfigError(`${prefix} ${file} does not exist`);
   const st = statSync(file);
@@ -62,7 +66,7 @@ export async function openReplayInput(prefix: string, file: string, io: ReplayIn
     // standard input, cannot be opened by name).
     const stdin = io.stdin ?? process.stdin;
     if (stdin.isTTY) throw new ConfigError(`${prefix} ${file} is standard input, which is a terminal here; pipe a recording into it`);
-    return copied(stdin, file, io);
+    return (stdin === process.stdin ? stdinInPlace(file) : undefined) ?? copied(stdin, file, io);
   }
   if (st.isFIFO()) {
     // Opening a FIFO waits for a writer on a pool thread, which a stop must release: a process
@@ -80,7 +84,23 @@ export async function openReplayInput(prefix: string, file: string, io: ReplayIn
   if (st.isSocket()) throw new ConfigError(`${prefix} ${file} is a socket, which cannot be read by name; give the stream as standard input (-)`);
   // A terminal or a device (/dev/zero would never end).
   if (!st.isFile()) throw new ConfigError(`${prefix} ${file} is not a regular file or a pipe`);
-  return { files: recordingParts(file), name: file, copied: false, dispose: () => undefined };
+  return { files: recordingParts(file), name: file, copied: false, stream: false, dispose: () => undefined };
+}
+
+/**
+ * Standard input read where it is, when it is a regular file that nothing has read from yet
+ * (Linux: /proc/self/fdinfo/0 gives its offset; opening /proc/self/fd/0 opens the file anew, even
+ * one deleted since). Anywhere else, or from an offset, it is copied from where it stands.
+ */
+function stdinInPlace(name: string): ReplayInput | undefined {
+  try {
+    if (!fstatSync(0).isFile()) return undefined;
+    const pos = /^pos:\s*(\d+)$/m.exec(readFileSync('/proc/self/fdinfo/0', 'utf8'))?.[1];
+    if (pos !== '0') return undefined;
+    return { files: ['/proc/self/fd/0'], name, copied: false, stream: true, dispose: () => undefined };
+  } catch {
+    return undefined;
+  }
 }
 
 /** Whether `st` is this process's standard input (by device and inode). */
@@ -117,7 +137,7 @@ async function copied(source: NodeJS.ReadableStream, name: string, { say, stop }
     done = true;
     const size = statSync(copy).size;
     say?.(`replay: ${size < 1e6 ? `${size} bytes` : `${(size / 1e6).toFixed(1)} MB`} copied`);
-    return { files: [copy], name, copied: true, dispose: remove };
+    return { files: [copy], name, copied: true, stream: true, dispose: remove };
   } catch (e) {
     done = true;
     remove();

@@ -200,7 +200,7 @@ export async function replayClock(input: ReplayInput, speed: number | 'max', kee
     first = await firstTime(input.files);
   } catch (e) {
     // Named as the user named it, not as its temporary copy.
-    if (e instanceof NotARecordingError && input.copied) throw new NotARecordingError(input.name, e.first);
+    if (e instanceof NotARecordingError && input.stream) throw new NotARecordingError(input.name, e.first);
     throw e;
   }
   const t0 = first ?? wall.now();
@@ -225,7 +225,7 @@ async function replayInto(input: ReplayInput, opts: ReplayCommandOptions, io: Re
   // The recording's first time with --keep-time (taken now: a scaled clock runs on while the data dir opens).
   const startMs = clock.now();
   const logger = io.logger ?? quietLogger(io.out);
-  io.out.write(`replay: ${input.copied ? input.name : files.join(', ')} at speed ${speed}${opts.keepTime ? ', recorded times kept' : ''} -> ${opts.dataDir}\n`);
+  io.out.write(`replay: ${input.stream ? input.name : files.join(', ')} at speed ${speed}${opts.keepTime ? ', recorded times kept' : ''} -> ${opts.dataDir}\n`);
 
   const store = await openDataDir(opts.dataDir);
   let ingest: Ingest | undefined;

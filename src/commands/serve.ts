@@ -95,7 +95,7 @@ export async function startServe(config: Readonly<ServeConfig>, io: ServeIo): Pr
   let store: Store;
   try {
     const recordedOver = config.record && replayFiles ? replayFileRecordedOver(config.record, replayFiles) : undefined;
-    if (recordedOver) throw new ConfigError(`--record: ${config.record} would overwrite ${recordedOver}, which --replay reads; record to another file`);
+    if (recordedOver) throw new ConfigError(`--record: ${config.record} would overwrite ${input!.stream ? input!.name : recordedOver}, which --replay reads; record to another file`);
     // One clock for the whole process: REST time stamps, actors, simulator, replay and pipelines.
     driver = input
       ? replayDriver(await replayClock(input, config.speed, config.keepTime, io.clock ?? wallClock))
@@ -280,7 +280,7 @@ export async function startServe(config: Readonly<ServeConfig>, io: ServeIo): Pr
     io.print(`  data     ${store.path}`);
     io.print(`  auth     ${authenticator.modes.join(', ')}`);
     if (sim) io.print(`  venue    ${sim.venue.name}: ${sim.venue.aps.length} APs, ${sim.venue.clients.length} clients, seed ${sim.seed}, speed ${config.speed}`);
-    else if (input) io.print(`  replay   ${input.copied ? input.name : input.files.join(', ')} at speed ${config.speed}${config.keepTime ? ', recorded times' : ''}`);
+    else if (input) io.print(`  replay   ${input.stream ? input.name : input.files.join(', ')} at speed ${config.speed}${config.keepTime ? ', recorded times' : ''}`);
     else io.print('  venue    none (--no-sim)');
     if (recorder) io.print(`  record   ${config.record}`);
     if (natsLinks) {

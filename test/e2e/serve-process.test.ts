@@ -1,5 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, readSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { gunzipSync } from 'node:zlib';
 import { join } from 'node:path';
@@ -353,5 +353,47 @@ describe('a stream replayed as a process: Ctrl-C while it is copied, and /dev/st
     expect(r.status, r.stderr).toBe(0);
     expect(r.stdout).toContain('replay: /dev/stdin at speed max');
     expect(r.stdout).toContain('replay: 0 frames from 1 devices, 1.0 s recorded');
+  }, 30_000);
+
+  it('reads standard input redirected from a file where it is; from an offset, it copies what is left', () => {
+    const file = join(dir, 'redirected.ndjson');
+    writeFileSync(file, `${line(0)}\n${line(1000)}\n${line(3000)}\nnot json\n`);
+    const replayFd = (fd: number, data: string) => spawnSync(process.execPath, [BIN, 'replay', '-', '--data-dir', join(dir, data)], {
+      stdio: [fd, 'pipe', 'pipe'], encoding: 'utf8', env: { ...process.env, TMPDIR: dir },
+    });
+    const whole = openSync(file, 'r');
+    try {
+      const r = replayFd(whole, 'redirected-data');
+      expect(r.status, r.stderr).toBe(0);
+      expect(r.stdout).not.toContain('copying');
+      expect(r.stdout).toContain('replay: standard input at speed max');
+      expect(r.stdout).toContain('replay: 0 frames from 1 devices, 3.0 s recorded');
+      // Named as the user named it, not /proc/self/fd/0.
+      expect(r.stdout).toContain('  standard input:4: not JSON');
+      // Read in place, it is the file itself: recording over it is refused, as by its name.
+      const before = readFileSync(file, 'utf8');
+      const serve = spawnSync(process.execPath, [BIN, 'serve', '--replay', '-', '--record', file, '--data-dir', join(dir, 'over-data'), '--gateway-port', '0', '--rrm-port', '0'], {
+        stdio: [whole, 'pipe', 'pipe'], encoding: 'utf8', env: { ...process.env, TMPDIR: dir }, timeout: 20_000,
+      });
+      expect(serve.status, serve.stderr).toBe(2);
+      expect(serve.stderr).toContain(`--record: ${file} would overwrite standard input, which --replay reads`);
+      expect(readFileSync(file, 'utf8')).toBe(before);
+    } finally {
+      closeSync(whole);
+    }
+    // A shell that has read the first line (`{ read l; airtwin replay -; } < file`) leaves the
+    // offset past it: the replay gets the rest, as a pipe would give it.
+    const rest = openSync(file, 'r');
+    try {
+      readSync(rest, Buffer.alloc(line(0).length + 1), 0, line(0).length + 1, null);
+      const r = replayFd(rest, 'offset-data');
+      expect(r.status, r.stderr).toBe(0);
+      expect(r.stdout).toContain('replay: copying standard input');
+      expect(r.stdout).toContain('replay: 0 frames from 1 devices, 2.0 s recorded');
+      expect(r.stdout).toContain('  standard input:3: not JSON');
+    } finally {
+      closeSync(rest);
+    }
+    expect(readdirSync(dir).filter((f) => f.startsWith('airtwin-replay-'))).toEqual([]);
   }, 30_000);
 });
