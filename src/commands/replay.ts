@@ -14,6 +14,7 @@
  */
 import { statSync } from 'node:fs';
 import cliProgress from 'cli-progress';
+import { asyncScheduler } from 'rxjs';
 import { listValue } from '@duckdb/node-api';
 import type { DeviceDetails } from '../../actors/fleet.js';
 import type { Command } from '../../actors/device/device.types.js';
@@ -121,10 +122,12 @@ export function replayFileRecordedOver(record: string, replayFiles: readonly str
   });
 }
 
+// An Error has no enumerable fields: JSON.stringify would show `{}` where its message belongs.
+const shownFields = (o: object): string => JSON.stringify(o, (_k, v: unknown) => (v instanceof Error ? v.message : v));
 const quietLogger = (out: NodeJS.WritableStream): PipelineLogger => ({
   info: () => undefined,
-  warn: (o, msg) => out.write(`replay: ${msg} ${JSON.stringify(o)}\n`),
-  error: (o, msg) => out.write(`replay: ${msg} ${JSON.stringify(o)}\n`),
+  warn: (o, msg) => out.write(`replay: ${msg} ${shownFields(o)}\n`),
+  error: (o, msg) => out.write(`replay: ${msg} ${shownFields(o)}\n`),
 });
 
 /** Ids for commands the actors create themselves (recovery reboots): stable per run, UUID-shaped. */
@@ -252,7 +255,9 @@ async function replayInto(input: ReplayInput, opts: ReplayCommandOptions, io: Re
     // per batch spends about a seventh less CPU than 2,000 on the hall recording).
     const max = speed === 'max';
     ingest = startIngest({
-      events$: fleet.events$, store, scheduler: clockScheduler(clock), logger,
+      // Retry waits on wall time: a virtual clock stands still once the lines are played, and
+      // a wait on it would never end (the process exited 13 with the batch unwritten).
+      events$: fleet.events$, store, scheduler: clockScheduler(clock), retryScheduler: asyncScheduler, logger,
       maxDelayMs: max ? 3_600_000 : undefined, maxRows: max ? 10_000 : undefined,
     });
     const bar = io.progress ? replayProgressBar(io.out, files) : undefined;
@@ -283,6 +288,8 @@ async function replayInto(input: ReplayInput, opts: ReplayCommandOptions, io: Re
     stopped = true;
     await runtime.close('The replay ended.');
     for (const line of replaySummaryLines(input.name, summary, wallMs)) io.out.write(`${line}\n`);
+    const { rowsRejected } = ingest.metrics();
+    if (rowsRejected > 0) io.out.write(`replay: ${rowsRejected} rows DuckDB refused were not stored (each is logged above)\n`);
     return { summary, devices, ingest: ingest.metrics(), wallMs, overlap: kept?.overlap };
   } finally {
     // On a failure too: actors on a scaled clock hold real timers that would keep the process up.

@@ -199,7 +199,7 @@ export class DuckDbSink {
     } catch (e) {
       this.opts.counters.failures++;
       this.opts.counters.rowsRejected++;
-      this.opts.logger.error({ table, serial, err: e }, 'ingest: DuckDB refused a row after retries; it is not stored');
+      this.opts.logger.error({ table, serial, err: e }, 'ingest: DuckDB refused a row; it is not stored');
     }
   }
 
@@ -216,8 +216,10 @@ export class DuckDbSink {
         return;
       } catch (e) {
         counters.failures++;
-        if (i >= attempts) {
-          logger.warn({ table, rows, attempts: i, err: e }, 'ingest: batch keeps failing; writing its rows one by one');
+        if (i >= attempts || isValueError(e)) {
+          logger.warn({ table, rows, attempts: i, err: e }, isValueError(e)
+            ? 'ingest: a value of the batch cannot be stored; writing its rows one by one'
+            : 'ingest: batch keeps failing; writing its rows one by one');
           await isolate();
           return;
         }
@@ -228,6 +230,16 @@ export class DuckDbSink {
       }
     }
   }
+}
+
+/**
+ * DuckDB's errors about a value itself (a number out of a column's range, a NULL where none may
+ * be): the same rows fail the same way however often they are tried, so the batch goes row by row
+ * at once instead of waiting through the retries meant for a full disk or a busy file. Not
+ * "Invalid Input Error": DuckDB wraps anything thrown while it reads a batch's rows in it.
+ */
+export function isValueError(e: unknown): boolean {
+  return e instanceof Error && /^(Conversion|Constraint|Out of Range) Error:/.test(e.message);
 }
 
 /** The kinds of each table's values in column order, without the id (the sink takes it from the sequence and fills it first). */

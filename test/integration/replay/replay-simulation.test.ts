@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
@@ -9,6 +9,13 @@ import { buildModel, type DeviceDocuments } from '../../../src/rrm/model/build.j
 import { Store } from '../../../src/store/duckdb.js';
 
 const sink = () => new PassThrough().resume();
+/** An output stream and what was written to it. */
+const text = () => {
+  const out = new PassThrough();
+  const chunks: Buffer[] = [];
+  out.on('data', (c: Buffer) => chunks.push(c));
+  return { out, read: () => Buffer.concat(chunks).toString('utf8') };
+};
 /** The wall clock of a test: "now" is fixed so a replay without --keep-time is repeatable. */
 const fixedWall = { now: () => 1_800_000_000_000, setTimeout: () => 0, clearTimeout: () => undefined };
 
@@ -126,12 +133,6 @@ describe('airtwin replay of a seeded simulation (lab, seed 7, 10 simulated minut
   });
 
   it('says before a --keep-time replay when the data dir already holds rows of the recording\'s devices and time', async () => {
-    const text = () => {
-      const out = new PassThrough();
-      const chunks: Buffer[] = [];
-      out.on('data', (c: Buffer) => chunks.push(c));
-      return { out, read: () => Buffer.concat(chunks).toString('utf8') };
-    };
     const dataDir = join(dir, 'data-kept-twice');
     const a = text();
     const once = await runReplay({ file, dataDir, speed: 'max', keepTime: true }, { out: a.out, clock: fixedWall });
@@ -154,6 +155,28 @@ describe('airtwin replay of a seeded simulation (lab, seed 7, 10 simulated minut
     const shifted = await runReplay({ file, dataDir, speed: 'max' }, { out: c.out, clock: fixedWall });
     expect(shifted.overlap).toBeUndefined();
     expect(c.read()).not.toContain('note:');
+  });
+
+  it('stores the rest and reports the one row DuckDB cannot hold, when a recorded value is out of range', async () => {
+    // The first healthcheck's sanity becomes 1e300: valid JSON, too big for the BIGINT column.
+    const lines = readFileSync(file, 'utf8').split('\n');
+    const at = lines.findIndex((l) => l.includes('"method":"healthcheck"'));
+    lines[at] = lines[at]!.replace(/"sanity":\d+/, '"sanity":1e300');
+    const bad = join(dir, 'bad-value.ndjson');
+    writeFileSync(bad, lines.join('\n'));
+    const out = text();
+    // Before the fix the retry waited on the virtual clock, which stands still after the last
+    // line: this never settled (the CLI exited 13 with the batch unwritten).
+    const r = await runReplay({ file: bad, dataDir: join(dir, 'data-bad'), speed: 'max' }, { out: out.out, clock: fixedWall });
+    expect(r.summary.rejected).toEqual([]);
+    expect(r.ingest).toMatchObject({ rowsRejected: 1, retries: 0 });
+    const printed = out.read();
+    expect(printed).toContain('out of range for the destination type INT64');
+    expect(printed).toContain('replay: 1 rows DuckDB refused were not stored (each is logged above)');
+    const recorded = countRecording(file);
+    const counts = await tableCounts(join(dir, 'data-bad'));
+    const total = (o: Record<string, number>) => Object.values(o).reduce((n, c) => n + c, 0);
+    expect(total(counts.health_checks!)).toBe(Object.values(recorded).reduce((n, c) => n + c.healthcheck, 0) - 1);
   });
 
   it('cuts the same recording into parts with --record-max-bytes, and replays the parts as the one file', async () => {
