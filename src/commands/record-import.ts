@@ -3,7 +3,7 @@
  * `state`, `healthcheck` and `capabilities` JSON, like shared/fixtures/real-ap) into a recording
  * that `airtwin replay` plays (architecture.md, "Recording format").
  *
- * What each file is (every *.json under DIR, in path order):
+ * What each file is (every *.json under DIR, `.JSON` too, in path order):
  * - a frame `{"jsonrpc":"2.0","method":"connect"|"state"|"healthcheck","params":{serial,...}}`;
  * - a wrapped document with a serial: `{serial|serialNumber, state|capabilities, uuid?}`
  *   (the RRM/Kafka style) or `{serial, sanity, data}` (healthcheck);
@@ -33,12 +33,12 @@
  * throughout: one file, one time base.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, realpathSync, statSync, type Stats } from 'node:fs';
-import { basename, dirname, join, relative } from 'node:path';
+import { existsSync, lstatSync, readdirSync, readFileSync, realpathSync, statSync, type Stats } from 'node:fs';
+import { basename, dirname, join, relative, sep } from 'node:path';
 import { checkWritableFile, ConfigError, sameFile } from '../config/flags.js';
 import { isObject, type JsonObject } from '../protocol/frame.js';
 import { normalizeSerial, parseSerial } from '../protocol/serial.js';
-import { ndjsonFileWriter, RecordingError } from '../links/record/ndjson-writer.js';
+import { ndjsonFileWriter, RecordingError, removeParts } from '../links/record/ndjson-writer.js';
 import { printable } from '../links/replay/read-recording.js';
 
 export interface RecordImportOptions {
@@ -80,42 +80,62 @@ const SERIAL_IN_NAME = /(?:^|[^0-9a-f])([0-9a-f]{2}(?:[:-]?[0-9a-f]{2}){5})(?![0
 const fsCode = (e: unknown): string => (e as NodeJS.ErrnoException).code ?? String((e as Error).message);
 
 /**
- * Every *.json regular file under `dir`, in path order. Links are followed, but a folder is read
- * once however many links lead to it (a link to `..` would loop, a `latest` link would import its
- * target twice); what cannot be read (a broken link, a permission, a FIFO that would block the
- * read) goes into `skipped` with why, relative to `dir`.
+ * Every *.json regular file under `dir` (`.JSON` too), in path order. Links are followed, but a
+ * folder is read once however many links lead to it (a link to `..` would loop, a `latest` link
+ * would import its target twice), and by its own path when it has one: links to folders are
+ * followed after every folder under `dir` is read, so the serials derived from paths do not
+ * depend on what a link is named. What is not imported goes into `skipped` with why, relative to
+ * `dir`: what cannot be read (a broken link, a permission, a FIFO that would block the read) and
+ * any other file. Hidden names (`.DS_Store`, an editor's lock file, all of `.git/`) are not
+ * listed, nobody means to import them; a hidden *.json that can be read is still imported.
  */
 function jsonFiles(dir: string, skipped: RecordImportSummary['skipped']): string[] {
   const out: string[] = [];
+  const skips: RecordImportSummary['skipped'] = [];
   const seen = new Set<string>();
-  const skip = (p: string, reason: string) => skipped.push({ file: relative(dir, p) || '.', reason });
-  const walk = (d: string) => {
+  const links: { path: string; hidden: boolean }[] = [];
+  const skip = (p: string, reason: string) => skips.push({ file: relative(dir, p) || '.', reason });
+  const walk = (d: string, hidden: boolean) => {
     let names: string[];
     try {
       const real = realpathSync(d);
-      if (seen.has(real)) return skip(d, 'folder already read (a link to it or to a folder above it)');
+      if (seen.has(real)) return hidden ? undefined : skip(d, 'folder already read (a link to it or to a folder above it)');
       seen.add(real);
       names = readdirSync(d).sort();
     } catch (e) {
-      return skip(d, `cannot read the folder (${fsCode(e)})`);
+      return hidden ? undefined : skip(d, `cannot read the folder (${fsCode(e)})`);
     }
     for (const name of names) {
       const p = join(d, name);
+      const quiet = hidden || name.startsWith('.');
+      const json = /\.json$/i.test(name);
       let st: Stats;
+      let link: boolean;
       try {
+        link = lstatSync(p).isSymbolicLink();
         st = statSync(p);
       } catch (e) {
-        skip(p, `cannot read (${fsCode(e)})`);
+        // Hidden: an editor's lock file (`.#state.json`, a dangling link) is nothing to list.
+        if (!quiet) skip(p, `cannot read (${fsCode(e)})`);
         continue;
       }
-      if (st.isDirectory()) walk(p);
-      else if (!name.endsWith('.json')) continue;
-      else if (st.isFile()) out.push(p);
+      if (st.isDirectory()) {
+        if (link) links.push({ path: p, hidden: quiet });
+        else walk(p, quiet);
+      } else if (!json) {
+        if (!quiet) skip(p, 'not a .json file');
+      } else if (st.isFile()) out.push(p);
       else skip(p, 'not a regular file');
     }
   };
-  walk(dir);
-  return out;
+  walk(dir, false);
+  // Links found in a linked folder join the end of the list.
+  for (let i = 0; i < links.length; i++) walk(links[i]!.path, links[i]!.hidden);
+  // Back into path order (a name's folder before the next name): the order a walk by name gives.
+  const key = (p: string) => p.replaceAll(sep, '\0');
+  const byPath = (a: string, b: string) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0);
+  skipped.push(...skips.sort((a, b) => byPath(a.file, b.file)));
+  return out.sort(byPath);
 }
 
 const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
@@ -341,6 +361,13 @@ export async function runRecordImport(opts: RecordImportOptions, out?: NodeJS.Wr
     });
   });
   lines.sort((a, b) => a.t - b.t || a.dev - b.dev || a.seq - b.seq);
+  // The import is written now: an earlier recording's parts (FILE.1, ...) left next to it would
+  // be replayed as its own.
+  try {
+    removeParts(opts.out);
+  } catch (e) {
+    throw new RecordingError(opts.out, e);
+  }
   // A write that fails later (disk full) is one line naming the file, as for --record elsewhere.
   const writer = ndjsonFileWriter(opts.out);
   try {

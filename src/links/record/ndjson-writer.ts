@@ -5,7 +5,8 @@
  * ends the stream and resolves once the data is on disk (the 'finish'/'close' of the stream).
  */
 import { once } from 'node:events';
-import { createWriteStream, existsSync, unlinkSync } from 'node:fs';
+import { createWriteStream, existsSync, readdirSync, rmSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import { finished, pipeline } from 'node:stream/promises';
 import { constants, createGzip } from 'node:zlib';
 
@@ -130,10 +131,13 @@ export function foundPart(path: string, index: number): string | undefined {
   return existsSync(plain) ? plain : existsSync(plain + GZ) ? plain + GZ : undefined;
 }
 
+/** What follows `FILE.` in a later part's name: N (a positive integer, no leading zero), plain or gzipped. */
+const PART_SUFFIX = /^([1-9]\d*)(\.gz)?$/;
+
 /** Whether `file` is named as a later part (FILE.N or FILE.N.gz, N >= 1) of the recording at `path`: one a recording to `path` may delete or write. */
 export function isPartName(path: string, file: string): boolean {
   const stem = stemOf(path);
-  return file.startsWith(`${stem}.`) && /^\d+(\.gz)?$/.test(file.slice(stem.length + 1));
+  return file.startsWith(`${stem}.`) && PART_SUFFIX.test(file.slice(stem.length + 1));
 }
 
 /** The parts after the first of the recording at `path` that are on disk (foundPart 1, 2, ... up to the first missing). */
@@ -144,10 +148,57 @@ export function laterParts(path: string): string[] {
 }
 
 /**
+ * Every later part of the recording at `path` on its folder's list, whatever the gaps between
+ * them, both forms of an index (FILE.3 and FILE.3.gz), by index. Not FILE.bak, FILE.1x, FILE.01.
+ * A folder that cannot be listed (search permission only) is probed part by part instead, up to
+ * the first missing.
+ */
+function partsOnDisk(path: string): { index: number; file: string }[] {
+  const stem = stemOf(path);
+  const folder = dirname(stem);
+  const prefix = `${basename(stem)}.`;
+  const found: { index: number; file: string }[] = [];
+  try {
+    for (const e of readdirSync(folder, { withFileTypes: true })) {
+      const m = e.name.startsWith(prefix) && !e.isDirectory() ? PART_SUFFIX.exec(e.name.slice(prefix.length)) : null;
+      if (m) found.push({ index: Number(m[1]), file: join(folder, e.name) });
+    }
+  } catch {
+    for (let i = 1; foundPart(path, i); i++) {
+      for (const file of [`${stem}.${i}`, `${stem}.${i}${GZ}`]) if (existsSync(file)) found.push({ index: i, file });
+    }
+  }
+  // Plain before gzipped within an index, as foundPart picks them.
+  return found.sort((a, b) => a.index - b.index || a.file.length - b.file.length);
+}
+
+/**
+ * The parts of the recording at `path` after the first missing one (FILE, FILE.1, FILE.3:
+ * FILE.3), by index. A replay reads up to the gap only (what follows is not known to be of
+ * this recording: a part removed by hand, a copy made in pieces); this names what it leaves.
+ */
+export function partsAfterGap(path: string): string[] {
+  const parts = partsOnDisk(path);
+  let gap = 1;
+  for (const p of parts) if (p.index === gap) gap++;
+  return parts.filter((p) => p.index > gap).map((p) => p.file);
+}
+
+/**
+ * Removes every later part of the recording at `path` (FILE.N, FILE.N.gz), gaps or not: a
+ * recording starting there must not have an earlier one's parts read as its own (after
+ * `rm FILE.1`, FILE.2 was left and replayed with the new FILE).
+ */
+export function removeParts(path: string): void {
+  for (const { file } of partsOnDisk(path)) rmSync(file, { force: true });
+}
+
+/**
  * NDJSON lines into FILE, cut at a line boundary into FILE.1, FILE.2, ... once a part would pass
  * `maxBytes` (no limit: one file). Parts of an earlier recording to the same path are removed
- * first, so the parts on disk are always one recording. Writes wait as NdjsonWriter's do; a
- * failed write makes the next write, flush or close throw it, as a RecordingError naming the part.
+ * first (removeParts: all of them, gaps or not), so the parts on disk are always one recording.
+ * Writes wait as NdjsonWriter's do; a failed write makes the next write, flush or close throw
+ * it, as a RecordingError naming the part.
  */
 export class NdjsonParts {
   readonly files: string[] = [];
@@ -159,12 +210,7 @@ export class NdjsonParts {
 
   constructor(private readonly path: string, private readonly maxBytes?: number) {
     if (maxBytes !== undefined && !(maxBytes > 0)) throw new RangeError(`maxBytes must be > 0, got ${maxBytes}`);
-    for (const part of laterParts(path)) {
-      unlinkSync(part);
-      // Both forms of a part, should both be there (FILE.1 while gzip writes FILE.1.gz).
-      const other = part.endsWith(GZ) ? stemOf(part) : part + GZ;
-      if (existsSync(other)) unlinkSync(other);
-    }
+    removeParts(path);
     this.open();
   }
 

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
-import { foundPart, ndjsonFileWriter, NdjsonParts, NdjsonWriter, partPath, RecordingError } from '../../../../src/links/record/ndjson-writer.js';
+import { foundPart, isPartName, laterParts, ndjsonFileWriter, NdjsonParts, NdjsonWriter, partPath, partsAfterGap, RecordingError } from '../../../../src/links/record/ndjson-writer.js';
 import { readRecording, type ReadItem } from '../../../../src/links/replay/read-recording.js';
 import { until } from '../../../helpers/until.js';
 
@@ -130,5 +130,42 @@ describe('parts of a recording', () => {
     const parts = new NdjsonParts(file);
     await parts.close();
     expect(readdirSync(dir)).toEqual(['t.ndjson']);
+  });
+
+  it('removes every part of an earlier recording, whatever the gaps, and nothing else named like one', async () => {
+    const sub = mkdtempSync(join(dir, 'gaps-'));
+    const file = join(sub, 't.ndjson');
+    const stale = ['t.ndjson.1', 't.ndjson.3', 't.ndjson.3.gz', 't.ndjson.12.gz', 't.ndjson.7'];
+    const others = ['t.ndjson.bak', 't.ndjson.1x', 't.ndjson.01', 't.ndjson.0', 't.ndjson.1.gz.bak', 't.ndjson.gz', 'u.ndjson.2', 't.ndjson.-1'];
+    for (const p of ['t.ndjson', ...stale, ...others]) writeFileSync(join(sub, p), 'old\n');
+    // `rm t.ndjson.2` after an earlier recording: its t.ndjson.3 was left and replayed as the new one's.
+    const parts = new NdjsonParts(file);
+    parts.write('{"t":1}');
+    await parts.close();
+    expect(readdirSync(sub).sort()).toEqual(['t.ndjson', ...others].sort());
+    expect(readFileSync(file, 'utf8')).toBe('{"t":1}\n');
+    // What serve --replay F --record F refuses is what the recorder removes.
+    for (const p of stale) expect(isPartName(file, join(sub, p)), p).toBe(true);
+    for (const p of others) expect(isPartName(file, join(sub, p)), p).toBe(false);
+  });
+
+  it('removes the parts of both forms for a .gz path too', async () => {
+    const sub = mkdtempSync(join(dir, 'gaps-gz-'));
+    for (const p of ['t.ndjson.2.gz', 't.ndjson.5', 't.ndjson.1x.gz']) writeFileSync(join(sub, p), '');
+    await new NdjsonParts(join(sub, 't.ndjson.gz')).close();
+    expect(readdirSync(sub).sort()).toEqual(['t.ndjson.1x.gz', 't.ndjson.gz']);
+  });
+
+  it('names the parts after a gap, which a replay does not read', () => {
+    const sub = mkdtempSync(join(dir, 'after-gap-'));
+    const file = join(sub, 't.ndjson');
+    for (const p of ['t.ndjson', 't.ndjson.1', 't.ndjson.3', 't.ndjson.10.gz', 't.ndjson.4.gz', 't.ndjson.4', 't.ndjson.05', 't.ndjson.bak']) writeFileSync(join(sub, p), '');
+    expect(laterParts(file)).toEqual([join(sub, 't.ndjson.1')]);
+    expect(partsAfterGap(file)).toEqual(['t.ndjson.3', 't.ndjson.4', 't.ndjson.4.gz', 't.ndjson.10.gz'].map((p) => join(sub, p)));
+    expect(partsAfterGap(`${file}.gz`)).toEqual(partsAfterGap(file));
+    writeFileSync(join(sub, 't.ndjson.2.gz'), '');
+    expect(partsAfterGap(file)).toEqual([join(sub, 't.ndjson.10.gz')]);
+    expect(partsAfterGap(join(sub, 'none.ndjson'))).toEqual([]);
+    expect(partsAfterGap(join(sub, 'missing', 'x.ndjson'))).toEqual([]);
   });
 });
