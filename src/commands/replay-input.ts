@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { ConfigError } from '../config/flags.js';
-import { laterParts } from '../links/record/ndjson-writer.js';
+import { laterParts, partsAfterGap } from '../links/record/ndjson-writer.js';
 
 /** A stream could not be copied to a temporary file (a full disk, an unwritable TMPDIR). */
 export class ReplayInputError extends Error {
@@ -29,6 +29,8 @@ export interface ReplayInput {
   readonly copied: boolean;
   /** Whether `files` stands for standard input or a pipe (a copy, or /proc/self/fd/0): messages use `name`. */
   readonly stream: boolean;
+  /** Parts of FILE after a missing one (FILE.1, FILE.3: FILE.3), which are not read. */
+  readonly partsAfterGap: readonly string[];
   /** Removes the temporary copy, if any. Safe to call twice. */
   dispose(): void;
 }
@@ -42,9 +44,21 @@ export interface ReplayInputIo {
   stop?: AbortSignal;
 }
 
-/** FILE, then FILE.1, FILE.2, ... while they exist, each plain or gzipped (FILE.1.gz). */
+/**
+ * FILE, then FILE.1, FILE.2, ... while they exist, each plain or gzipped (FILE.1.gz). Parts after
+ * a missing one are not read (they are not known to be of this recording): the replay commands
+ * name them (ReplayInput.partsAfterGap).
+ */
 export function recordingParts(file: string): string[] {
   return [file, ...laterParts(file)];
+}
+
+/** The line that names the parts after a gap a replay leaves unread, if any. */
+export function partsAfterGapNote(input: ReplayInput): string | undefined {
+  const left = input.partsAfterGap;
+  if (left.length === 0) return undefined;
+  const one = left.length === 1;
+  return `replay: note: ${left.join(', ')} ${one ? 'follows' : 'follow'} a missing part and ${one ? 'is' : 'are'} not read (parts are read in order up to the first gap)`;
 }
 
 /**
@@ -84,7 +98,7 @@ export async function openReplayInput(prefix: string, file: string, io: ReplayIn
   if (st.isSocket()) throw new ConfigError(`${prefix} ${file} is a socket, which cannot be read by name; give the stream as standard input (-)`);
   // A terminal or a device (/dev/zero would never end).
   if (!st.isFile()) throw new ConfigError(`${prefix} ${file} is not a regular file or a pipe`);
-  return { files: recordingParts(file), name: file, copied: false, stream: false, dispose: () => undefined };
+  return { files: recordingParts(file), name: file, copied: false, stream: false, partsAfterGap: partsAfterGap(file), dispose: () => undefined };
 }
 
 /**
@@ -97,7 +111,7 @@ function stdinInPlace(name: string): ReplayInput | undefined {
     if (!fstatSync(0).isFile()) return undefined;
     const pos = /^pos:\s*(\d+)$/m.exec(readFileSync('/proc/self/fdinfo/0', 'utf8'))?.[1];
     if (pos !== '0') return undefined;
-    return { files: ['/proc/self/fd/0'], name, copied: false, stream: true, dispose: () => undefined };
+    return { files: ['/proc/self/fd/0'], name, copied: false, stream: true, partsAfterGap: [], dispose: () => undefined };
   } catch {
     return undefined;
   }
@@ -137,7 +151,7 @@ async function copied(source: NodeJS.ReadableStream, name: string, { say, stop }
     done = true;
     const size = statSync(copy).size;
     say?.(`replay: ${size < 1e6 ? `${size} bytes` : `${(size / 1e6).toFixed(1)} MB`} copied`);
-    return { files: [copy], name, copied: true, stream: true, dispose: remove };
+    return { files: [copy], name, copied: true, stream: true, partsAfterGap: [], dispose: remove };
   } catch (e) {
     done = true;
     remove();

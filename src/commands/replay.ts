@@ -33,7 +33,7 @@ import type { PipelineLogger } from '../pipelines/duckdb-sink.js';
 import type { IngestMetrics } from '../pipelines/metrics.js';
 import { isPartName } from '../links/record/ndjson-writer.js';
 import { firstTime, NotARecordingError, recordedConnects } from '../links/replay/read-recording.js';
-import { openReplayInput, type ReplayInput } from './replay-input.js';
+import { openReplayInput, partsAfterGapNote, type ReplayInput } from './replay-input.js';
 import { startReplay, type RejectedLine, type ReplayProgress, type ReplaySummary } from '../links/replay/replayer.js';
 
 export interface ReplayCommandOptions {
@@ -208,7 +208,12 @@ export async function replayClock(input: ReplayInput, speed: number | 'max', kee
   }
   const t0 = first ?? wall.now();
   const start = keepTime ? t0 : wall.now();
-  return speed === 'max' ? new VirtualClock(start) : new ScaledClock(wallClock, speed, start);
+  if (speed === 'max') return new VirtualClock(start);
+  // Held at the start until the first line plays (startReplay moves the hold line by line), so
+  // the time the data dir and the fleet take to open does not run N times faster ahead of it.
+  const paced = new ScaledClock(wallClock, speed, start);
+  paced.holdAt(start);
+  return paced;
 }
 
 export async function runReplay(opts: ReplayCommandOptions, io: ReplayIo): Promise<ReplayResult> {
@@ -229,6 +234,8 @@ async function replayInto(input: ReplayInput, opts: ReplayCommandOptions, io: Re
   const startMs = clock.now();
   const logger = io.logger ?? quietLogger(io.out);
   io.out.write(`replay: ${input.stream ? input.name : files.join(', ')} at speed ${speed}${opts.keepTime ? ', recorded times kept' : ''} -> ${opts.dataDir}\n`);
+  const gapNote = partsAfterGapNote(input);
+  if (gapNote) io.out.write(`${gapNote}\n`);
 
   const store = await openDataDir(opts.dataDir);
   let ingest: Ingest | undefined;

@@ -163,6 +163,28 @@ describe('a stream given to replay: - (standard input) or a pipe', () => {
   });
 });
 
+describe('parts after a gap', () => {
+  it('are named and not read, by replay and serve --replay', async () => {
+    const file = join(dir, 'gap.ndjson');
+    writeFileSync(file, `${line(0)}\n`);
+    writeFileSync(`${file}.1`, `${line(1000)}\n`);
+    writeFileSync(`${file}.3`, `${line(9000)}\n`);
+    const out = new PassThrough();
+    let text = '';
+    out.on('data', (d: Buffer) => { text += d.toString(); });
+    const r = await runReplay({ file, dataDir: join(dir, 'gap-data') }, { out });
+    expect(text).toContain(`replay: note: ${file}.3 follows a missing part and is not read (parts are read in order up to the first gap)\n`);
+    expect(r.summary.durationMs).toBe(1000);
+    const printed: string[] = [];
+    const s = await startTestServer({ sim: false, replay: file, speed: 'max', dataDir: join(dir, 'gap-serve') }, { print: (l) => printed.push(l) });
+    try {
+      expect(printed).toContain(`replay: note: ${file}.3 follows a missing part and is not read (parts are read in order up to the first gap)`);
+    } finally {
+      await s.running.close();
+    }
+  });
+});
+
 describe('serve --replay, when the replay ends after start-up', () => {
   it('has printed the summary by the time an awaiter of done goes on', async () => {
     // Paced (3 recorded seconds at speed 2), so `done` settles after startServe has returned and
