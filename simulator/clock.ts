@@ -141,8 +141,35 @@ export class ScaledClock implements Clock {
     this.baseStart = base.now();
   }
 
+  /** The latest now() may show until holdAt moves it on (undefined: no limit). */
+  private heldAt: number | undefined;
+
   now(): number {
-    return Math.floor(this.startMs + (this.base.now() - this.baseStart) * this.speed);
+    return Math.floor(this.exactNow());
+  }
+
+  private exactNow(): number {
+    const t = this.startMs + (this.base.now() - this.baseStart) * this.speed;
+    return this.heldAt !== undefined && t > this.heldAt ? this.heldAt : t;
+  }
+
+  /**
+   * Goes on from now() at the current speed, dropping whatever time the base ran past a hold
+   * (a paced replay does this once, at its first line: start-up is not caught up on).
+   */
+  goOnFromHere(): void {
+    const held = this.heldAt !== undefined && this.startMs + (this.base.now() - this.baseStart) * this.speed > this.heldAt;
+    this.startMs = this.exactNow();
+    this.baseStart = this.base.now();
+    // Timers that came due while it stood still were re-armed for their rest: arm them anew.
+    if (held) this.rearm();
+  }
+
+  private rearm(): void {
+    for (const t of this.live) {
+      this.base.clearTimeout(t.id);
+      t.arm(Math.max(0, t.due - this.now()));
+    }
   }
 
   /**
@@ -151,13 +178,21 @@ export class ScaledClock implements Clock {
    */
   setSpeed(speed: number): void {
     if (!(speed > 0)) throw new RangeError(`speed must be > 0, got ${speed}`);
-    this.startMs = this.startMs + (this.base.now() - this.baseStart) * this.speed;
-    this.baseStart = this.base.now();
+    this.goOnFromHere();
     this.speed = speed;
-    for (const t of this.live) {
-      this.base.clearTimeout(t.id);
-      t.arm(Math.max(0, t.due - this.now()));
-    }
+    this.rearm();
+  }
+
+  /**
+   * Lets now() run at most to `ms` (undefined: no limit). A paced replay holds its clock at the
+   * next line's time, so time never passes a line not yet played: a line played late (a busy
+   * event loop) still happens at its own time. The base runs on meanwhile, so a replay that fell
+   * behind catches up (the lines it owes play at once, each at its time) instead of adding every
+   * delay to the rest. Time never goes back: a hold below now() holds at now().
+   */
+  holdAt(ms: number | undefined): void {
+    const now = this.exactNow();
+    this.heldAt = ms === undefined ? undefined : Math.max(ms, now);
   }
 
   /**
@@ -167,9 +202,18 @@ export class ScaledClock implements Clock {
    * for the rest, so it never runs before `now() + timeoutMs`.
    */
   setTimeout(fn: (...args: unknown[]) => void, timeoutMs: number): unknown {
+    return this.setTimeoutAt(fn, this.now() + Math.max(0, timeoutMs));
+  }
+
+  /**
+   * Runs `fn` once now() reaches `at` (scaled ms). A paced replay waits for its next line so: a
+   * delay computed from now() and added to a later now() could land past the hold at that line
+   * (the base ran on a millisecond in between), where it would never come due.
+   */
+  setTimeoutAt(fn: (...args: unknown[]) => void, at: number): unknown {
     const handle: ScaledTimer = {
       id: undefined,
-      due: this.now() + Math.max(0, timeoutMs),
+      due: at,
       arm: (ms: number) => {
         handle.id = this.base.setTimeout((...args: unknown[]) => {
           const left = handle.due - this.now();
@@ -180,7 +224,7 @@ export class ScaledClock implements Clock {
       },
     };
     this.live.add(handle);
-    handle.arm(Math.max(0, timeoutMs));
+    handle.arm(Math.max(0, at - this.now()));
     return handle;
   }
 

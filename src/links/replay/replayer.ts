@@ -42,6 +42,13 @@ export interface DiscreteClock extends Clock {
   runUntil(t: number): number;
 }
 
+/** A paced clock the replayer holds at the next line's time (simulator/clock.ts ScaledClock). */
+export interface HoldableClock extends Clock {
+  holdAt(ms: number | undefined): void;
+  goOnFromHere(): void;
+  setTimeoutAt(fn: () => void, at: number): unknown;
+}
+
 export interface ReplayProgress {
   /** Characters of the recording read so far (about bytes for JSON text). */
   read: number;
@@ -162,6 +169,10 @@ function isDiscrete(clock: Clock): clock is DiscreteClock {
   return typeof (clock as Partial<DiscreteClock>).runUntil === 'function';
 }
 
+function isHoldable(clock: Clock): clock is HoldableClock {
+  return typeof (clock as Partial<HoldableClock>).holdAt === 'function';
+}
+
 export function startReplay(opts: ReplayOptions): ReplayHandle {
   const { fleet, clock, speed } = opts;
   if (speed === 'max' && !isDiscrete(clock)) throw new TypeError("startReplay: speed 'max' needs a discrete-event clock (runUntil)");
@@ -207,16 +218,21 @@ export function startReplay(opts: ReplayOptions): ReplayHandle {
     return link;
   };
 
+  // A paced replay holds the clock at each line's time until it is played: a line played late
+  // (a busy event loop) happens at its own time, and the lines owed play at once to catch up.
+  const held = speed !== 'max' && isHoldable(clock) ? clock : undefined;
   const waitUntil = (target: number): Promise<void> | undefined => {
     if (isDiscrete(clock) && speed === 'max') {
       if (target > clock.now()) clock.runUntil(target);
       return undefined;
     }
+    held?.holdAt(target);
     const delay = target - clock.now();
     if (delay <= 0) return undefined;
     return new Promise<void>((resolve) => {
       wake = resolve;
-      timer = clock.setTimeout(() => resolve(), delay);
+      // Held, the wait is for the hold's own time: a delay would be added to a later now().
+      timer = held ? held.setTimeoutAt(() => resolve(), target) : clock.setTimeout(() => resolve(), delay);
     });
   };
 
@@ -273,6 +289,9 @@ export function startReplay(opts: ReplayOptions): ReplayHandle {
           s.accepted++;
           const { rec } = item;
           if (offset === undefined) {
+            // The clock was held at its start while the data dir and the fleet opened: the
+            // replay paces from here, not from when the clock was made.
+            held?.goOnFromHere();
             offset = opts.keepTime ? 0 : clock.now() - rec.t;
             firstT = rec.t;
           }
@@ -298,6 +317,7 @@ export function startReplay(opts: ReplayOptions): ReplayHandle {
       }
     } finally {
       subscription.unsubscribe();
+      held?.holdAt(undefined);
     }
     s.stopped = signal.aborted;
     s.devices = links.size;

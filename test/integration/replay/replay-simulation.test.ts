@@ -179,6 +179,22 @@ describe('airtwin replay of a seeded simulation (lab, seed 7, 10 simulated minut
     expect(total(counts.health_checks!)).toBe(Object.values(recorded).reduce((n, c) => n + c.healthcheck, 0) - 1);
   });
 
+  it('stores each state at its recorded time in a paced --keep-time replay (speed 1000)', async () => {
+    // Before the fix the scaled clock ran on 1000x while the data dir opened, and a line played a
+    // millisecond late was stamped a second late: states landed seconds to minutes after their time.
+    const r = await runReplay({ file, dataDir: join(dir, 'data-paced'), speed: 1000, keepTime: true }, { out: sink() });
+    expect(r.summary.rejected).toEqual([]);
+    const recorded = readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { t: number; serial: string; dir?: string; frame?: { method?: string } })
+      .filter((l) => l.dir === 'up' && l.frame?.method === 'state').map((l) => `${l.serial} ${Math.floor(l.t / 1000)}`).sort();
+    const store = await Store.open(join(dir, 'data-paced'));
+    try {
+      const rows = await store.query<{ serial: string; recorded: number }>('SELECT serial, recorded FROM statistics');
+      expect(rows.map((x) => `${x.serial} ${x.recorded}`).sort()).toEqual(recorded);
+    } finally {
+      await store.close();
+    }
+  });
+
   it('cuts the same recording into parts with --record-max-bytes, and replays the parts as the one file', async () => {
     const parted = join(dir, 'parted.ndjson');
     const sim = await runSimulate({ scenario: 'lab', seed: 7, until: '10m', record: parted, recordMaxBytes: 100_000 }, sink());

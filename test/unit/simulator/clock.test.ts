@@ -87,6 +87,66 @@ describe('ScaledClock', () => {
     expect(ran).toEqual([2000]);
   });
 
+  it('stands at a hold while the base runs on, catches up when it moves, never goes back; goOnFromHere drops what it ran past', () => {
+    let t = 0;
+    const timers = new Map<number, () => void>();
+    let next = 0;
+    const base: Clock = { now: () => t, setTimeout: (fn, _ms) => { timers.set(++next, fn); return next; }, clearTimeout: (id) => void timers.delete(id as number) };
+    const fire = () => { for (const [id, fn] of [...timers]) { timers.delete(id); fn(); } };
+    const c = new ScaledClock(base, 100, 1_000);
+    c.holdAt(1_000);
+    t = 500; // half a wall second at 100x: 50 s, but held
+    expect(c.now()).toBe(1_000);
+    // Start-up is not caught up on: it goes on from 1,000.
+    c.goOnFromHere();
+    c.holdAt(3_000);
+    expect(c.now()).toBe(1_000);
+    const ran: number[] = [];
+    c.setTimeout(() => ran.push(c.now()), 5_000);
+    t = 510;
+    expect(c.now()).toBe(2_000);
+    t = 600; // the base is at 11,000: held at 3,000
+    expect(c.now()).toBe(3_000);
+    fire(); // the timer (due 6,000) fires while held: re-armed for its rest, not run
+    expect(ran).toEqual([]);
+    expect(timers.size).toBe(1);
+    // Moved on, it catches up to the base at once, up to the new hold.
+    c.holdAt(8_000);
+    expect(c.now()).toBe(8_000);
+    fire();
+    expect(ran).toEqual([8_000]);
+    c.holdAt(undefined);
+    expect(c.now()).toBe(11_000);
+    // A hold below now() holds at now(): time does not go back.
+    c.holdAt(5_000);
+    t = 700;
+    expect(c.now()).toBe(11_000);
+    // A change of speed from a held time does not jump.
+    c.setSpeed(1);
+    t = 1_700;
+    expect(c.now()).toBe(11_000);
+    c.holdAt(undefined);
+    expect(c.now()).toBe(12_000);
+  });
+
+  it('runs a timer set for the hold\'s own time, however far the base ran on meanwhile', () => {
+    let t = 0;
+    const timers = new Map<number, () => void>();
+    let next = 0;
+    const base: Clock = { now: () => t, setTimeout: (fn, _ms) => { timers.set(++next, fn); return next; }, clearTimeout: (id) => void timers.delete(id as number) };
+    const c = new ScaledClock(base, 60, 0);
+    c.holdAt(6_000);
+    const ran: number[] = [];
+    c.setTimeoutAt(() => ran.push(c.now()), 6_000);
+    // As a replay would have set it: delay from one now(), due from a later one (1 ms = 60 ms on).
+    const delay = 6_000 - c.now();
+    t = 1;
+    c.setTimeout(() => ran.push(-1), delay);
+    t = 200;
+    for (const [id, fn] of [...timers]) { timers.delete(id); fn(); }
+    expect(ran).toEqual([6_000]); // the relative one is due at 6,060, past the hold: not yet
+  });
+
   it('changes speed without a jump, and re-arms the timers it holds for their scaled due time', () => {
     let t = 0;
     const timers = new Map<number, { fn: () => void; ms: number }>();
