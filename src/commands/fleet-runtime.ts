@@ -272,7 +272,10 @@ export function startFleetRuntime(deps: FleetRuntimeDeps): FleetRuntime {
     async close(reason?: string) {
       fleet.stopAll(reason);
       subscription.unsubscribe();
-      await commandService.close();
+      commandService.close();
+      // Stopping fails the commands still open ("The replay ended."): their records are
+      // written before the caller closes the store, or they would stay pending for good.
+      await commandService.flush();
       await writes;
     },
   };

@@ -195,6 +195,36 @@ describe('airtwin replay of a seeded simulation (lab, seed 7, 10 simulated minut
     }
   });
 
+  it('writes the command records the end of the replay changes before the data dir closes', async () => {
+    // A recorded reboot with no result: the end of the replay fails it ("The replay ended."),
+    // which used to be written after the store had closed, leaving it pending for good.
+    // Then a state reporting config uuid 1, so the actor also submits a reconcile configure,
+    // which the end fails too.
+    const all = readFileSync(file, 'utf8').split('\n');
+    const head = all.slice(0, 8);
+    const first = JSON.parse(head.find((l) => l.includes('"method":"connect"'))!) as { serial: string };
+    const t = (JSON.parse(head.at(-1)!) as { t: number }).t;
+    const reboot = { t: t + 1000, serial: first.serial, dir: 'down', frame: { jsonrpc: '2.0', method: 'reboot', id: 5, params: { serial: first.serial, when: 0 } } };
+    const state = JSON.parse(all.find((l) => l.includes(`"serial":"${first.serial}","dir":"up"`) && l.includes('"method":"state"'))!) as { t: number; frame: { params: { uuid: number } } };
+    state.t = t + 2000;
+    state.frame.params.uuid = 1;
+    const cut = join(dir, 'unanswered.ndjson');
+    writeFileSync(cut, `${head.join('\n')}\n${JSON.stringify(reboot)}\n${JSON.stringify(state)}\n`);
+    const out = text();
+    await runReplay({ file: cut, dataDir: join(dir, 'data-unanswered'), speed: 'max' }, { out: out.out, clock: fixedWall });
+    expect(out.read()).not.toContain('write failed');
+    const store = await Store.open(join(dir, 'data-unanswered'));
+    try {
+      const rows = await store.query<{ command: string; status: string; error_text: string }>('SELECT command, status, error_text FROM commands ORDER BY command');
+      expect(rows).toEqual([
+        { command: 'configure', status: 'expired', error_text: 'The replay ended.' },
+        { command: 'reboot', status: 'failed', error_text: 'The replay ended.' },
+      ]);
+    } finally {
+      await store.close();
+    }
+  });
+
   it('cuts the same recording into parts with --record-max-bytes, and replays the parts as the one file', async () => {
     const parted = join(dir, 'parted.ndjson');
     const sim = await runSimulate({ scenario: 'lab', seed: 7, until: '10m', record: parted, recordMaxBytes: 100_000 }, sink());
