@@ -54,6 +54,33 @@ const REQUIRED_PARAMS: Record<NotificationMethod, readonly string[]> = {
   wifiscan: ['data'],
 };
 
+/**
+ * Params stored as 64-bit integers (config uuids, sanity, severity, dates). A JSON number past
+ * that range (`"uuid": 1e30`) cannot be stored: such a frame is refused here, as the gateway's
+ * parser refuses a number that does not fit, instead of failing a whole batch of the store.
+ */
+const INTEGER_PARAMS: Partial<Record<NotificationMethod, readonly string[]>> = {
+  connect: ['uuid'],
+  state: ['uuid'],
+  healthcheck: ['uuid', 'sanity'],
+  log: ['severity'],
+  crashlog: ['uuid'],
+  rebootLog: ['uuid', 'date'],
+  ping: ['uuid'],
+  cfgpending: ['uuid', 'active'],
+  recovery: ['uuid'],
+};
+const INT64_LIMIT = 2 ** 63;
+
+/** Why `params` of `method` cannot be stored (an integer param past 64 bits), if so. */
+export function paramOutOfRange(method: NotificationMethod, params: JsonObject): string | undefined {
+  for (const k of INTEGER_PARAMS[method] ?? []) {
+    const v = params[k];
+    if (typeof v === 'number' && !(Math.abs(v) < INT64_LIMIT)) return `${method}: params.${k} ${v} is out of the range of a 64-bit integer`;
+  }
+  return undefined;
+}
+
 /** Events accepted before `connect` (§1.2); everything else needs an open session. */
 const ALLOWED_BEFORE_CONNECT: ReadonlySet<NotificationMethod> = new Set([
   'connect', 'crashlog', 'rebootLog', 'ping', 'recovery', 'venue_broadcast',
@@ -103,5 +130,7 @@ function decodeNotification(frame: JsonObject): DecodedFrame {
     const missing = REQUIRED_PARAMS[m].filter((r) => params[r] === undefined);
     return { kind: 'invalid', reason: `${method}: missing ${missing.join(', ')}` };
   }
+  const outOfRange = paramOutOfRange(m, params);
+  if (outOfRange) return { kind: 'invalid', reason: outOfRange };
   return { kind: 'notification', method: m, params };
 }

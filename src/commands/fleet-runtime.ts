@@ -10,6 +10,7 @@ import type { DeviceStatusSource } from '../gateway/device-status-source.js';
 import { Fleet } from '../../actors/fleet.js';
 import { CommandService } from '../../actors/command-service.js';
 import type { RttyServer } from '../../actors/command-params.js';
+import { paramOutOfRange } from '../../actors/device/frame-decoder.js';
 import { ScaledClock, VirtualClock } from '../../simulator/clock.js';
 
 /**
@@ -173,6 +174,9 @@ export function startFleetRuntime(deps: FleetRuntimeDeps): FleetRuntime {
     if (!deps.autoProvision) return;
     const fresh = new Map<string, StoredDevice>();
     for (const [serial, params] of connects) {
+      // A connect its actor will refuse (a uuid out of range) makes no record, as live: one bad
+      // record would fail the whole insert, and with it the replay.
+      if (paramOutOfRange('connect', params)) continue;
       // One being inserted (an AP that connected meanwhile) is left to that insert.
       if (!devices.has(serial) && !inserting.has(serial) && !fresh.has(serial)) fresh.set(serial, recordFor(serial, params));
     }

@@ -92,10 +92,18 @@ export function checkRecordFile(file: string, maxBytes: number | undefined): voi
 export const MIN_RECORD_BYTES = 4096;
 
 /** `--speed` of every command: a positive factor of real (or recorded) time, or 'max'. */
+/**
+ * The fastest paced speed: a million times real time (a day in under 0.1 s). Past it a clock
+ * leaves the dates a store can hold (at 1e308 it reached Infinity and the replay crashed);
+ * `max` is the way to go faster.
+ */
+export const MAX_SPEED = 1_000_000;
+
 export function parseSpeed(value: unknown): number | 'max' {
   if (value === 'max') return 'max';
   const n = typeof value === 'number' ? value : typeof value === 'string' && value.trim() !== '' ? Number(value) : NaN;
   if (!Number.isFinite(n) || n <= 0) throw new ConfigError(`--speed: ${String(value)} is not a positive number or max`);
+  if (n > MAX_SPEED) throw new ConfigError(`--speed: ${String(value)} is more than ${MAX_SPEED}; use max to go as fast as it can`);
   return n;
 }
 

@@ -312,17 +312,18 @@ describe('ingest pipeline: odd input and failing writes', () => {
 
   it('writes a batch holding a value DuckDB cannot store row by row at once, with no retry waits', async () => {
     const { store, link, ingest, log, flushAll } = await faulty({});
-    link.notify('healthcheck', { uuid: 1, sanity: 90, data: {} });
-    // A finite JSON number out of BIGINT's range: every try would fail the same way.
-    link.notify('healthcheck', { uuid: 1, sanity: 1e300, data: {} });
-    link.notify('healthcheck', { uuid: 1, sanity: 100, data: {} });
+    const event = (timestamp: number) => ({ data: { event: [timestamp, { type: 'wifi.start', payload: {} }] } });
+    link.notify('event', event(90));
+    // A finite JSON number out of BIGINT's range (inside the AP's own data): every try would fail the same way.
+    link.notify('event', event(1e300));
+    link.notify('event', event(100));
     await flushAll();
-    const rows = await store.query<{ sanity: number }>('SELECT sanity FROM health_checks ORDER BY id');
-    expect(rows.map((r) => Number(r.sanity))).toEqual([90, 100]);
+    const rows = await store.query<{ timestamp: number }>('SELECT timestamp FROM device_events ORDER BY timestamp');
+    expect(rows.map((r) => Number(r.timestamp))).toEqual([90, 100]);
     expect(ingest.metrics()).toMatchObject({ retries: 0, rowsRejected: 1, rowsQueued: 0 });
     expect(log.lines.filter((l) => l.level === 'warn').map((l) => l.msg)).toEqual(['ingest: a value of the batch cannot be stored; writing its rows one by one']);
     expect(log.lines.filter((l) => l.level === 'error')).toEqual([
-      expect.objectContaining({ obj: expect.objectContaining({ table: 'health_checks', serial: A }) }),
+      expect.objectContaining({ obj: expect.objectContaining({ table: 'device_events', serial: A }) }),
     ]);
     await ingest.close();
   });

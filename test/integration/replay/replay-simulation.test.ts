@@ -158,10 +158,13 @@ describe('airtwin replay of a seeded simulation (lab, seed 7, 10 simulated minut
   });
 
   it('stores the rest and reports the one row DuckDB cannot hold, when a recorded value is out of range', async () => {
-    // The first healthcheck's sanity becomes 1e300: valid JSON, too big for the BIGINT column.
+    // An event whose timestamp is 1e300 after the first state: valid JSON, a frame the actor
+    // takes (the data is the AP's own), too big for device_events' BIGINT column.
     const lines = readFileSync(file, 'utf8').split('\n');
-    const at = lines.findIndex((l) => l.includes('"method":"healthcheck"'));
-    lines[at] = lines[at]!.replace(/"sanity":\d+/, '"sanity":1e300');
+    const at = lines.findIndex((l) => l.includes('"method":"state"'));
+    const { t, serial } = JSON.parse(lines[at]!) as { t: number; serial: string };
+    const event = (ts: number) => JSON.stringify({ t, serial, dir: 'up', frame: { jsonrpc: '2.0', method: 'event', params: { serial, data: { event: [ts, { type: 'wifi.start', payload: {} }] } } } });
+    lines.splice(at + 1, 0, event(1), event(1e300), event(2));
     const bad = join(dir, 'bad-value.ndjson');
     writeFileSync(bad, lines.join('\n'));
     const out = text();
@@ -169,14 +172,44 @@ describe('airtwin replay of a seeded simulation (lab, seed 7, 10 simulated minut
     // line: this never settled (the CLI exited 13 with the batch unwritten).
     const r = await runReplay({ file: bad, dataDir: join(dir, 'data-bad'), speed: 'max' }, { out: out.out, clock: fixedWall });
     expect(r.summary.rejected).toEqual([]);
+    expect(r.summary.refusedCount).toBe(0);
     expect(r.ingest).toMatchObject({ rowsRejected: 1, retries: 0 });
     const printed = out.read();
     expect(printed).toContain('out of range for the destination type INT64');
     expect(printed).toContain('replay: 1 rows DuckDB refused were not stored (each is logged above)');
-    const recorded = countRecording(file);
-    const counts = await tableCounts(join(dir, 'data-bad'));
-    const total = (o: Record<string, number>) => Object.values(o).reduce((n, c) => n + c, 0);
-    expect(total(counts.health_checks!)).toBe(Object.values(recorded).reduce((n, c) => n + c.healthcheck, 0) - 1);
+    const store = await Store.open(join(dir, 'data-bad'));
+    try {
+      const rows = await store.query<{ timestamp: number }>('SELECT timestamp FROM device_events WHERE event_type = \'wifi.start\' ORDER BY timestamp');
+      expect(rows.map((x) => Number(x.timestamp))).toEqual([1, 2]);
+    } finally {
+      await store.close();
+    }
+    // The rest of the batch is all there.
+    expect(await tableCounts(join(dir, 'data-bad'))).toEqual(await tableCounts(join(dir, 'data-1')));
+  });
+
+  it('refuses a connect whose uuid is out of range, as a live one, and replays the other devices', async () => {
+    // It used to fail the one insert of all recorded devices: the replay crashed with a trace.
+    const lines = readFileSync(file, 'utf8').split('\n');
+    const at = lines.findIndex((l) => l.includes('"method":"connect"'));
+    const serial = (JSON.parse(lines[at]!) as { serial: string }).serial;
+    lines[at] = lines[at]!.replace(/"uuid":\d+/, '"uuid":1e30');
+    const bad = join(dir, 'bad-uuid.ndjson');
+    writeFileSync(bad, lines.join('\n'));
+    const r = await runReplay({ file: bad, dataDir: join(dir, 'data-bad-uuid'), speed: 'max' }, { out: sink(), clock: fixedWall });
+    expect(r.summary.refused[0]).toEqual({ line: at + 1, reason: 'refused by the device actor: connect: params.uuid 1e+30 is out of the range of a 64-bit integer' });
+    // Its later frames are refused too (no session), and no record was made for it.
+    const counts = await tableCounts(join(dir, 'data-bad-uuid'));
+    expect(counts.statistics![serial]).toBeUndefined();
+    const others = Object.keys(first.devices).filter((s) => s !== serial);
+    for (const s of others) expect(counts.statistics![s]).toBe(countRecording(file)[s]!.state);
+    const store = await Store.open(join(dir, 'data-bad-uuid'));
+    try {
+      const rows = await store.query<{ serial: string }>('SELECT serial FROM devices ORDER BY serial');
+      expect(rows.map((x) => x.serial)).toEqual(others.sort());
+    } finally {
+      await store.close();
+    }
   });
 
   it('stores each state at its recorded time in a paced --keep-time replay (speed 1000)', async () => {

@@ -76,6 +76,18 @@ describe('decodeFrame', () => {
       expect(note('state', { serial: 'zz!', ...deflateParams({ serial: S, uuid: 1, state: {} }) }).kind).toBe('notification');
     });
 
+    it('refuses a stored integer param past the 64-bit range (it would fail the store\'s whole batch)', () => {
+      expect(note('connect', { serial: S, uuid: 1e30, firmware: 'f', capabilities: {} })).toEqual({ kind: 'invalid', reason: 'connect: params.uuid 1e+30 is out of the range of a 64-bit integer' });
+      expect(note('healthcheck', { serial: S, uuid: 1, sanity: 1e300, data: {} })).toEqual({ kind: 'invalid', reason: 'healthcheck: params.sanity 1e+300 is out of the range of a 64-bit integer' });
+      expect(note('rebootLog', { serial: S, uuid: 1, info: [], type: 'x', date: -(2 ** 63) }).kind).toBe('invalid');
+      // JSON's 1e999 parses to Infinity.
+      expect(note('state', { serial: S, uuid: JSON.parse('1e999') as number, state: {} }).kind).toBe('invalid');
+      // The largest config uuids an AP sends, and what is not a number (read as 0 later), pass.
+      expect(note('state', { serial: S, uuid: 2 ** 62, state: {} }).kind).toBe('notification');
+      expect(note('state', { serial: S, uuid: 'abc', state: {} }).kind).toBe('notification');
+      expect(note('log', { serial: S, log: 'x', severity: 6 }).kind).toBe('notification');
+    });
+
     it('leaves the earlier checks first: unknown method, id, params shape, inflation', () => {
       expect(note('State', {}).kind).toBe('invalid');
       expect(decodeFrame({ jsonrpc: '2.0', method: 'ping', id: 3, params: { uuid: 1 } }).kind).toBe('invalid');

@@ -79,6 +79,12 @@ describe('loadServeConfig', () => {
     }
     expect(loadServeConfig({ flags: { speed: '0.5' }, env: {} }).speed).toBe(0.5);
     expect(loadServeConfig({ flags: { speed: '1e2' }, env: {} }).speed).toBe(100);
+    // Past a million a scaled clock leaves the dates a store holds (1e308 reached Infinity).
+    expect(loadServeConfig({ flags: { speed: '1e6' }, env: {} }).speed).toBe(1_000_000);
+    for (const big of ['1000001', '1e308']) {
+      expect(() => loadServeConfig({ flags: { speed: big }, env: {} })).toThrow(`--speed: ${big} is more than 1000000; use max to go as fast as it can`);
+      expect(() => parseSpeed(big)).toThrow(`--speed: ${big} is more than 1000000; use max to go as fast as it can`);
+    }
     for (const bad of ['100', '4095', '-5000', '5000.5', 'big']) {
       const message = `--record-max-bytes: ${bad} is not a whole number of bytes >= 4096`;
       expect(() => loadServeConfig({ flags: { recordMaxBytes: bad, record: 'r.ndjson' }, env: {} })).toThrow(message);
