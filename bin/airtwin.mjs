@@ -9,6 +9,18 @@ process.env.UV_THREADPOOL_SIZE ??= '16';
 // default is 16) scavenges a quarter as often and promotes less. V8 sizes its heap before any
 // code runs (v8.setFlagsFromString here would be ignored), so the flag is on the shebang line
 // (`npx airtwin`, ./bin/airtwin.mjs) and in package.json's start script.
+// tsx keeps its compile cache under TMPDIR: one that is a file made every command, `--help`
+// too, die with a stack trace from inside tsx. Say what is wrong instead.
+const { statSync } = await import('node:fs');
+const { tmpdir } = await import('node:os');
+try {
+  if (!statSync(tmpdir()).isDirectory()) {
+    process.stderr.write(`airtwin: TMPDIR ${tmpdir()} is not a folder; set TMPDIR to a folder (or unset it)\n`);
+    process.exit(1);
+  }
+} catch {
+  // Missing: tsx makes it.
+}
 const { register } = await import('tsx/esm/api');
 register();
 await import('../src/cli.ts');

@@ -397,3 +397,20 @@ describe('a stream replayed as a process: Ctrl-C while it is copied, and /dev/st
     expect(readdirSync(dir).filter((f) => f.startsWith('airtwin-replay-'))).toEqual([]);
   }, 30_000);
 });
+
+describe('the environment', () => {
+  it('says so in one line when TMPDIR is a file (tsx keeps its cache there), for every command', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'airtwin-e2e-tmpdir-'));
+    try {
+      const file = join(dir, 'not-a-folder');
+      writeFileSync(file, '');
+      for (const args of [['--help'], ['replay', '-']]) {
+        const r = spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', env: { ...process.env, TMPDIR: file }, input: '' });
+        expect(r.status, r.stderr).toBe(1);
+        expect(r.stderr).toBe(`airtwin: TMPDIR ${file} is not a folder; set TMPDIR to a folder (or unset it)\n`);
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 30_000);
+});
