@@ -194,6 +194,47 @@ export async function startServe(config: Readonly<ServeConfig>, io: ServeIo): Pr
       ? await startSimVenue({ scenario: config.scenario, seed: config.seed, clock, fleet, devices, wrap })
       : undefined;
     if (sim) closers.push(() => sim.close());
+    const nats = natsLinks;
+    const health: HealthSources = {
+      ingest: () => ingest.metrics(),
+      links: (): ReturnType<HealthSources['links']> => {
+        if (!nats) return {};
+        const st = nats.status();
+        return { nats: { ...st, state: st.link } };
+      },
+    };
+    const gateway = await buildGateway({
+      clock, store, devices, defaultConfigs, blacklist, radius, commands, deviceData, files, status: runtime.status, fleet, commandService, telemetry, logging,
+      isBlacklisted: (serial) => blacklist.has(serial), version: VERSION, startedAt,
+    }, { ...common, health });
+    closers.push(() => gateway.close());
+    const rrmBase = { clock, store, logging, fleet, commandService, version: VERSION, startedAt };
+    const rrmStore = await RrmStore.load(store, () => clock.now());
+    const ms = (seconds: number | undefined) => (seconds === undefined ? undefined : seconds * 1000);
+    const applier = new RrmApplier(rrmBase, rrmStore, { debounceMs: ms(config.rrmConfigDebounce) });
+    const collector = new RrmCollector(rrmBase, rrmStore, {
+      wifiScanIntervalMs: ms(config.rrmWifiScanInterval),
+      capabilitiesIntervalMs: ms(config.rrmCapabilitiesInterval),
+      tickMs: ms(config.rrmCollectInterval),
+    });
+    const scheduler = new RrmScheduler(rrmBase, rrmStore, applier);
+    // Closers run in reverse: the RRM API first (in-flight runs finish), then its background
+    // work, all before the fleet and the store, so no command or write comes after them.
+    closers.push(async () => {
+      scheduler.stop();
+      collector.stop();
+      await applier.close();
+    });
+    const rrm = await buildRrm({ ...rrmBase, rrm: { store: rrmStore, applier } }, common);
+    closers.push(() => rrm.close());
+    collector.start();
+    scheduler.start();
+
+    const gatewayUrl = await gateway.listen({ port: config.gatewayPort, host: config.host });
+    const rrmUrl = await rrm.listen({ port: config.rrmPort, host: config.host });
+
+    // The replay starts once both ports are bound: a port in use (exit 2) must find the data dir
+    // as it was, not with a whole replay written into it.
     let replay: ReturnType<typeof startReplay> | undefined;
     if (replayFiles) {
       const log = logging.for('links');
@@ -234,45 +275,6 @@ export async function startServe(config: Readonly<ServeConfig>, io: ServeIo): Pr
         log.error({ err: e }, 'replay failed');
       });
     }
-
-    const nats = natsLinks;
-    const health: HealthSources = {
-      ingest: () => ingest.metrics(),
-      links: (): ReturnType<HealthSources['links']> => {
-        if (!nats) return {};
-        const st = nats.status();
-        return { nats: { ...st, state: st.link } };
-      },
-    };
-    const gateway = await buildGateway({
-      clock, store, devices, defaultConfigs, blacklist, radius, commands, deviceData, files, status: runtime.status, fleet, commandService, telemetry, logging,
-      isBlacklisted: (serial) => blacklist.has(serial), version: VERSION, startedAt,
-    }, { ...common, health });
-    closers.push(() => gateway.close());
-    const rrmBase = { clock, store, logging, fleet, commandService, version: VERSION, startedAt };
-    const rrmStore = await RrmStore.load(store, () => clock.now());
-    const ms = (seconds: number | undefined) => (seconds === undefined ? undefined : seconds * 1000);
-    const applier = new RrmApplier(rrmBase, rrmStore, { debounceMs: ms(config.rrmConfigDebounce) });
-    const collector = new RrmCollector(rrmBase, rrmStore, {
-      wifiScanIntervalMs: ms(config.rrmWifiScanInterval),
-      capabilitiesIntervalMs: ms(config.rrmCapabilitiesInterval),
-      tickMs: ms(config.rrmCollectInterval),
-    });
-    const scheduler = new RrmScheduler(rrmBase, rrmStore, applier);
-    // Closers run in reverse: the RRM API first (in-flight runs finish), then its background
-    // work, all before the fleet and the store, so no command or write comes after them.
-    closers.push(async () => {
-      scheduler.stop();
-      collector.stop();
-      await applier.close();
-    });
-    const rrm = await buildRrm({ ...rrmBase, rrm: { store: rrmStore, applier } }, common);
-    closers.push(() => rrm.close());
-    collector.start();
-    scheduler.start();
-
-    const gatewayUrl = await gateway.listen({ port: config.gatewayPort, host: config.host });
-    const rrmUrl = await rrm.listen({ port: config.rrmPort, host: config.host });
 
     io.print(`airtwin ${VERSION}`);
     io.print(`  gateway  ${gatewayUrl}/api/v1   docs ${gatewayUrl}/docs`);

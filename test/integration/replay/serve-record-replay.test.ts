@@ -1,6 +1,8 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { once } from 'node:events';
+import { createServer, type AddressInfo } from 'node:net';
 import { PassThrough } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runSimulate } from '../../../src/commands/simulate.js';
@@ -141,4 +143,32 @@ describe('serve --replay --speed N, after the last line', () => {
       await replay.close();
     }
   }, 60_000);
+});
+
+describe('serve --replay on a port in use', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'airtwin-rr-port-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('fails before it replays: the data dir holds no replayed device or row', async () => {
+    const file = join(dir, 'lab.ndjson');
+    await runSimulate({ scenario: 'lab', until: '1m', record: file }, new PassThrough().resume());
+    const busy = createServer().listen(0, '127.0.0.1');
+    await once(busy, 'listening');
+    try {
+      const port = (busy.address() as AddressInfo).port;
+      await expect(startTestServer({ sim: false, replay: file, speed: 'max', gatewayPort: port, dataDir: join(dir, 'data') }))
+        .rejects.toMatchObject({ name: 'ConfigError', message: expect.stringContaining(`port in use: ${port}`) });
+    } finally {
+      busy.close();
+    }
+    // Before the fix the whole recording was replayed into it, then the port was found taken.
+    const store = await Store.open(join(dir, 'data'));
+    try {
+      for (const table of ['devices', 'statistics']) {
+        expect((await store.query<{ n: number }>(`SELECT count(*)::INTEGER AS n FROM ${table}`))[0]!.n, table).toBe(0);
+      }
+    } finally {
+      await store.close();
+    }
+  });
 });
