@@ -126,48 +126,59 @@ export class VirtualClock implements Clock {
 /**
  * Real time times `speed`: `now()` runs `speed` times faster than the base clock from the
  * moment of construction, and delays are shortened accordingly.
+ *
+ * A paced replay also holds it (`holdAt`): now() then runs at most to the hold, the time of the
+ * next line not yet played, so a line played late (a busy event loop, a slow start) still
+ * happens at its own time. The base runs on meanwhile, so a replay that fell behind catches up
+ * (`advanceTo` steps through the lines and timers it owes, each at its time) instead of adding
+ * every delay to the rest. Time never goes back.
  */
 export class ScaledClock implements Clock {
   private baseStart: number;
   private startMs: number;
   private speed: number;
-  /** Timers not yet run, so a change of speed can re-arm them. */
+  /** Timers not yet run, so a change of speed or hold can re-arm them. */
   private readonly live = new Set<ScaledTimer>();
+  /** The latest now() may show until the hold moves on (undefined: no limit). */
+  private heldAt: number | undefined;
 
-  constructor(private readonly base: Clock, speed: number, startMs: number = base.now()) {
+  /** `opts.held`: held at `startMs` from the start, until `holdAt`/`goOnFromHere` (replayClock). */
+  constructor(private readonly base: Clock, speed: number, startMs: number = base.now(), opts: { held?: boolean } = {}) {
     if (!(speed > 0)) throw new RangeError(`speed must be > 0, got ${speed}`);
     this.speed = speed;
     this.startMs = startMs;
     this.baseStart = base.now();
+    if (opts.held) this.heldAt = startMs;
   }
-
-  /** The latest now() may show until holdAt moves it on (undefined: no limit). */
-  private heldAt: number | undefined;
 
   now(): number {
     return Math.floor(this.exactNow());
   }
 
+  private rawNow(): number {
+    return this.startMs + (this.base.now() - this.baseStart) * this.speed;
+  }
+
   private exactNow(): number {
-    const t = this.startMs + (this.base.now() - this.baseStart) * this.speed;
+    const t = this.rawNow();
     return this.heldAt !== undefined && t > this.heldAt ? this.heldAt : t;
   }
 
   /**
-   * Goes on from now() at the current speed, dropping whatever time the base ran past a hold
-   * (a paced replay does this once, at its first line: start-up is not caught up on).
+   * Goes on from now() at the current speed, dropping whatever time the base ran past a hold:
+   * a paced replay does this at its first line (start-up is not caught up on) and after its
+   * last (serve's clock goes on from the last line, not from where the base got to).
    */
   goOnFromHere(): void {
-    const held = this.heldAt !== undefined && this.startMs + (this.base.now() - this.baseStart) * this.speed > this.heldAt;
     this.startMs = this.exactNow();
     this.baseStart = this.base.now();
-    // Timers that came due while it stood still were re-armed for their rest: arm them anew.
-    if (held) this.rearm();
+    this.rearm();
   }
 
   private rearm(): void {
     for (const t of this.live) {
       this.base.clearTimeout(t.id);
+      t.parked = false;
       t.arm(Math.max(0, t.due - this.now()));
     }
   }
@@ -178,21 +189,44 @@ export class ScaledClock implements Clock {
    */
   setSpeed(speed: number): void {
     if (!(speed > 0)) throw new RangeError(`speed must be > 0, got ${speed}`);
-    this.goOnFromHere();
+    this.startMs = this.exactNow();
+    this.baseStart = this.base.now();
     this.speed = speed;
     this.rearm();
   }
 
-  /**
-   * Lets now() run at most to `ms` (undefined: no limit). A paced replay holds its clock at the
-   * next line's time, so time never passes a line not yet played: a line played late (a busy
-   * event loop) still happens at its own time. The base runs on meanwhile, so a replay that fell
-   * behind catches up (the lines it owes play at once, each at its time) instead of adding every
-   * delay to the rest. Time never goes back: a hold below now() holds at now().
-   */
+  /** Lets now() run at most to `ms` (undefined: no limit); a hold below now() holds at now(). */
   holdAt(ms: number | undefined): void {
-    const now = this.exactNow();
-    this.heldAt = ms === undefined ? undefined : Math.max(ms, now);
+    this.heldAt = ms === undefined ? undefined : Math.max(ms, this.exactNow());
+    this.unpark();
+  }
+
+  /**
+   * Moves the hold on to `ms`, first running, in order of due time and each at its own time,
+   * the timers the base has already passed up to there (a replay that fell behind: a command
+   * timeout due between two lines runs between them, not after the second).
+   */
+  advanceTo(ms: number): void {
+    for (;;) {
+      const reach = Math.min(ms, this.rawNow());
+      let next: ScaledTimer | undefined;
+      for (const t of this.live) if (t.due <= reach && (!next || t.due < next.due)) next = t;
+      if (!next) break;
+      this.heldAt = Math.max(next.due, this.exactNow());
+      this.base.clearTimeout(next.id);
+      this.live.delete(next);
+      next.run();
+    }
+    this.holdAt(ms);
+  }
+
+  /** Timers that came due past the hold wait parked (no polling); a moved hold arms them anew. */
+  private unpark(): void {
+    for (const t of this.live) {
+      if (!t.parked) continue;
+      t.parked = false;
+      t.arm(Math.max(0, t.due - this.now()));
+    }
   }
 
   /**
@@ -214,12 +248,21 @@ export class ScaledClock implements Clock {
     const handle: ScaledTimer = {
       id: undefined,
       due: at,
+      parked: false,
+      run: () => fn(),
       arm: (ms: number) => {
-        handle.id = this.base.setTimeout((...args: unknown[]) => {
+        handle.id = this.base.setTimeout(() => {
           const left = handle.due - this.now();
-          if (left > 0) return handle.arm(left);
+          if (left > 0) {
+            // Held short of it: wait for the hold to move instead of polling.
+            if (this.heldAt !== undefined && handle.due > this.heldAt && this.rawNow() >= this.heldAt) {
+              handle.parked = true;
+              return;
+            }
+            return handle.arm(left);
+          }
           this.live.delete(handle);
-          fn(...args);
+          fn();
         }, ms / this.speed);
       },
     };
@@ -236,5 +279,8 @@ export class ScaledClock implements Clock {
   }
 }
 
-/** A ScaledClock timer: the base timer currently armed for it (it changes when re-armed), when it is due (scaled), and how to arm it. */
-interface ScaledTimer { id: unknown; due: number; arm(ms: number): void }
+/**
+ * A ScaledClock timer: the base timer currently armed for it (it changes when re-armed), when it
+ * is due (scaled), whether it waits for a hold to move, how to arm it and what it runs.
+ */
+interface ScaledTimer { id: unknown; due: number; parked: boolean; arm(ms: number): void; run(): void }

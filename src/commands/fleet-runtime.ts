@@ -10,7 +10,7 @@ import type { DeviceStatusSource } from '../gateway/device-status-source.js';
 import { Fleet } from '../../actors/fleet.js';
 import { CommandService } from '../../actors/command-service.js';
 import type { RttyServer } from '../../actors/command-params.js';
-import { paramOutOfRange } from '../../actors/device/frame-decoder.js';
+import { decodeFrame, paramOutOfRange } from '../../actors/device/frame-decoder.js';
 import { ScaledClock, VirtualClock } from '../../simulator/clock.js';
 
 /**
@@ -56,7 +56,11 @@ export function replayDriver(clock: Clock): { clock: Clock; stop(): void; follow
   return {
     clock,
     followWallTime() {
-      if (clock instanceof ScaledClock) return clock.setSpeed(1);
+      if (clock instanceof ScaledClock) {
+        // The replayer left it held at the last line.
+        clock.setSpeed(1);
+        return clock.holdAt(undefined);
+      }
       if (!(clock instanceof VirtualClock) || timer) return;
       let last = Date.now();
       timer = setInterval(() => {
@@ -68,6 +72,9 @@ export function replayDriver(clock: Clock): { clock: Clock; stop(): void; follow
     stop: () => clearInterval(timer),
   };
 }
+
+/** Whether a recorded connect frame is one its device actor accepts (recordedConnects' filter). */
+export const acceptedConnect = (frame: JsonObject): boolean => decodeFrame(frame).kind === 'notification';
 
 /** What the runtime logs through (pino's Logger fits; `airtwin replay` prints one line each). */
 export interface RuntimeLogger {

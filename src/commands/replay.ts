@@ -26,7 +26,7 @@ import { CommandsRepo } from '../store/commands-repo.js';
 import { DevicesRepo } from '../store/devices-repo.js';
 import { BlacklistRepo } from '../store/blacklist-repo.js';
 import { DefaultConfigsRepo } from '../store/default-configs-repo.js';
-import { startFleetRuntime, type FleetRuntime } from './fleet-runtime.js';
+import { acceptedConnect, startFleetRuntime, type FleetRuntime } from './fleet-runtime.js';
 import { startIngest, type Ingest } from '../pipelines/ingest.js';
 import { clockScheduler } from '../pipelines/clock-scheduler.js';
 import type { PipelineLogger } from '../pipelines/duckdb-sink.js';
@@ -211,9 +211,7 @@ export async function replayClock(input: ReplayInput, speed: number | 'max', kee
   if (speed === 'max') return new VirtualClock(start);
   // Held at the start until the first line plays (startReplay moves the hold line by line), so
   // the time the data dir and the fleet take to open does not run N times faster ahead of it.
-  const paced = new ScaledClock(wallClock, speed, start);
-  paced.holdAt(start);
-  return paced;
+  return new ScaledClock(wallClock, speed, start, { held: true });
 }
 
 export async function runReplay(opts: ReplayCommandOptions, io: ReplayIo): Promise<ReplayResult> {
@@ -252,7 +250,7 @@ async function replayInto(input: ReplayInput, opts: ReplayCommandOptions, io: Re
       autoProvision: true, logger, newId: systemIds(),
     });
     const { fleet } = runtime;
-    const connects = await recordedConnects(files);
+    const connects = await recordedConnects(files, acceptedConnect);
     await runtime.provisionAll(connects);
     const kept = opts.keepTime ? await keptTimeOverlap(store, opts.dataDir, [...connects.keys()], startMs) : undefined;
     if (kept?.note) io.out.write(`${kept.note}\n`);

@@ -22,7 +22,7 @@ import { RrmStore } from '../rrm/store.js';
 import { RrmApplier } from '../rrm/apply.js';
 import { RrmCollector } from '../rrm/collector.js';
 import { RrmScheduler } from '../rrm/scheduler.js';
-import { processClock, replayDriver, startFleetRuntime } from './fleet-runtime.js';
+import { acceptedConnect, processClock, replayDriver, startFleetRuntime } from './fleet-runtime.js';
 import { keptTimeOverlap, openDataDir, replayClock, replayFileRecordedOver, replayProgressBar, replaySummaryLines } from './replay.js';
 import { openReplayInput, partsAfterGapNote } from './replay-input.js';
 import { startReplay } from '../links/replay/replayer.js';
@@ -240,7 +240,7 @@ export async function startServe(config: Readonly<ServeConfig>, io: ServeIo): Pr
       const log = logging.for('links');
       // Admission of an unknown AP writes its record (wall-time I/O) while a replay's clock may
       // race ahead; provisioning the recorded APs first keeps admission instant.
-      const connects = await recordedConnects(replayFiles);
+      const connects = await recordedConnects(replayFiles, acceptedConnect);
       await runtime.provisionAll(connects);
       if (config.keepTime) {
         const { overlap, note } = await keptTimeOverlap(store, config.dataDir, [...connects.keys()], startedAt);
@@ -266,13 +266,15 @@ export async function startServe(config: Readonly<ServeConfig>, io: ServeIo): Pr
         for (const r of summary.rejected.slice(0, 20)) log.warn({ line: r.line, reason: r.reason }, 'replay skipped a line');
         // The same summary as `airtwin replay`, where the banner went.
         for (const line of replaySummaryLines(input!.name, summary, performance.now() - began)) io.print(line);
-        await ingest.flush();
-        // After the last line, time goes on at wall speed, so command timeouts still fire.
+        // After the last line, time goes on at wall speed, so command timeouts still fire (not
+        // at N times while the last rows are written).
         driver.followWallTime();
+        await ingest.flush();
       }, (e: unknown) => {
         input?.dispose();
         bar?.stop();
         log.error({ err: e }, 'replay failed');
+        driver.followWallTime();
       });
     }
 

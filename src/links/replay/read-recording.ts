@@ -406,16 +406,19 @@ export async function* readRecordingChunks(files: string | readonly string[], op
 }
 
 /**
- * The params of each recorded AP's first `connect` frame, by serial, in the order they connect.
+ * The params of each recorded AP's first `connect` frame that `accept` takes (the one its actor
+ * would accept), by serial, in the order they connect.
  * Only lines that contain `"connect"` are decoded and parsed: a state's `"connected"` does not
  * match, so a scan of an hour of a 200-AP venue parses a few hundred lines, not every state
  * document (~85 ms for the hour's 104 MB, ~30 of them the reads; decoding every line to look
  * for it took ~115).
  */
-export async function recordedConnects(files: string | readonly string[]): Promise<Map<string, JsonObject>> {
+export async function recordedConnects(files: string | readonly string[], accept: (frame: JsonObject) => boolean = () => true): Promise<Map<string, JsonObject>> {
   const found = new Map<string, JsonObject>();
   for await (const item of readRecording(files, { contains: '"connect"' })) {
     if (!item.ok || item.rec.kind !== 'up' || item.rec.frame.method !== 'connect' || found.has(item.rec.serial)) continue;
+    // One its actor will refuse (a uuid out of range) is passed over for the AP's next connect.
+    if (!accept(item.rec.frame)) continue;
     const params = item.rec.frame.params;
     found.set(item.rec.serial, isObject(params) ? params : {});
   }

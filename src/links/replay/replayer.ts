@@ -45,6 +45,7 @@ export interface DiscreteClock extends Clock {
 /** A paced clock the replayer holds at the next line's time (simulator/clock.ts ScaledClock). */
 export interface HoldableClock extends Clock {
   holdAt(ms: number | undefined): void;
+  advanceTo(ms: number): void;
   goOnFromHere(): void;
   setTimeoutAt(fn: () => void, at: number): unknown;
 }
@@ -226,7 +227,7 @@ export function startReplay(opts: ReplayOptions): ReplayHandle {
       if (target > clock.now()) clock.runUntil(target);
       return undefined;
     }
-    held?.holdAt(target);
+    held?.advanceTo(target);
     const delay = target - clock.now();
     if (delay <= 0) return undefined;
     return new Promise<void>((resolve) => {
@@ -317,7 +318,11 @@ export function startReplay(opts: ReplayOptions): ReplayHandle {
       }
     } finally {
       subscription.unsubscribe();
-      held?.holdAt(undefined);
+      // Time stands at the last line (or the start, if none played), as a virtual clock's does
+      // at max, not where the base got to while the replay was behind: what is still open when
+      // `airtwin replay` closes ends at that time, and serve's clock follows the wall from there
+      // (replayDriver.followWallTime lifts the hold).
+      held?.goOnFromHere();
     }
     s.stopped = signal.aborted;
     s.devices = links.size;

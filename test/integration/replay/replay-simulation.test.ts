@@ -212,6 +212,28 @@ describe('airtwin replay of a seeded simulation (lab, seed 7, 10 simulated minut
     }
   });
 
+  it('provisions an AP whose first connect is refused from its next, valid one', async () => {
+    // The bad connect, then the AP reconnects with its real one: provisioning used to look at
+    // the first connect only, so this AP was admitted mid-replay (a record written on wall time
+    // while the virtual clock raced past the admission timeout: dropped, its frames lost).
+    const lines = readFileSync(file, 'utf8').split('\n');
+    const at = lines.findIndex((l) => l.includes('"method":"connect"'));
+    const good = JSON.parse(lines[at]!) as { t: number; serial: string };
+    const serial = good.serial;
+    lines[at] = lines[at]!.replace(/"uuid":\d+/, '"uuid":1e30');
+    lines.splice(at + 1, 0,
+      JSON.stringify({ t: good.t, serial, event: 'disconnect' }),
+      JSON.stringify({ t: good.t, serial, event: 'connect' }),
+      JSON.stringify(good));
+    const bad = join(dir, 'bad-then-good.ndjson');
+    writeFileSync(bad, lines.join('\n'));
+    const r = await runReplay({ file: bad, dataDir: join(dir, 'data-bad-then-good'), speed: 'max' }, { out: sink(), clock: fixedWall });
+    expect(r.summary.refused.map((x) => x.line)).toEqual([at + 1]);
+    expect(r.summary.dropped).toBe(0);
+    const counts = await tableCounts(join(dir, 'data-bad-then-good'));
+    expect(counts.statistics![serial]).toBe(countRecording(file)[serial]!.state);
+  });
+
   it('stores each state at its recorded time in a paced --keep-time replay (speed 1000)', async () => {
     // Before the fix the scaled clock ran on 1000x while the data dir opened, and a line played a
     // millisecond late was stamped a second late: states landed seconds to minutes after their time.
@@ -253,6 +275,24 @@ describe('airtwin replay of a seeded simulation (lab, seed 7, 10 simulated minut
         { command: 'configure', status: 'expired', error_text: 'The replay ended.' },
         { command: 'reboot', status: 'failed', error_text: 'The replay ended.' },
       ]);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('ends what is still open with "The replay ended." at the last line\'s time in a paced replay too', async () => {
+    // A reboot with no recorded result one second before the end: at --speed 1000 its 30 s
+    // timeout is 30 ms of wall time, which the clock used to run into while the replay closed.
+    const all = readFileSync(file, 'utf8').trim().split('\n');
+    const last = JSON.parse(all.at(-1)!) as { t: number; serial: string };
+    const reboot = { t: last.t - 1000, serial: last.serial, dir: 'down', frame: { jsonrpc: '2.0', method: 'reboot', id: 9_999, params: { serial: last.serial, when: 0 } } };
+    const paced = join(dir, 'paced-unanswered.ndjson');
+    writeFileSync(paced, `${[...all.slice(0, -1), JSON.stringify(reboot), all.at(-1)].join('\n')}\n`);
+    await runReplay({ file: paced, dataDir: join(dir, 'data-paced-unanswered'), speed: 1000, keepTime: true }, { out: sink() });
+    const store = await Store.open(join(dir, 'data-paced-unanswered'));
+    try {
+      const rows = await store.query<{ status: string; error_text: string; completed: number }>('SELECT status, error_text, completed FROM commands WHERE command = \'reboot\'');
+      expect(rows).toEqual([{ status: 'failed', error_text: 'The replay ended.', completed: Math.floor(last.t / 1000) }]);
     } finally {
       await store.close();
     }

@@ -107,9 +107,9 @@ describe('ScaledClock', () => {
     expect(c.now()).toBe(2_000);
     t = 600; // the base is at 11,000: held at 3,000
     expect(c.now()).toBe(3_000);
-    fire(); // the timer (due 6,000) fires while held: re-armed for its rest, not run
+    fire(); // the timer (due 6,000) fires while held short of it: parked, not run, not polling
     expect(ran).toEqual([]);
-    expect(timers.size).toBe(1);
+    expect(timers.size).toBe(0);
     // Moved on, it catches up to the base at once, up to the new hold.
     c.holdAt(8_000);
     expect(c.now()).toBe(8_000);
@@ -127,6 +127,40 @@ describe('ScaledClock', () => {
     expect(c.now()).toBe(11_000);
     c.holdAt(undefined);
     expect(c.now()).toBe(12_000);
+  });
+
+  it('steps through the timers a late replay owes, each at its own time and in order, before the next line', () => {
+    let t = 0;
+    const timers = new Map<number, () => void>();
+    let next = 0;
+    const base: Clock = { now: () => t, setTimeout: (fn, _ms) => { timers.set(++next, fn); return next; }, clearTimeout: (id) => void timers.delete(id as number) };
+    const c = new ScaledClock(base, 1000, 0, { held: true });
+    expect(c.now()).toBe(0);
+    t = 5; // start-up: 5 s of scaled time, held at 0
+    expect(c.now()).toBe(0);
+    c.goOnFromHere();
+    const ran: string[] = [];
+    c.setTimeout(() => ran.push(`b@${c.now()}`), 50_000);
+    c.setTimeout(() => { ran.push(`a@${c.now()}`); c.setTimeout(() => ran.push(`a2@${c.now()}`), 1_000); }, 20_000);
+    c.advanceTo(1_000);
+    t = 65; // 60 ms late: the base is at 60 s
+    // The lines at 2 s ... 58 s are owed: the timers due between them run between them.
+    c.advanceTo(2_000);
+    ran.push('line@2000');
+    expect(ran).toEqual(['line@2000']);
+    c.advanceTo(30_000);
+    ran.push(`line@${c.now()}`);
+    c.advanceTo(58_000);
+    ran.push(`line@${c.now()}`);
+    expect(ran).toEqual(['line@2000', 'a@20000', 'a2@21000', 'line@30000', 'b@50000', 'line@58000']);
+    // The replay ends: on from the last line, not from where the base got to.
+    c.goOnFromHere();
+    c.holdAt(undefined);
+    expect(c.now()).toBe(58_000);
+    t = 66;
+    expect(c.now()).toBe(59_000);
+    // Nothing left armed twice: the base's timers are the ones not run.
+    expect(timers.size).toBe(0);
   });
 
   it('runs a timer set for the hold\'s own time, however far the base ran on meanwhile', () => {
