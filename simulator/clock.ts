@@ -175,8 +175,10 @@ export class ScaledClock implements Clock {
     this.rearm();
   }
 
-  private rearm(): void {
+  /** Arms the live timers anew for their scaled due time (`onlyParked`: those waiting for the hold to move). */
+  private rearm(onlyParked = false): void {
     for (const t of this.live) {
+      if (onlyParked && !t.parked) continue;
       this.base.clearTimeout(t.id);
       t.parked = false;
       t.arm(Math.max(0, t.due - this.now()));
@@ -198,7 +200,8 @@ export class ScaledClock implements Clock {
   /** Lets now() run at most to `ms` (undefined: no limit); a hold below now() holds at now(). */
   holdAt(ms: number | undefined): void {
     this.heldAt = ms === undefined ? undefined : Math.max(ms, this.exactNow());
-    this.unpark();
+    // Timers that came due past the old hold wait parked (no polling): arm them anew.
+    this.rearm(true);
   }
 
   /**
@@ -218,15 +221,6 @@ export class ScaledClock implements Clock {
       next.run();
     }
     this.holdAt(ms);
-  }
-
-  /** Timers that came due past the hold wait parked (no polling); a moved hold arms them anew. */
-  private unpark(): void {
-    for (const t of this.live) {
-      if (!t.parked) continue;
-      t.parked = false;
-      t.arm(Math.max(0, t.due - this.now()));
-    }
   }
 
   /**

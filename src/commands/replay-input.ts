@@ -70,7 +70,7 @@ export async function openReplayInput(prefix: string, file: string, io: ReplayIn
   if (file === '-') {
     const stdin = io.stdin ?? process.stdin;
     if (stdin.isTTY) throw new ConfigError(`${prefix} - reads a recording from standard input, which is a terminal here; pipe one into it`);
-    return (stdin === process.stdin ? stdinInPlace('standard input') : undefined) ?? copied(stdin, 'standard input', io);
+    return fromStdin(stdin, 'standard input', io);
   }
   if (!existsSync(file)) throw new ConfigError(`${prefix} ${file} does not exist`);
   const st = statSync(file);
@@ -80,7 +80,7 @@ export async function openReplayInput(prefix: string, file: string, io: ReplayIn
     // standard input, cannot be opened by name).
     const stdin = io.stdin ?? process.stdin;
     if (stdin.isTTY) throw new ConfigError(`${prefix} ${file} is standard input, which is a terminal here; pipe a recording into it`);
-    return (stdin === process.stdin ? stdinInPlace(file) : undefined) ?? copied(stdin, file, io);
+    return fromStdin(stdin, file, io);
   }
   if (st.isFIFO()) {
     // Opening a FIFO waits for a writer on a pool thread, which a stop must release: a process
@@ -99,6 +99,11 @@ export async function openReplayInput(prefix: string, file: string, io: ReplayIn
   // A terminal or a device (/dev/zero would never end).
   if (!st.isFile()) throw new ConfigError(`${prefix} ${file} is not a regular file or a pipe`);
   return { files: recordingParts(file), name: file, copied: false, stream: false, partsAfterGap: partsAfterGap(file), dispose: () => undefined };
+}
+
+/** Standard input: read in place when it can be (stdinInPlace), else copied. */
+function fromStdin(stdin: NodeJS.ReadableStream, name: string, io: ReplayInputIo): ReplayInput | Promise<ReplayInput> {
+  return (stdin === process.stdin ? stdinInPlace(name) : undefined) ?? copied(stdin, name, io);
 }
 
 /**
