@@ -84,13 +84,16 @@ const fsCode = (e: unknown): string => (e as NodeJS.ErrnoException).code ?? Stri
  * folder is read once however many links lead to it (a link to `..` would loop, a `latest` link
  * would import its target twice), and by its own path when it has one: links to folders are
  * followed after every folder under `dir` is read, so the serials derived from paths do not
- * depend on what a link is named. What is not imported goes into `skipped` with why, relative to
- * `dir`: what cannot be read (a broken link, a permission, a FIFO that would block the read) and
- * any other file. Hidden names (`.DS_Store`, an editor's lock file, all of `.git/`) are not
+ * depend on what a link is named. A file, too, is read once: by its own path before any link to
+ * it (`latest.json -> state-9.json`), and by the first of its names in path order when it has
+ * several (hard links). What is not imported goes into `skipped` with why, relative to
+ * `dir`: what cannot be read (a broken link, a permission, a FIFO that would block the read), a
+ * second way to a file already read, and any other file. Hidden names (`.DS_Store`, an editor's lock file, all of `.git/`) are not
  * listed, nobody means to import them; a hidden *.json that can be read is still imported.
  */
 function jsonFiles(dir: string, skipped: RecordImportSummary['skipped']): string[] {
-  const out: string[] = [];
+  // Each file found, with the identity of what it is (device and inode, the target's for a link).
+  const files: { path: string; id: string; link: boolean }[] = [];
   const skips: RecordImportSummary['skipped'] = [];
   const seen = new Set<string>();
   const links: { path: string; hidden: boolean }[] = [];
@@ -124,7 +127,7 @@ function jsonFiles(dir: string, skipped: RecordImportSummary['skipped']): string
         else walk(p, quiet);
       } else if (!json) {
         if (!quiet) skip(p, 'not a .json file');
-      } else if (st.isFile()) out.push(p);
+      } else if (st.isFile()) files.push({ path: p, id: `${st.dev}:${st.ino}`, link });
       else skip(p, 'not a regular file');
     }
   };
@@ -134,6 +137,17 @@ function jsonFiles(dir: string, skipped: RecordImportSummary['skipped']): string
   // Back into path order (a name's folder before the next name): the order a walk by name gives.
   const key = (p: string) => p.replaceAll(sep, '\0');
   const byPath = (a: string, b: string) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0);
+  // A file by its own path first, then links to files: the first way to a file is the one read.
+  files.sort((a, b) => (a.link === b.link ? byPath(a.path, b.path) : a.link ? 1 : -1));
+  const read = new Map<string, string>();
+  const out: string[] = [];
+  for (const f of files) {
+    const first = read.get(f.id);
+    if (first === undefined) {
+      read.set(f.id, f.path);
+      out.push(f.path);
+    } else skip(f.path, `${f.link ? 'a link to' : 'the same file as'} ${relative(dir, first)}, already read`);
+  }
   skipped.push(...skips.sort((a, b) => byPath(a.file, b.file)));
   return out.sort(byPath);
 }

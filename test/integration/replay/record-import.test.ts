@@ -1,5 +1,5 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, linkSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
@@ -138,6 +138,8 @@ describe('airtwin record --from-states on a folder with links, pipes and junk', 
     writeFileSync(join(src, 'ap1', 'state.json'), state('a0b1c2000001'));
     symlinkSync('..', join(src, 'ap1', 'deeper', 'up')); // a loop back to captures/
     symlinkSync('ap1', join(src, 'latest')); // a second way into ap1
+    symlinkSync('state.json', join(src, 'ap1', 'last.json')); // a second way to a file
+    linkSync(join(src, 'ap1', 'state.json'), join(src, 'ap1', 'state2.json')); // and a second name of it
     symlinkSync('nowhere.json', join(src, 'gone.json')); // a broken link
     execFileSync('mkfifo', [join(src, 'pipe.json')]); // reading it would wait for a writer forever
     writeFileSync(join(src, 'bin.json'), Buffer.from([0x1b, 0x5b, 0x32, 0x4a, 0x07, 0x0a]));
@@ -153,6 +155,8 @@ describe('airtwin record --from-states on a folder with links, pipes and junk', 
     expect(summary.lines).toBe(3);
     expect(summary.skipped).toEqual([
       { file: 'ap1/deeper/up', reason: 'folder already read (a link to it or to a folder above it)' },
+      { file: 'ap1/last.json', reason: 'a link to ap1/state.json, already read' },
+      { file: 'ap1/state2.json', reason: 'the same file as ap1/state.json, already read' },
       { file: 'gone.json', reason: 'cannot read (ENOENT)' },
       { file: 'latest', reason: 'folder already read (a link to it or to a folder above it)' },
       { file: 'pipe.json', reason: 'not a regular file' },
