@@ -157,7 +157,21 @@ export class Fleet {
 
   /** Hand a command to its device; the outcome arrives on `events$` (command-updated / command-rejected). */
   submit(serial: string, submission: CommandSubmission): void {
+    // A replayed AP plays back what the real one did: a new command is refused as for an AP
+    // offline, before any record exists (it used to end as a `failed` record with errorCode 0).
+    if (this.playsBack(serial) && submission.recorded !== true) {
+      this.subject.next({
+        serial: serialKey(serial), at: this.deps.now(), type: 'command-rejected',
+        payload: { command: submission.command, code: 'DEVICE_OFFLINE', reason: 'the device is replayed from a recording and runs only the recorded commands', playsBack: true },
+      });
+      return;
+    }
     this.spawn(serial).send({ type: 'command.submit', submission });
+  }
+
+  /** Whether the serial's link plays back a recording (DeviceLink.playsBack). */
+  playsBack(serial: string): boolean {
+    return this.actors.get(serialKey(serial))?.link?.playsBack === true;
   }
 
   status(serial: string): DeviceStatus | undefined {

@@ -6,35 +6,55 @@
  * the schema library, the simulator) took ~1.2 s through the TypeScript loader, which `airtwin
  * replay` or `--help` do not need.
  */
-import { fstatSync, statSync } from 'node:fs';
 import { Command, CommanderError, Option } from 'commander';
 import { ConfigError, parseRecordMaxBytes, parseSpeed } from './config/flags.js';
+// Node built-ins only: cheap to load for every command.
+import { isStdout } from './links/record/ndjson-writer.js';
 import { VERSION } from './version.js';
 
-/** Whether `path` is this process's standard output (/dev/stdout, /dev/fd/1, or the file or pipe it was redirected to). */
-function isStdout(path: string): boolean {
-  try {
-    const [a, b] = [fstatSync(1), statSync(path)];
-    return a.dev === b.dev && a.ino === b.ino;
-  } catch {
-    return false;
-  }
+/**
+ * A second signal: the process ends by that signal, as if it had no handler (a shell shows 130
+ * for SIGINT, 143 for SIGTERM). Not process.exit: that joins libuv's thread pool, and a thread
+ * stuck in a write (a hung mount) would hold the exit forever.
+ */
+function quitAtOnce(name: NodeJS.Signals): never {
+  process.stderr.write(`${name} again: quitting at once\n`);
+  process.removeAllListeners(name);
+  process.kill(process.pid, name);
+  // The default action ends the process; should it be delayed, this is the fallback.
+  return process.exit(128 + (name === 'SIGINT' ? 2 : 15));
 }
 
-/** Runs `close` on the first SIGINT/SIGTERM, then exits (0, or 1 if closing failed). */
-function closeOnSignal(close: () => Promise<void>): void {
-  let stopping = false;
-  const stop = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    process.stdout.write(`${signal}: shutting down\n`);
+/**
+ * SIGINT/SIGTERM for a command that runs until stopped (serve, edge, simulate --edge/--nats), one
+ * handler for its whole life: swapping a start-up handler for a running one dropped a signal that
+ * came in between (libuv closes a signal's handle when its last listener goes). During start-up
+ * the first signal aborts `starting` (`NAME: stopping`); once `running(close)` is called, the
+ * first runs `close` and exits 0 (1 if closing failed); a second signal quits at once (130), so a
+ * shutdown stuck on a device (a recording to a stalled pipe) never needs a kill -9.
+ */
+function serviceSignals(say: NodeJS.WritableStream = process.stdout): { starting: AbortSignal; running: (close: () => Promise<void>) => void } {
+  const ctl = new AbortController();
+  let close: (() => Promise<void>) | undefined;
+  let closing = false;
+  const on = (name: NodeJS.Signals) => {
+    if (closing || ctl.signal.aborted) quitAtOnce(name);
+    if (!close) {
+      // After a progress bar's line, not on it.
+      say.write(`${process.stderr.isTTY ? '\n' : ''}${name}: stopping\n`);
+      ctl.abort();
+      return;
+    }
+    closing = true;
+    say.write(`${name}: shutting down\n`);
     close().then(() => process.exit(0), (e: unknown) => {
       process.stderr.write(`shutdown failed: ${String(e)}\n`);
       process.exit(1);
     });
   };
-  process.on('SIGINT', () => stop('SIGINT'));
-  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', on);
+  process.on('SIGTERM', on);
+  return { starting: ctl.signal, running: (c) => { close = c; } };
 }
 
 /**
@@ -44,10 +64,7 @@ function closeOnSignal(close: () => Promise<void>): void {
 function stopOnSignal(stopping: string): { signal: AbortSignal; off: () => void } {
   const ctl = new AbortController();
   const on = (name: NodeJS.Signals) => {
-    if (ctl.signal.aborted) {
-      process.stderr.write(`${name} again: quitting at once\n`);
-      process.exit(130);
-    }
+    if (ctl.signal.aborted) quitAtOnce(name);
     // After a progress bar's line, not on it.
     process.stdout.write(`${process.stdout.isTTY ? '\n' : ''}${name}: ${stopping}\n`);
     ctl.abort();
@@ -119,23 +136,22 @@ program.command('serve')
   .action(async (_opts, cmd: Command) => {
     const [{ loadServeConfig }, { startServe }] = await Promise.all([import('./config/load.js'), import('./commands/serve.js')]);
     const config = loadServeConfig({ flags: typedFlags(cmd), env: process.env, configFile: cmd.opts().config as string | undefined });
+    // `--record /dev/stdout`: the recording owns standard output; the banner and logs go to stderr
+    // (they used to land in the recording, the API token among them).
+    const say = config.record !== undefined && isStdout(config.record) ? process.stderr : process.stdout;
     // Ctrl-C during start-up (copying `--replay -` can take a while) ends it cleanly too.
-    const { signal, off } = stopOnSignal('stopping');
-    let running: Awaited<ReturnType<typeof startServe>>;
-    try {
-      running = await startServe(config, {
-        print: (line) => process.stdout.write(`${line}\n`),
-        ...(process.stderr.isTTY ? { progress: process.stderr } : {}),
-        stop: signal,
-      });
-    } finally {
-      off();
-    }
-    if (signal.aborted) {
+    const signals = serviceSignals(say);
+    const running = await startServe(config, {
+      print: (line) => say.write(`${line}\n`),
+      ...(say === process.stderr ? { logDestination: process.stderr } : {}),
+      ...(process.stderr.isTTY ? { progress: process.stderr } : {}),
+      stop: signals.starting,
+    });
+    if (signals.starting.aborted) {
       await running.close();
       return;
     }
-    closeOnSignal(() => running.close());
+    signals.running(() => running.close());
   });
 
 program.command('edge')
@@ -161,12 +177,19 @@ program.command('edge')
     const recordMax = parseRecordMaxBytes(opts.recordMaxBytes);
     if (recordMax !== undefined && !opts.record) throw new ConfigError('--record-max-bytes: only with --record');
     const { runEdge } = await import('./commands/edge.js');
+    // As serve's: a recording to standard output gets it alone.
+    const say = opts.record !== undefined && isStdout(opts.record) ? process.stderr : process.stdout;
+    const signals = serviceSignals(say);
     const edge = await runEdge({
       port: parsePort('--port', opts.port), host: opts.host, nats: opts.nats, tlsCert: opts.tlsCert, tlsKey: opts.tlsKey, clientCa: opts.clientCa,
       allowMismatch: opts.allowMismatch, simulatorId: opts.simulatorId, idleTimeoutS: idle, maxFrameBytes: maxFrame, logLevel: opts.logLevel,
-      record: opts.record, recordMaxBytes: recordMax,
+      record: opts.record, recordMaxBytes: recordMax, ...(say === process.stderr ? { logDestination: process.stderr } : {}),
     });
-    closeOnSignal(() => edge.close());
+    if (signals.starting.aborted) {
+      await edge.close();
+      return;
+    }
+    signals.running(() => edge.close());
   });
 
 program.command('simulate')
@@ -183,11 +206,12 @@ program.command('simulate')
   .action(async (opts: { scenario: string; seed?: string; until: string; record?: string; recordMaxBytes?: string; edge?: string; nats?: string; speed: string; limit?: string }) => {
     const seed = opts.seed === undefined ? undefined : Number(opts.seed);
     if (seed !== undefined && (!Number.isInteger(seed) || seed < 0)) throw new ConfigError(`--seed: ${opts.seed} is not a non-negative integer`);
-    const targets = [opts.record, opts.edge, opts.nats].filter(Boolean).length;
+    // `--record ""` (an unset variable) is a target given badly, not none: checkRecordFile says so.
+    const targets = [opts.record, opts.edge, opts.nats].filter((t) => t !== undefined).length;
     if (targets !== 1) throw new ConfigError('simulate: give exactly one of --record FILE, --edge URL or --nats URL');
     const recordMax = parseRecordMaxBytes(opts.recordMaxBytes);
-    if (recordMax !== undefined && !opts.record) throw new ConfigError('--record-max-bytes: only with --record');
-    if (opts.record) {
+    if (recordMax !== undefined && opts.record === undefined) throw new ConfigError('--record-max-bytes: only with --record');
+    if (opts.record !== undefined) {
       // Ctrl-C or SIGTERM ends the run at the next slice with whole lines, the file closed.
       const { signal, off } = stopOnSignal('stopping; the recording keeps what was simulated so far');
       try {
@@ -200,13 +224,19 @@ program.command('simulate')
       }
       return;
     }
+    if (opts.edge === '' || opts.nats === '') throw new ConfigError(`--${opts.edge === '' ? 'edge' : 'nats'}: "" is invalid (no URL)`);
     const speed = parseSpeed(opts.speed);
     if (speed === 'max') throw new ConfigError('--speed: max is only for --record; give a factor of real time with --edge/--nats');
     const limit = opts.limit === undefined ? undefined : Number(opts.limit);
     if (limit !== undefined && (!Number.isInteger(limit) || limit < 1)) throw new ConfigError(`--limit: ${opts.limit} is not a positive integer`);
     const { startSimulateLoad } = await import('./commands/simulate-load.js');
+    const signals = serviceSignals();
     const load = await startSimulateLoad({ scenario: opts.scenario, seed, speed, edge: opts.edge, nats: opts.nats, limit }, process.stdout);
-    closeOnSignal(() => load.stop());
+    if (signals.starting.aborted) {
+      await load.stop();
+      return;
+    }
+    signals.running(() => load.stop());
   });
 
 program.command('replay')

@@ -103,6 +103,8 @@ export interface CommandSubmission {
   restart?: RestartKind;
   /** Epoch ms when the command may run (`when` * 1000; 0 = now). */
   runAt: number;
+  /** A command a recording holds, submitted by the replayer: the only kind a playback link carries (DeviceLink.playsBack). */
+  recorded?: boolean;
 }
 
 /** The answer a device may give to a connect of a serial it does not know yet. */

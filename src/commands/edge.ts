@@ -43,8 +43,9 @@ export interface EdgeCommandOptions {
   /** Record every frame as it crossed this edge (the recording format of architecture.md). */
   record?: string;
   recordMaxBytes?: number;
-  /** Tests pass their own logger; default pino to stdout. */
+  /** Tests pass their own logger; default pino to stdout, or to this stream. */
   logger?: LinkLogger;
+  logDestination?: NodeJS.WritableStream;
 }
 
 export interface RunningEdge {
@@ -57,7 +58,7 @@ export interface RunningEdge {
 }
 
 export async function runEdge(opts: EdgeCommandOptions): Promise<RunningEdge> {
-  if (opts.record) checkRecordFile(opts.record, opts.recordMaxBytes);
+  if (opts.record !== undefined) checkRecordFile(opts.record, opts.recordMaxBytes);
   const tlsFlags = [opts.tlsCert, opts.tlsKey, opts.clientCa].filter((f) => f !== undefined).length;
   if (tlsFlags !== 0 && tlsFlags !== 3) throw new ConfigError('--tls-cert, --tls-key and --client-ca go together (TLS with client certificates)');
   const read = (flag: string, file: string): Buffer => {
@@ -70,12 +71,14 @@ export async function runEdge(opts: EdgeCommandOptions): Promise<RunningEdge> {
   const tls = tlsFlags === 3
     ? { cert: read('--tls-cert', opts.tlsCert!), key: read('--tls-key', opts.tlsKey!), clientCa: read('--client-ca', opts.clientCa!) }
     : undefined;
-  const logger: LinkLogger = opts.logger ?? pino({ level: opts.logLevel ?? 'info' }).child({ subsystem: 'edge' });
+  const level = opts.logLevel ?? 'info';
+  const logger: LinkLogger = opts.logger
+    ?? (opts.logDestination ? pino({ level }, opts.logDestination as pino.DestinationStream) : pino({ level })).child({ subsystem: 'edge' });
   const nc = await connectNats({ url: opts.nats ?? 'nats://127.0.0.1:4222', name: 'airtwin-edge', logger });
   // A failed write stops the recording, never the edge: the APs' traffic goes on to NATS.
   const recorder = opts.record
     ? createRecorder({
-      path: opts.record, maxBytes: opts.recordMaxBytes, clock: wallClock,
+      path: opts.record, maxBytes: opts.recordMaxBytes, clock: wallClock, held: true,
       onError: (err) => logger.error({ err: err.message }, 'recording stopped'),
       onDropped: (droppedLines) => logger.warn({ file: opts.record, droppedLines }, 'recording is behind the disk; lines dropped'),
     })
@@ -95,6 +98,10 @@ export async function runEdge(opts: EdgeCommandOptions): Promise<RunningEdge> {
     await nc.close();
     throw e;
   }
+  // The file is touched once the port is bound: a failed start left an earlier recording as it was.
+  const replaced = recorder?.open();
+  if (replaced) logger.warn({ ...replaced }, 'recording replaces an earlier one at its path (give each run its own file to keep them)');
+  if (recorder) logger.info({ file: opts.record, maxBytes: opts.recordMaxBytes }, 'recording every frame');
   let closing: Promise<void> | undefined;
   return {
     edge, nc, recorder,

@@ -203,7 +203,7 @@ export async function replayClock(input: ReplayInput, speed: number | 'max', kee
     first = await firstTime(input.files);
   } catch (e) {
     // Named as the user named it, not as its temporary copy.
-    if (e instanceof NotARecordingError && input.stream) throw new NotARecordingError(input.name, e.first);
+    if (e instanceof NotARecordingError && input.stream) throw new NotARecordingError(input.name, e.first, e.lines);
     throw e;
   }
   const t0 = first ?? wall.now();

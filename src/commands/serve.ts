@@ -153,7 +153,7 @@ export async function startServe(config: Readonly<ServeConfig>, io: ServeIo): Pr
     const ingest = startIngest({ events$: fleet.events$, store, scheduler: clockScheduler(clock), retryScheduler: asyncScheduler, logger: logging.for('pipelines') });
     const recorder = config.record
       ? createRecorder({
-        path: config.record, maxBytes: config.recordMaxBytes, clock,
+        path: config.record, maxBytes: config.recordMaxBytes, clock, held: true,
         onError: (e) => logging.for('links').error({ err: e }, 'recording stopped'),
         onDropped: (droppedLines) => logging.for('links').warn({ file: config.record, droppedLines }, 'recording is behind the disk; lines dropped'),
       })
@@ -232,6 +232,9 @@ export async function startServe(config: Readonly<ServeConfig>, io: ServeIo): Pr
 
     const gatewayUrl = await gateway.listen({ port: config.gatewayPort, host: config.host });
     const rrmUrl = await rrm.listen({ port: config.rrmPort, host: config.host });
+    // The recording file is touched only now: a start that failed left an earlier one as it was.
+    const replaced = recorder?.open();
+    if (replaced) logging.for('links').warn({ ...replaced }, 'recording replaces an earlier one at its path (give each run its own file to keep them)');
 
     // The replay starts once both ports are bound: a port in use (exit 2) must find the data dir
     // as it was, not with a whole replay written into it.

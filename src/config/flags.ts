@@ -17,12 +17,20 @@ export class ConfigError extends Error {
  * path is a usage error (exit 2), not a recording that stops at its first write.
  */
 export function checkWritableFile(flag: string, file: string): void {
+  if (file === '') throw new ConfigError(`${flag}: "" is invalid (no file name)`);
   try {
     accessSync(dirname(resolve(file)), constants.W_OK);
   } catch (e) {
     throw new ConfigError(`${flag}: cannot write ${file} (its folder: ${(e as NodeJS.ErrnoException).code ?? String(e)})`);
   }
-  if (existsSync(file) && statSync(file).isDirectory()) throw new ConfigError(`${flag}: ${file} is a folder`);
+  if (!existsSync(file)) return;
+  if (statSync(file).isDirectory()) throw new ConfigError(`${flag}: ${file} is a folder`);
+  // A file that is there must be writable itself (a read-only one failed at the first write, after start).
+  try {
+    accessSync(file, constants.W_OK);
+  } catch (e) {
+    throw new ConfigError(`${flag}: cannot write ${file} (${(e as NodeJS.ErrnoException).code ?? String(e)})`);
+  }
 }
 
 /** Whether `a` and `b` are one existing file, by any path (relative, through links, hard links). */

@@ -17,6 +17,13 @@ export type LinkEvent =
  */
 export interface DeviceLink {
   readonly serial: string;
+  /**
+   * The link plays back a recording (src/links/replay): it carries only the commands the
+   * recording holds, which the replayer submits (`CommandSubmission.recorded`). Any other is
+   * refused at submission as for an AP offline (409 DEVICE_OFFLINE), leaving no record, and the
+   * RRM collector does not ask such an AP for scans.
+   */
+  readonly playsBack?: boolean;
   /** Listen to link events; returns the function that stops listening. */
   subscribe(listener: (event: LinkEvent) => void): () => void;
   /**

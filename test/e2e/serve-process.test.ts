@@ -1,5 +1,5 @@
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, readSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { chmodSync, closeSync, constants as fsConstants, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, readSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { gunzipSync } from 'node:zlib';
 import { join } from 'node:path';
@@ -83,7 +83,10 @@ describe('airtwin serve as a process', () => {
     expect(replayDir.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^airtwin: --data-dir: \/etc\/passwd\/x is not usable \(ENOTDIR\)$/)]);
     // A folder that cannot be made under one that exists: node's recursive mkdir spun there
     // forever at 100 % CPU (SIGKILL after 20 s, since the spinning process handles no signal).
-    for (const cmd of [['replay', BIN], ['serve', '--no-sim', '--gateway-port', '0', '--rrm-port', '0']]) {
+    // (A file that is a recording: one that is not is refused before the data dir is opened.)
+    const one = join(dataDir, 'one.ndjson');
+    writeFileSync(one, `${JSON.stringify({ t: 1_767_600_000_000, serial: 'a0b1c2000001', event: 'connect' })}\n`);
+    for (const cmd of [['replay', one], ['serve', '--no-sim', '--gateway-port', '0', '--rrm-port', '0']]) {
       const r = spawnSync(process.execPath, [BIN, ...cmd, '--data-dir', '/proc/airtwin-x'], { encoding: 'utf8', timeout: 20_000, killSignal: 'SIGKILL' });
       expect(r.status, cmd[0]).toBe(2);
       expect(r.stderr, cmd[0]).toBe('airtwin: --data-dir: /proc/airtwin-x is not usable (ENOENT)\n');
@@ -124,6 +127,94 @@ describe('airtwin serve as a process', () => {
     expect(fullImport.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^airtwin: recording \/dev\/full: ENOSPC: no space left on device/)]);
     rmSync(docs, { recursive: true, force: true });
   });
+
+  it('refuses a --record file that is there but cannot be written, and an empty path, on every command (exit 2)', () => {
+    // Root writes any file, so the check runs as nobody there: the folder open to all, the file read-only.
+    const dir = mkdtempSync(join(tmpdir(), 'airtwin-e2e-ro-'));
+    chmodSync(dir, 0o777);
+    const file = join(dir, 'ro.ndjson');
+    writeFileSync(file, '');
+    chmodSync(file, 0o444);
+    const asUser = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {};
+    try {
+      for (const cmd of [['serve', '--data-dir', join(dir, 'data')], ['edge', '--port', '0'], ['simulate', '--scenario', 'lab']]) {
+        const ro = spawnSync(process.execPath, [BIN, ...cmd, '--record', file], { encoding: 'utf8', ...asUser, env: { ...process.env, TMPDIR: dir, HOME: dir } });
+        expect(ro.status, cmd[0]).toBe(2);
+        expect(ro.stderr.trim().split('\n'), cmd[0]).toEqual([`airtwin: --record: cannot write ${file} (EACCES)`]);
+        const empty = spawnSync(process.execPath, [BIN, ...cmd, '--record', ''], { encoding: 'utf8' });
+        expect(empty.status, cmd[0]).toBe(2);
+        expect(empty.stderr.trim().split('\n'), cmd[0]).toEqual([expect.stringMatching(/^airtwin: --record: "" is invalid/)]);
+      }
+      expect(readFileSync(file, 'utf8')).toBe('');
+      const noUrl = spawnSync(process.execPath, [BIN, 'simulate', '--edge', ''], { encoding: 'utf8' });
+      expect([noUrl.status, noUrl.stderr]).toEqual([2, 'airtwin: --edge: "" is invalid (no URL)\n']);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
+});
+
+describe('airtwin serve --record to standard output or to a stalled pipe', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'airtwin-e2e-rec-'));
+  let child: ChildProcess | undefined;
+  afterAll(() => {
+    child?.kill('SIGKILL');
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const serve = (record: string, data: string) => {
+    child = spawn(process.execPath, [BIN, 'serve', '--data-dir', join(dir, data), '--gateway-port', '0', '--rrm-port', '0', '--scenario', 'lab', '--speed', '60', '--record', record], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const io = { out: '', err: '', exited: new Promise<{ code: number | null; signal: string | null }>((r) => child!.on('exit', (code, signal) => r({ code, signal }))) };
+    child.stdout!.on('data', (d: Buffer) => (io.out += d.toString()));
+    child.stderr!.on('data', (d: Buffer) => (io.err += d.toString()));
+    return io;
+  };
+
+  it('--record /dev/stdout: standard output holds the recording alone; banner, token and logs go to stderr', async () => {
+    const io = serve('/dev/stdout', 'stdout');
+    await until('the banner on stderr', async () => io.err, (e) => /token\s+\S+/.test(e), 30_000);
+    await until('recorded states on stdout', async () => io.out, (o) => (o.match(/"method":"state"/g) ?? []).length >= 3, 30_000);
+    child!.kill('SIGTERM');
+    expect(await io.exited).toEqual({ code: 0, signal: null });
+    const lines = io.out.split('\n');
+    expect(lines.pop()).toBe('');
+    for (const line of lines) expect(JSON.parse(line)).toMatchObject({ t: expect.any(Number), serial: expect.stringMatching(/^[0-9a-f]{12}$/) });
+    expect(io.err).toMatch(/SIGTERM: shutting down/);
+    expect(io.err).toMatch(/"msg":"recording closed"/);
+  }, 60_000);
+
+  it('a shutdown stuck on a pipe nobody reads ends at a second SIGINT, or by itself after 10 s', async () => {
+    const fifo = join(dir, 'stalled.fifo');
+    execFileSync('mkfifo', [fifo]);
+    // A reader that never reads: once the pipe is full, the recorder's writes wait for good.
+    const reader = openSync(fifo, fsConstants.O_RDONLY | fsConstants.O_NONBLOCK);
+    try {
+      const io = serve(fifo, 'stalled');
+      const banner = await until('the banner', async () => io.out, (o) => /gateway\s+http:\/\/\S+\/api\/v1/.test(o), 30_000);
+      const gateway = /gateway\s+(http:\/\/\S+)\/api\/v1/.exec(banner)![1]!;
+      // Twelve states of ~8 KB are past the pipe's 64 KiB.
+      const rows = async () => Number(/^airtwin_ingest_table_rows_written\{table="statistics"\} (\d+)$/m.exec(await (await fetch(`${gateway}/metrics`)).text())?.[1] ?? 0);
+      await until('a pipe full of states', rows, (n) => n >= 12, 40_000);
+      await new Promise((r) => setTimeout(r, 1_500)); // the recorder writes at least once a second
+      child!.kill('SIGINT');
+      await new Promise((r) => setTimeout(r, 1_500));
+      expect(child!.exitCode, 'the first SIGINT waits on the pipe').toBeNull();
+      child!.kill('SIGINT');
+      // Ended by the signal itself (a shell shows 130), not by an exit that a stuck thread could hold.
+      expect(await io.exited).toEqual({ code: null, signal: 'SIGINT' });
+      expect(io.err).toContain('SIGINT again: quitting at once');
+
+      // The pipe is still full: one SIGINT alone ends too, once the recorder has waited 10 s.
+      const again = serve(fifo, 'stalled-again');
+      await until('the banner', async () => again.out, (o) => /token\s+\S+/.test(o), 30_000);
+      const signalled = performance.now();
+      child!.kill('SIGINT');
+      expect(await again.exited).toEqual({ code: 0, signal: null });
+      expect(performance.now() - signalled).toBeGreaterThan(9_000);
+      expect(again.out).toMatch(/"level":50,.*"msg":"recording not finished: the file took no more lines; the lines still waiting are lost"/);
+    } finally {
+      closeSync(reader);
+    }
+  }, 120_000);
 });
 
 describe('airtwin simulate --record as a process', () => {
@@ -271,17 +362,22 @@ describe('airtwin replay as a process', () => {
     expect(r.stdout).toMatch(/part\.ndjson:3: not JSON/);
   }, 30_000);
 
-  it('says that a file with no recording lines is not a recording (exit 1), its bytes escaped', () => {
+  it('says that a short file with no recording line is not a recording (exit 1), before the data dir, its bytes escaped', () => {
     const junk = join(dir, 'junk.bin');
     // Terminal control bytes, invalid UTF-8 and text, over several lines.
     writeFileSync(junk, Buffer.concat([Buffer.from('\u001b[2J\u001b]0;title\u0007 hello\n'), Buffer.from([0xff, 0xfe, 0x9b, 0x31, 0x6d, 0x0a]), Buffer.from('plain words\n')]));
-    const r = spawnSync(process.execPath, [BIN, 'replay', junk, '--data-dir', join(dir, 'junk')], { encoding: 'utf8' });
-    expect(r.status).toBe(1);
-    expect(r.stderr.trim()).toBe(`airtwin: ${junk} does not look like a recording: none of its 3 lines could be played`);
-    expect(r.stdout).toMatch(/replay: 3 rejected lines/);
-    // eslint-disable-next-line no-control-regex
-    expect(r.stdout).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
-    expect(r.stdout).toContain('\\u001b');
+    const replay = spawnSync(process.execPath, [BIN, 'replay', junk, '--data-dir', join(dir, 'junk')], { encoding: 'utf8' });
+    const serve = spawnSync(process.execPath, [BIN, 'serve', '--replay', junk, '--data-dir', join(dir, 'junk-serve'), '--gateway-port', '0', '--rrm-port', '0'], { encoding: 'utf8', timeout: 20_000 });
+    for (const r of [replay, serve]) {
+      expect(r.status).toBe(1);
+      expect(r.stderr.trim()).toMatch(new RegExp(`^airtwin: ${junk.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} does not look like a recording: none of its 3 lines is a recording line \\(line 1: not JSON`));
+      // eslint-disable-next-line no-control-regex
+      expect(r.stderr).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
+      expect(r.stderr).toContain('\\u001b');
+    }
+    // `serve --replay` used to replay it (0 frames) and keep serving; both created the data dir.
+    expect(existsSync(join(dir, 'junk'))).toBe(false);
+    expect(existsSync(join(dir, 'junk-serve'))).toBe(false);
   }, 30_000);
 
   it('gives up on a big binary file after its first lines, before anything is written (replay and serve --replay, exit 1)', () => {

@@ -13,23 +13,48 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /**
  * The oracle: node's readline splits the file into lines (as the reader did before it read
- * whole chunks), and every non-blank line goes through parseLine in order.
+ * whole chunks), and every non-blank line goes through parseLine in order. Without `contains`,
+ * accepted lines are judged again in `out` itself: a line P followed by an earlier one N is
+ * settled by the line after N (not earlier than P: N is rejected; earlier: P is).
  */
 async function viaReadline(file: string, contains?: string): Promise<ReadItem[]> {
   const out: ReadItem[] = [];
   let lastT = -Infinity;
   let line = 0;
+  let p: number | undefined; // index in `out` of the accepted line not judged yet
+  let sus: number | undefined; // and of an earlier one after it
+  type Ok = Extract<ReadItem, { ok: true }>;
+  const no = (i: number, reason: string) => { const x = out[i] as Ok; out[i] = { ok: false, line: x.line, file, size: x.size, reason }; };
+  const judge = (i: number) => {
+    const x = out[i] as Ok;
+    if (p === undefined) { p = i; return; }
+    const tP = (out[p] as Ok).rec.t;
+    if (sus === undefined) {
+      if (x.rec.t < tP) sus = i;
+      else { lastT = tP; p = i; }
+      return;
+    }
+    const tN = (out[sus] as Ok).rec.t;
+    if (x.rec.t >= tP) { no(sus, `t goes backwards (${tN} after ${tP})`); lastT = tP; p = i; sus = undefined; return; }
+    no(p, `t jumps ahead of the lines around it (${tP}, the next two have ${tN} and ${x.rec.t}): out of order`);
+    p = sus;
+    sus = undefined;
+    judge(i);
+  };
   const rl = createInterface({ input: createReadStream(file, { encoding: 'utf8' }), crlfDelay: Infinity });
   for await (const text of rl) {
     line++;
     if (text.trim() === '' || (contains !== undefined && !text.includes(contains))) continue;
     const r = parseLine(text, lastT);
-    if ('reason' in r) out.push({ ok: false, line, file, size: text.length + 1, reason: r.reason });
-    else {
-      lastT = r.rec.t;
-      out.push({ ok: true, line, file, size: text.length + 1, rec: r.rec });
+    if ('reason' in r) {
+      out.push({ ok: false, line, file, size: text.length + 1, reason: r.reason });
+      continue;
     }
+    out.push({ ok: true, line, file, size: text.length + 1, rec: r.rec });
+    if (contains !== undefined) lastT = r.rec.t;
+    else judge(out.length - 1);
   }
+  if (sus !== undefined) no(sus, `t goes backwards (${(out[sus] as Ok).rec.t} after ${(out[p!] as Ok).rec.t})`);
   return out;
 }
 
@@ -70,6 +95,25 @@ describe('reading a recording a chunk at a time', () => {
       expect(await collect(path, chunkBytes)).toEqual(expected);
       expect(await collect(path)).toEqual(expected);
     }), { numRuns: 200 });
+  });
+
+  it('rejects one line whose t jumps ahead of an ordered file, or falls behind it, and only that line', async () => {
+    const ordered = fc.array(fc.integer({ min: 0, max: 1_000 }), { minLength: 3, maxLength: 30 }).map((ts) => ts.sort((a, b) => a - b));
+    await fc.assert(fc.asyncProperty(ordered, fc.nat(), fc.integer({ min: 1, max: 1e9 }), async (ts, at, ahead) => {
+      const i = at % (ts.length - 2 > 0 ? ts.length - 2 : 1); // not one of the last two: they have no two lines after them
+      const times = ts.map((t, k) => (k === i ? ts[ts.length - 1]! + ahead : t));
+      const path = join(dir, `o${n++}.ndjson`);
+      writeFileSync(path, times.map((t) => JSON.stringify({ t, serial: 'a0b1c2300001', event: 'connect' })).join('\n') + '\n');
+      const items = await collect(path, 16);
+      expect(items.filter((x) => !x.ok).map((x) => x.line)).toEqual([i + 1]);
+      // A line far behind the lines around it is the one rejected (as going backwards).
+      const late = ts.map((t, k) => (k === i + 1 ? ts[0]! - ahead : t));
+      writeFileSync(path, late.map((t) => JSON.stringify({ t, serial: 'a0b1c2300001', event: 'connect' })).join('\n') + '\n');
+      expect((await collect(path, 16)).filter((x) => !x.ok).map((x) => [x.line, (x as { reason: string }).reason.slice(0, 18)])).toEqual([[i + 2, 't goes backwards ('] ]);
+      // In order as written, nothing is lost.
+      writeFileSync(path, ts.map((t) => JSON.stringify({ t, serial: 'a0b1c2300001', event: 'connect' })).join('\n') + '\n');
+      expect((await collect(path, 16)).every((x) => x.ok)).toBe(true);
+    }), { numRuns: 100 });
   });
 
   it('with `contains`, gives the items of exactly the lines that hold it, with their line numbers', async () => {

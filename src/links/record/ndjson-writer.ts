@@ -5,7 +5,8 @@
  * ends the stream and resolves once the data is on disk (the 'finish'/'close' of the stream).
  */
 import { once } from 'node:events';
-import { createWriteStream, existsSync, readdirSync, rmSync } from 'node:fs';
+import { constants as fsConstants, createWriteStream, existsSync, fstatSync, openSync, readdirSync, rmSync, statSync, type Stats } from 'node:fs';
+import { Socket } from 'node:net';
 import { basename, dirname, join } from 'node:path';
 import { finished, pipeline } from 'node:stream/promises';
 import { constants, createGzip } from 'node:zlib';
@@ -100,18 +101,56 @@ export class NdjsonWriter {
 
 const GZ = '.gz';
 
+/** Whether `path` is this process's standard output (/dev/stdout, /dev/fd/1, or the file or pipe it was redirected to). */
+export function isStdout(path: string): boolean {
+  try {
+    const [a, b] = [fstatSync(1), statSync(path)];
+    return a.dev === b.dev && a.ino === b.ino;
+  } catch {
+    return false;
+  }
+}
+
 /**
  * An NdjsonWriter into `file`. A name ending in `.gz` is written gzip-compressed; each write of
  * gathered lines ends a deflate block (Z_SYNC_FLUSH), so what was written can be read back from a
  * file whose process died before the gzip trailer (the replay reads it up to the cut).
  */
 export function ndjsonFileWriter(file: string, opts: Omit<NdjsonWriterOptions, 'afterWrite' | 'done'> = {}): NdjsonWriter {
-  const stream = createWriteStream(file);
+  const stream = openTarget(file);
   if (!file.endsWith(GZ)) return new NdjsonWriter(stream, opts);
   const gzip = createGzip();
   // A failed file write destroys the compressor with that error: the writer sees it either way.
   const done = pipeline(gzip, stream);
   return new NdjsonWriter(gzip, { ...opts, done, afterWrite: () => gzip.flush(constants.Z_SYNC_FLUSH) });
+}
+
+/**
+ * The stream a recording file is written through.
+ * - This process's standard output goes through fd 1: opening /dev/stdout again fails when it is
+ *   a socket (ENXIO: a parent process's pipe often is one) and truncates a redirected file.
+ * - A pipe or socket (a FIFO by path, or fd 1) is written from the event loop, never blocking:
+ *   fs writes to a pipe whose reader stalls hold a pool thread for good, and exiting joins those
+ *   threads, so the process could not end. Waiting lines are bounded by the recorder, and its
+ *   close gives up on them (closeRecorder). A FIFO is opened read-write, so the open does not
+ *   wait for a reader either (what is written before one comes waits in the pipe).
+ */
+function openTarget(file: string): NodeJS.WritableStream {
+  const stdout = isStdout(file);
+  const st = stdout ? fstatSync(1) : statOrUndefined(file);
+  if (st && (st.isFIFO() || st.isSocket())) {
+    const fd = stdout ? 1 : openSync(file, fsConstants.O_RDWR | fsConstants.O_NONBLOCK);
+    return new Socket({ fd, readable: false, writable: true });
+  }
+  return stdout ? createWriteStream('', { fd: 1, autoClose: false }) : createWriteStream(file);
+}
+
+function statOrUndefined(file: string): Stats | undefined {
+  try {
+    return statSync(file);
+  } catch {
+    return undefined;
+  }
 }
 
 const stemOf = (path: string): string => (path.endsWith(GZ) ? path.slice(0, -GZ.length) : path);

@@ -27,10 +27,11 @@
  * - A down frame is written when handed to the link, before `send` resolves: if the AP answers
  *   at once, its result still comes after the command in the file.
  */
+import { statSync } from 'node:fs';
 import type { Clock } from '../../protocol/clock.js';
 import type { DeviceLink, LinkEvent } from '../../protocol/device-link.js';
 import type { DownFrame } from '../../protocol/frame.js';
-import { NdjsonParts, RecordingError } from './ndjson-writer.js';
+import { laterParts, NdjsonParts, RecordingError } from './ndjson-writer.js';
 import { serialKey } from '../../protocol/serial.js';
 
 export interface RecorderOptions {
@@ -52,10 +53,18 @@ export interface RecorderOptions {
   onError?: (error: RecordingError) => void;
   /**
    * Lines are being dropped because the disk is behind (`droppedLines` so far): called on the
-   * first dropped line, then at most once a minute of the clock while drops go on, so the owner
-   * can log it.
+   * first dropped line, then at most once a minute of wall time while drops go on (a replay's
+   * clock may race), so the owner can log it.
    */
   onDropped?: (droppedLines: number) => void;
+  /** Wall time in ms for onDropped's pace (default performance.now; tests pass their own). */
+  wallNow?: () => number;
+  /**
+   * Touch no file until `open()`: lines wait in memory until then (bounded as ever). A server
+   * opens its recording once its ports are bound, so a start that fails (a port in use) leaves
+   * an earlier recording at the path as it was, where it used to be truncated.
+   */
+  held?: boolean;
 }
 
 export interface RecorderStats {
@@ -81,7 +90,19 @@ export interface RecorderTap {
   disconnect(serial: string, at?: number): void;
 }
 
+/** What a recording that starts replaces: the earlier file at its path and its parts (`FILE.N`). */
+export interface Replaced {
+  file: string;
+  bytes: number;
+  parts: number;
+}
+
 export interface Recorder {
+  /**
+   * A held recorder starts writing (removing the parts of an earlier recording, truncating the
+   * file); says what it replaced, if anything. Nothing for a recorder that is not held.
+   */
+  open(): Replaced | undefined;
   /** The same link, recorded. Wrap each link once. */
   wrap(link: DeviceLink): DeviceLink;
   tap: RecorderTap;
@@ -92,20 +113,52 @@ export interface Recorder {
   close(): Promise<void>;
 }
 
-/** At most one onDropped call per this much clock time. */
+/** At most one onDropped call per this much wall time. */
 const DROP_REPORT_MS = 60_000;
 
-/** Closes `recorder` and logs what it holds: a warning when it dropped lines (serve, edge). */
-export async function closeRecorder(recorder: Recorder, logger: { info(o: object, msg: string): void; warn(o: object, msg: string): void }): Promise<void> {
-  await recorder.close();
-  const { lines, bytes, droppedLines, files } = recorder.stats();
-  logger[droppedLines > 0 ? 'warn' : 'info']({ lines, bytes, droppedLines, files }, 'recording closed');
+/** Size of the regular file at `path`, 0 when there is none (a new path, a pipe, a device). */
+function existingBytes(path: string): number {
+  try {
+    const st = statSync(path);
+    return st.isFile() ? st.size : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/** How long a shutdown waits for the recording's last lines to reach the file (serve, edge). */
+export const CLOSE_WAIT_MS = 10_000;
+
+/**
+ * Closes `recorder` and logs what it holds: a warning when it dropped lines, an error when a
+ * write failed (serve, edge). Waits at most `waitMs` for the file: a recording to a stalled
+ * target (a pipe nobody reads, a hung network mount) must not hold the shutdown forever; the
+ * lines still waiting are then lost, and the log says so.
+ */
+export async function closeRecorder(recorder: Recorder, logger: RecorderLogger, waitMs = CLOSE_WAIT_MS): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const gaveUp = new Promise<true>((resolve) => { timer = setTimeout(() => resolve(true), waitMs); });
+  const closed = await Promise.race([recorder.close().then(() => false as const), gaveUp]);
+  clearTimeout(timer);
+  const { lines, bytes, droppedLines, files, error } = recorder.stats();
+  if (closed === true) logger.error({ lines, bytes, droppedLines, files, waitedMs: waitMs }, 'recording not finished: the file took no more lines; the lines still waiting are lost');
+  else if (error !== undefined) logger.error({ lines, bytes, droppedLines, files, error }, 'recording closed after a failed write');
+  else logger[droppedLines > 0 ? 'warn' : 'info']({ lines, bytes, droppedLines, files }, 'recording closed');
+}
+
+export interface RecorderLogger {
+  info(o: object, msg: string): void;
+  warn(o: object, msg: string): void;
+  error(o: object, msg: string): void;
 }
 
 export function createRecorder(opts: RecorderOptions): Recorder {
   const { path, maxBytes, clock } = opts;
   const maxBuffered = opts.maxBufferedBytes ?? 64 * 1024 * 1024;
-  const parts = new NdjsonParts(path, maxBytes);
+  const wallNow = opts.wallNow ?? (() => performance.now());
+  let parts = opts.held ? undefined : new NdjsonParts(path, maxBytes);
+  /** Lines written while held, for open(). */
+  const waiting: string[] = [];
   /** Bytes handed to the writer since its last flush, and bytes flushed but not yet on disk. */
   let unflushed = 0;
   let inFlight = 0;
@@ -119,15 +172,15 @@ export function createRecorder(opts: RecorderOptions): Recorder {
   let failure: RecordingError | undefined;
   const fail = (e: unknown) => {
     if (failure) return;
-    failure = e instanceof RecordingError ? e : new RecordingError(parts.files.at(-1) ?? path, e);
+    failure = e instanceof RecordingError ? e : new RecordingError(parts?.files.at(-1) ?? path, e);
     opts.onError?.(failure);
   };
 
   const write = (line: string): void => {
     if (closed || failure) return;
-    if (inFlight > maxBuffered) {
+    if (inFlight > maxBuffered || (!parts && unflushed > maxBuffered)) {
       st.droppedLines++;
-      const now = clock.now();
+      const now = wallNow();
       if (now - lastDropReport >= DROP_REPORT_MS) {
         lastDropReport = now;
         opts.onDropped?.(st.droppedLines);
@@ -139,8 +192,12 @@ export function createRecorder(opts: RecorderOptions): Recorder {
     unflushed += size;
     st.lines++;
     st.bytes += size;
+    if (parts) toParts(parts, line, size);
+    else waiting.push(line);
+  };
+  const toParts = (into: NdjsonParts, line: string, size?: number): void => {
     try {
-      const flushed = parts.write(line, size);
+      const flushed = into.write(line, size);
       if (flushed) void track(flushed);
     } catch (e) {
       fail(e);
@@ -155,7 +212,7 @@ export function createRecorder(opts: RecorderOptions): Recorder {
     return flushed.then(() => { inFlight -= chunk; }, fail);
   };
   /** Writes what is buffered now. */
-  const flushNow = (): Promise<void> => (closed || failure ? Promise.resolve() : track(parts.flush()));
+  const flushNow = (): Promise<void> => (closed || failure || !parts ? Promise.resolve() : track(parts.flush()));
   // Wall time, not the process clock: a virtual clock may stand still between replayed lines.
   const flushTimer = setInterval(() => { if (unflushed > 0) void flushNow(); }, opts.flushEveryMs ?? 1000);
   flushTimer.unref();
@@ -220,6 +277,7 @@ export function createRecorder(opts: RecorderOptions): Recorder {
     };
     return {
       serial: inner.serial,
+      ...(inner.playsBack ? { playsBack: true } : {}),
       subscribe(listener) {
         listeners.push(listener);
         unsubscribe ??= inner.subscribe(onEvent);
@@ -242,15 +300,31 @@ export function createRecorder(opts: RecorderOptions): Recorder {
     };
   };
 
+  const open = (): Replaced | undefined => {
+    if (parts || closed) return undefined;
+    const bytes = existingBytes(path);
+    const later = laterParts(path).length;
+    parts = new NdjsonParts(path, maxBytes);
+    for (const line of waiting.splice(0)) toParts(parts, line);
+    return bytes > 0 || later > 0 ? { file: path, bytes, parts: later } : undefined;
+  };
+
   return {
+    open,
     wrap,
     tap,
     drained: () => flushNow(),
-    stats: () => ({ ...st, files: [...parts.files], ...(failure ? { error: failure.message } : {}) }),
+    stats: () => ({ ...st, files: parts ? [...parts.files] : [], ...(failure ? { error: failure.message } : {}) }),
     close: () => (closing ??= (async () => {
       clearInterval(flushTimer);
       closed = true;
-      await parts.close().catch(fail);
+      if (parts) await parts.close().catch(fail);
+      else {
+        // Never opened (the server did not start): nothing was written, and nothing is counted.
+        waiting.length = 0;
+        st.lines = 0;
+        st.bytes = 0;
+      }
     })()),
   };
 }

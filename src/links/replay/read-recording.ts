@@ -36,6 +36,7 @@ export type RecordLine =
 export type ReadItem =
   | { ok: true; line: number; file: string; size: number; rec: RecordLine }
   | { ok: false; line: number; file: string; size: number; reason: string };
+type Accepted = Extract<ReadItem, { ok: true }>;
 
 /** What the envelope adds around a frame written by our writers: `{"t":..,"serial":..,"dir":"up","frame":` ... `}`. */
 const UP_FRAME_KEY = ',"dir":"up","frame":';
@@ -247,10 +248,66 @@ async function* gunzipChunks(fh: FileHandle, size: number): AsyncGenerator<Sourc
  * Every line of `files`, in order, as accepted records or rejections, a read's worth at a time
  * (one await per MiB instead of one per line: ~45,000 lines per hour of a 200-AP venue). Several
  * files are one recording split by rotation (FILE, FILE.1, ...): `t` must keep rising across
- * them. Lines end at "\n", "\r\n" or a lone "\r", as node's readline splits them.
+ * them, and a single line whose `t` jumps ahead of the lines around it is rejected alone (two
+ * lines of look-ahead, see `held`). Lines end at "\n", "\r\n" or a lone "\r", as node's readline
+ * splits them.
  */
 export async function* readRecordingChunks(files: string | readonly string[], opts: ReadOptions = {}): AsyncGenerator<ReadItem[]> {
+  // The time of the last line that is played: no later line may go back before it.
   let lastT = -Infinity;
+  // Look-ahead (not for a `contains` scan): an accepted line P waits, with the rejections read
+  // after it, for the next accepted one. Not earlier than P: P is played. Earlier (N): the line
+  // after decides which of the two is out of order. Not earlier than P again: N came late and
+  // is rejected ("goes backwards", as before). Earlier: P jumped ahead (a clock glitch, a line
+  // edited in) and it alone is rejected; taken as is, it made every later line "go backwards"
+  // and cost the rest of the file. A file in order never has such lines, so loses none.
+  const held: ReadItem[] = [];
+  let suspect = -1; // index in `held` of N, when there is one
+  const lookAhead = opts.contains === undefined;
+  // A rejection goes after a line still held, so items stay in line order.
+  const reject = (item: ReadItem, out: ReadItem[]): void => void (held.length > 0 ? held : out).push(item);
+  const rejected = (item: Accepted, reason: string): ReadItem => ({ ok: false, line: item.line, file: item.file, size: item.size, reason });
+  const accept = (item: Accepted, out: ReadItem[]): void => {
+    const p = held[0] as Accepted | undefined;
+    if (!lookAhead || !p) {
+      if (lookAhead) held.push(item);
+      else {
+        lastT = item.rec.t;
+        out.push(item);
+      }
+      return;
+    }
+    const tP = p.rec.t;
+    if (suspect < 0) {
+      if (item.rec.t < tP) suspect = held.length;
+      else {
+        lastT = tP;
+        out.push(...held.splice(0));
+      }
+      held.push(item);
+      return;
+    }
+    const n = held[suspect] as Accepted;
+    if (item.rec.t >= tP) {
+      held[suspect] = rejected(n, `t goes backwards (${n.rec.t} after ${tP})`);
+      lastT = tP;
+      out.push(...held.splice(0));
+      suspect = -1;
+      held.push(item);
+      return;
+    }
+    held[0] = rejected(p, `t jumps ahead of the lines around it (${tP}, the next two have ${n.rec.t} and ${item.rec.t}): out of order`);
+    out.push(...held.splice(0, suspect));
+    suspect = -1;
+    // N is now the line held: the new one is judged against it.
+    accept(item, out);
+  };
+  /** At the end: a suspect with no line after it is taken as late, as a line going backwards always was. */
+  const release = (): ReadItem[] => {
+    if (suspect >= 0) held[suspect] = rejected(held[suspect] as Accepted, `t goes backwards (${(held[suspect] as Accepted).rec.t} after ${(held[0] as Accepted).rec.t})`);
+    suspect = -1;
+    return held.splice(0);
+  };
   const maxLine = opts.maxLineBytes ?? MAX_LINE_BYTES;
   const { contains } = opts;
   // eslint-disable-next-line no-control-regex
@@ -267,17 +324,13 @@ export async function* readRecordingChunks(files: string | readonly string[], op
       if (text.trim() === '') return;
       if (contains !== undefined && !text.includes(contains)) return;
       const r = parseLine(text, lastT, bytes);
-      if ('reason' in r) {
-        out.push({ ok: false, line, file, size, reason: r.reason });
-      } else {
-        lastT = r.rec.t;
-        out.push({ ok: true, line, file, size, rec: r.rec });
-      }
+      if ('reason' in r) return reject({ ok: false, line, file, size, reason: r.reason }, out);
+      accept({ ok: true, line, file, size, rec: r.rec }, out);
     };
     // A line of `length` bytes over the cap: counted and rejected, never decoded.
     const tooLong = (length: number, out: ReadItem[]): void => {
       line++;
-      out.push({ ok: false, line, file, size: length + 1, reason: `line longer than ${maxLine} bytes (${length} bytes), not read` });
+      reject({ ok: false, line, file, size: length + 1, reason: `line longer than ${maxLine} bytes (${length} bytes), not read` }, out);
     };
     // `text` ended at "\n" (terminated) or at the end of the file. A "\r" inside it is a line
     // break of its own (JSON text cannot hold a raw CR); at the end of the file an empty last part is no line.
@@ -388,7 +441,9 @@ export async function* readRecordingChunks(files: string | readonly string[], op
       }
       if (broken !== undefined) {
         // The line the damage cut (or the next one): reported once, with what is lost.
-        yield sized([{ ok: false, line: line + 1, file, size: carried, reason: broken }]);
+        const out: ReadItem[] = [];
+        reject({ ok: false, line: line + 1, file, size: carried, reason: broken }, out);
+        if (out.length > 0) yield sized(out);
       } else if (carried > 0) {
         const out: ReadItem[] = [];
         // At the end of the file a last "\r" ends the line (it is no line of its own).
@@ -403,6 +458,8 @@ export async function* readRecordingChunks(files: string | readonly string[], op
       await fh.close();
     }
   }
+  // The last lines have none after them to be judged by.
+  if (held.length > 0 && !opts.signal?.aborted) yield release();
 }
 
 /**
@@ -444,18 +501,22 @@ export async function* readRecording(files: string | readonly string[], opts: Re
  */
 export const HEAD_LINES = 1000;
 
-/** A file whose first HEAD_LINES lines are not one recording line: nothing is played. */
+/**
+ * A file whose first HEAD_LINES lines, or all its lines when it has fewer, are not one recording
+ * line: nothing is played.
+ */
 export class NotARecordingError extends Error {
   override name = 'NotARecordingError';
-  constructor(readonly file: string, readonly first: { line: number; reason: string }) {
-    super(`${file} does not look like a recording: none of its first ${HEAD_LINES} lines is a recording line (line ${first.line}: ${first.reason})`);
+  constructor(readonly file: string, readonly first: { line: number; reason: string }, readonly lines = HEAD_LINES) {
+    super(`${file} does not look like a recording: none of its ${lines < HEAD_LINES ? '' : 'first '}${lines} lines is a recording line (line ${first.line}: ${first.reason})`);
   }
 }
 
 /**
- * Time of the first valid line of a recording, or undefined when it has none (an empty file,
- * or a short one with no valid line). Throws NotARecordingError when the first HEAD_LINES
- * lines hold no valid one.
+ * Time of the first valid line of a recording, or undefined when it has no line at all (an
+ * empty file, blank lines). Throws NotARecordingError when its first HEAD_LINES lines, or all of
+ * them in a shorter file (a small image: it used to be replayed, 0 frames, into a data dir that
+ * `serve` then kept serving), hold no valid one.
  */
 export async function firstTime(files: string | readonly string[]): Promise<number | undefined> {
   const signal = { aborted: false };
@@ -473,5 +534,6 @@ export async function firstTime(files: string | readonly string[]): Promise<numb
       throw new NotARecordingError(first.file, first);
     }
   }
+  if (first) throw new NotARecordingError(first.file, first, lines);
   return undefined;
 }

@@ -29,6 +29,7 @@ import type { CommandFrame, DownFrame, JsonObject, UpFrame } from '../../protoco
 type LinkState = 'new' | 'up' | 'down';
 
 export class ReplayLink implements DeviceLink {
+  readonly playsBack = true;
   private readonly listeners: ((e: LinkEvent) => void)[] = [];
   private state: LinkState = 'new';
   /** Recorded commands handed to the actor, in the order it will send them (its queue is FIFO). */

@@ -162,7 +162,7 @@ function submissionOf(serial: string, frame: CommandFrame, uuid: string, nowMs: 
   };
   return {
     command, method: frame.method, params, timeoutMs: TIMEOUT_MS[frame.method] ?? 60_000,
-    queueable: false, awaitResult: frame.method !== 'telemetry', restart: RESTARTS[frame.method], runAt: 0,
+    queueable: false, awaitResult: frame.method !== 'telemetry', restart: RESTARTS[frame.method], runAt: 0, recorded: true,
   };
 }
 

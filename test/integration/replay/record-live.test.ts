@@ -1,4 +1,5 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { closeSync, constants, existsSync, mkdtempSync, openSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
@@ -10,7 +11,7 @@ import { VirtualClock } from '../../../simulator/clock.js';
 import { loadScenario, scenarioStart } from '../../../simulator/scenario.js';
 import { runReplay, type ReplayResult } from '../../../src/commands/replay.js';
 import { partPath } from '../../../src/links/record/ndjson-writer.js';
-import { createRecorder, type Recorder } from '../../../src/links/record/recording-link.js';
+import { closeRecorder, createRecorder, type Recorder } from '../../../src/links/record/recording-link.js';
 import { readRecording } from '../../../src/links/replay/read-recording.js';
 import { startReplay } from '../../../src/links/replay/replayer.js';
 import { startTestServer } from '../../helpers/server.js';
@@ -246,20 +247,23 @@ describe('recorder memory bound', () => {
     const file = join(dir, 'bound.ndjson');
     const clock = new VirtualClock(1_767_600_000_000);
     const reports: number[] = [];
-    const rec = createRecorder({ path: file, clock, maxBufferedBytes: 300_000, onDropped: (n) => reports.push(n) });
+    let wall = 0;
+    const rec = createRecorder({ path: file, clock, maxBufferedBytes: 300_000, onDropped: (n) => reports.push(n), wallNow: () => wall });
     const link = new FakeLink('aabbccddee02', () => clock.now());
     rec.wrap(link).subscribe(() => undefined);
     const big = 'x'.repeat(1000);
     // A producer that never yields: the disk cannot catch up within the loop.
     for (let i = 0; i < 5000; i++) {
       link.frame({ jsonrpc: '2.0', method: 'log', params: { serial: link.serial, log: big, severity: 6, n: i } });
-      if (i === 2500) clock.runUntil(clock.now() + 60_000);
+      // The process clock may race (a replay at --speed max): an hour of it is not a minute.
+      if (i % 500 === 0) clock.runUntil(clock.now() + 3_600_000);
+      if (i === 2500) wall += 60_000;
     }
     await rec.close();
     const st = rec.stats();
     expect(st.droppedLines).toBeGreaterThan(0);
     expect(st.lines + st.droppedLines).toBe(5000);
-    // The owner hears of the drops at the first one and once per minute of the clock after.
+    // The owner hears of the drops at the first one and once per minute of wall time after.
     expect(reports[0]).toBe(1);
     expect(reports).toHaveLength(2);
     expect(reports[1]).toBeGreaterThan(1);
@@ -290,6 +294,45 @@ describe('recorder on a full disk', () => {
     expect(errors).toHaveLength(1);
     expect(errors[0]).toMatchObject({ name: 'RecordingError', file: '/dev/full', code: 'ENOSPC' });
     expect(rec.stats().error).toMatch(/^recording \/dev\/full: ENOSPC/);
+  });
+});
+
+describe('closeRecorder (serve and edge at shutdown)', () => {
+  const logged = () => {
+    const entries: { level: string; o: Record<string, unknown>; msg: string }[] = [];
+    const at = (level: string) => (o: object, msg: string) => { entries.push({ level, o: o as Record<string, unknown>, msg }); };
+    return { entries, logger: { info: at('info'), warn: at('warn'), error: at('error') } };
+  };
+
+  it('gives up on a target that takes no more lines after waitMs, and says so at error level', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'airtwin-stall-'));
+    const fifo = join(dir, 'stalled.fifo');
+    execFileSync('mkfifo', [fifo]);
+    // A reader that never reads: the pipe fills and the recorder's writes wait for good.
+    const reader = openSync(fifo, constants.O_RDONLY | constants.O_NONBLOCK);
+    try {
+      const clock = new VirtualClock(1_767_600_000_000);
+      const rec = createRecorder({ path: fifo, clock });
+      const big = 'x'.repeat(1000);
+      for (let i = 0; i < 2000; i++) rec.tap.up('aabbccddee05', { jsonrpc: '2.0', method: 'log', params: { serial: 'aabbccddee05', log: big, severity: 6, n: i } });
+      const { entries, logger } = logged();
+      const started = performance.now();
+      await closeRecorder(rec, logger, 300);
+      expect(performance.now() - started).toBeLessThan(5_000);
+      expect(entries).toEqual([{ level: 'error', o: expect.objectContaining({ waitedMs: 300 }), msg: expect.stringMatching(/^recording not finished/) }]);
+    } finally {
+      // The blocked write ends (EPIPE) once the pipe has no reader.
+      closeSync(reader);
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('logs a recording that a failed write stopped at error level, with why', async () => {
+    const rec = createRecorder({ path: '/dev/full', clock: new VirtualClock(1_767_600_000_000) });
+    rec.tap.connect('aabbccddee06');
+    const { entries, logger } = logged();
+    await closeRecorder(rec, logger);
+    expect(entries).toEqual([{ level: 'error', o: expect.objectContaining({ error: expect.stringMatching(/^recording \/dev\/full: ENOSPC/) }), msg: 'recording closed after a failed write' }]);
   });
 });
 

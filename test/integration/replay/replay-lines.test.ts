@@ -78,6 +78,26 @@ describe('startReplay: malformed lines', () => {
   });
 });
 
+describe('startReplay: one line out of time order', () => {
+  it('rejects a line 25 hours ahead alone and plays every line after it', async () => {
+    const file = write('glitch.ndjson', [
+      ev(T, 'connect'), //                       1
+      up(T, connectFrame), //                    2
+      up(T + 1000, state(1)), //                 3
+      up(T + 90_000_000, state(99)), //          4 a clock glitch: 25 h ahead
+      up(T + 2000, state(2)), //                 5
+      up(T + 3000, state(3)), //                 6
+      up(T + 4000, state(4)), //                 7
+    ]);
+    const { clock, fleet, events } = setup();
+    const summary = await startReplay({ file, fleet, clock, speed: 'max' }).done;
+    expect(summary.rejected).toEqual([expect.objectContaining({ line: 4, reason: expect.stringMatching(/^t jumps ahead of the lines around it \(/) })]);
+    expect(summary.durationMs).toBe(4000);
+    // Before, lines 5-7 went "backwards" from the glitch and were lost, and the AP ended in state 99.
+    expect(events.filter((e) => e.type === 'state').map((e) => (e.payload as unknown as { state: { unit: { uptime: number } } }).state.unit.uptime)).toEqual([1, 2, 3, 4]);
+  });
+});
+
 describe('startReplay: frames the device actor refuses', () => {
   it('reports them with their line and why, and does not count them as played', async () => {
     const file = write('refused.ndjson', [
@@ -132,7 +152,7 @@ describe('startReplay: connection state and commands', () => {
     expect(events.filter((e) => e.type === 'protocol-error')).toEqual([]);
   });
 
-  it('refuses a new command on a replayed device at once with DEVICE_OFFLINE', async () => {
+  it('refuses a new command on a replayed device at once with DEVICE_OFFLINE, leaving no record', async () => {
     const { clock, fleet, newId } = setup();
     const file = write('online.ndjson', [ev(T, 'connect'), up(T, connectFrame), up(T + 5000, state(1))]);
     const r = startReplay({ file, fleet, clock, speed: 'max' });
@@ -140,28 +160,21 @@ describe('startReplay: connection state and commands', () => {
     await flush();
     const link = r.links.get(A)!;
     await expect(link.send({ jsonrpc: '2.0', id: 9, method: 'leds', params: { serial: A } })).rejects.toMatchObject({ code: 'DEVICE_OFFLINE' });
-    const svc = new CommandService({ fleet, store: new MemoryCommandStore(), clock, newId });
-    const cmd = await svc.reboot(A, {});
-    expect(cmd.status).toBe('failed');
-    expect(cmd.errorText).toMatch(/replayed from a recording/);
-    // Queueable commands too: no retry could deliver them, so they fail now instead of waiting
-    // pending until they expire.
+    // Through the command service (the gateway's 409 DEVICE_OFFLINE), before any record exists:
+    // it used to answer a `failed` record with errorCode 0, as if the AP had been asked.
     const store = new MemoryCommandStore();
-    const queueing = new CommandService({ fleet, store, clock, newId });
-    const sent = [
-      await queueing.configure(A, { configuration: '{"radios":[]}', uuid: 77 }),
-      await queueing.upgrade(A, { uri: 'https://example.com/fw.bin' }),
-      await queueing.factory(A, { keepRedirector: true }),
-    ];
+    const svc = new CommandService({ fleet, store, clock, newId });
+    const refused = { name: 'AirtwinError', code: 'DEVICE_OFFLINE', message: expect.stringMatching(/is replayed from a recording: it plays back what the AP did and cannot run a new '\w+'/) };
+    await expect(svc.reboot(A, {})).rejects.toMatchObject(refused);
+    // Queueable commands too: no retry could deliver them.
+    await expect(svc.configure(A, { configuration: '{"radios":[]}', uuid: 77 })).rejects.toMatchObject(refused);
+    await expect(svc.upgrade(A, { uri: 'https://example.com/fw.bin' })).rejects.toMatchObject(refused);
+    await expect(svc.factory(A, { keepRedirector: true })).rejects.toMatchObject(refused);
     await flush();
-    await queueing.flush();
-    for (const c of sent) {
-      expect(c.status, `${c.command} as returned`).toBe('failed');
-      expect(store.get(c.UUID), c.command).toMatchObject({ status: 'failed', errorText: expect.stringMatching(/could not be sent: .*replayed from a recording/) });
-    }
+    await svc.flush();
+    expect(store.rows.size).toBe(0);
     expect(fleet.status(A)?.connected).toBe(true);
     svc.close();
-    queueing.close();
   });
 
   it('plays at a speed factor on a scaled clock, with the same outcome', async () => {

@@ -171,4 +171,33 @@ describe('serve --replay on a port in use', () => {
       await store.close();
     }
   });
+
+  it('serve --record on a port in use leaves an earlier recording and its parts as they were', async () => {
+    const file = join(dir, 'earlier.ndjson');
+    await runSimulate({ scenario: 'lab', until: '2m', record: file, recordMaxBytes: 8192 }, new PassThrough().resume());
+    const before = [file, `${file}.1`].map((f) => readFileSync(f, 'utf8'));
+    const busy = createServer().listen(0, '127.0.0.1');
+    await once(busy, 'listening');
+    try {
+      const port = (busy.address() as AddressInfo).port;
+      await expect(startTestServer({ sim: true, scenario: 'lab', speed: 'max', record: file, rrmPort: port, dataDir: join(dir, 'rec-data') }))
+        .rejects.toMatchObject({ name: 'ConfigError', message: expect.stringContaining(`port in use: ${port}`) });
+    } finally {
+      busy.close();
+    }
+    // Before the fix the file was truncated to the simulated APs' first lines and FILE.1... deleted.
+    expect([file, `${file}.1`].map((f) => readFileSync(f, 'utf8'))).toEqual(before);
+  });
+
+  it('a started serve --record says that it replaces an earlier recording at its path', async () => {
+    const file = join(dir, 'again.ndjson');
+    await runSimulate({ scenario: 'lab', until: '1m', record: file }, new PassThrough().resume());
+    const bytes = readFileSync(file).length;
+    let log = '';
+    const logs = new PassThrough().on('data', (d: Buffer) => { log += d.toString(); });
+    const live = await startTestServer({ sim: true, scenario: 'lab', speed: 'max', record: file, dataDir: join(dir, 'again-data'), logLevel: 'info' }, { logDestination: logs });
+    await live.close();
+    const warned = log.split('\n').filter((l) => l.includes('replaces an earlier one')).map((l) => JSON.parse(l));
+    expect(warned).toEqual([expect.objectContaining({ level: 40, file, bytes, parts: 0 })]);
+  });
 });

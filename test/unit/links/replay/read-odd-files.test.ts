@@ -232,12 +232,16 @@ describe('the head of a file that is not a recording', () => {
     expect((err as NotARecordingError).message).toBe(`${file} does not look like a recording: none of its first ${HEAD_LINES} lines is a recording line (line 1: not JSON (Unexpected token 'j', "junk 0 \\u0000ÿ" is not valid JSON))`);
   });
 
-  it('counts the lines across parts, and leaves a short file with no recording line to the replay (undefined)', async () => {
+  it('counts the lines across parts; a shorter file with no recording line is not one either, a file of blank lines is empty', async () => {
     const base = join(dir, `head-${n++}.ndjson`);
     writeFileSync(base, `${lines(HEAD_LINES / 2).join('\n')}\n`);
     writeFileSync(`${base}.1`, `${lines(HEAD_LINES / 2).join('\n')}\n${connect(42)}\n`);
-    await expect(firstTime([base, `${base}.1`])).rejects.toThrow(NotARecordingError);
-    expect(await firstTime(base)).toBeUndefined();
+    await expect(firstTime([base, `${base}.1`])).rejects.toThrow(`none of its first ${HEAD_LINES} lines is a recording line`);
+    // It used to be left to the replay (undefined): 0 frames into a data dir, which serve kept serving.
+    await expect(firstTime(base)).rejects.toThrow(`${base} does not look like a recording: none of its ${HEAD_LINES / 2} lines is a recording line (line 1: not JSON`);
+    const blank = join(dir, `head-${n++}.ndjson`);
+    writeFileSync(blank, '\n\n\n');
+    expect(await firstTime(blank)).toBeUndefined();
   });
 
   it('reads a few MB of a 64 MB binary file, not all of it', async () => {
