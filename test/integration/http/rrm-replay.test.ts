@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -60,6 +60,29 @@ describe('RRM on a replayed recording', () => {
       expect([summary.rejectedCount, summary.dropped]).toEqual([0, 0]);
       await replay.running.ingest.flush();
       expect(await plans(replay)).toEqual(livePlans);
+    } finally {
+      await replay.close();
+    }
+  }, 60_000);
+
+  it('asks no replayed AP for scans, and refuses an API command to one (409) with no record', async () => {
+    // The recording without the disconnects of the live server's shutdown: the APs stay connected.
+    const open = join(dir, 'open.ndjson');
+    writeFileSync(open, readFileSync(file, 'utf8').split('\n').filter((l) => !l.includes('"event":"disconnect"')).join('\n'));
+    const replay = await startTestServer({ sim: false, replay: open, speed: 'max', dataDir: join(dir, 'open-data'), ...quiet });
+    try {
+      await replay.running.replay!.done;
+      expect(SERIALS.every((x) => replay.running.fleet.status(x)?.connected === true)).toBe(true);
+      expect((await replay.rrm('POST', '/setTopology', { body: { lab: SERIALS } })).status).toBe(200);
+      for (const x of SERIALS) expect((await replay.rrm('POST', `/setDeviceApConfig?serial=${x}`, { body: { enableWifiScan: true } })).status).toBe(200);
+      // Connected, in a zone, scans on, never scanned: each would be due. A scan could only fail
+      // (one failed `rrm` wifiscan per AP and interval used to fill the history).
+      expect(replay.running.rrmService.collector.tick()).toEqual({ wifiScan: [], capabilities: [] });
+      const before = (await replay.gw('GET', `/commands?serialNumber=${SERIALS[0]}`)).body.commands.length;
+      const led = await replay.gw('POST', `/device/${SERIALS[0]}/leds`, { body: { serialNumber: SERIALS[0], pattern: 'on', duration: 10 } });
+      expect(led.status, led.text).toBe(409);
+      expect(led.body.ErrorDescription).toMatch(/replayed from a recording/);
+      expect((await replay.gw('GET', `/commands?serialNumber=${SERIALS[0]}`)).body.commands.length).toBe(before);
     } finally {
       await replay.close();
     }
