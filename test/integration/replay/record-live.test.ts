@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { closeSync, constants, existsSync, mkdtempSync, openSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { closeSync, constants, createReadStream, existsSync, mkdtempSync, openSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
@@ -323,6 +323,29 @@ describe('closeRecorder (serve and edge at shutdown)', () => {
     } finally {
       // The blocked write ends (EPIPE) once the pipe has no reader.
       closeSync(reader);
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('records into a FIFO that a reader drains: every line arrives, and the reader sees the end', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'airtwin-fifo-'));
+    const fifo = join(dir, 'drained.fifo');
+    execFileSync('mkfifo', [fifo]);
+    try {
+      const rec = createRecorder({ path: fifo, clock: new VirtualClock(1_767_600_000_000) });
+      // The recorder opened the FIFO read-write, so this open does not wait for it.
+      const chunks: Buffer[] = [];
+      const reader = createReadStream(fifo).on('data', (d) => chunks.push(d as Buffer));
+      const ended = new Promise<void>((r) => reader.on('end', () => r()));
+      for (let i = 0; i < 3000; i++) rec.tap.up('aabbccddee07', { jsonrpc: '2.0', method: 'log', params: { serial: 'aabbccddee07', log: 'x'.repeat(100), severity: 6, n: i } });
+      const { entries, logger } = logged();
+      await closeRecorder(rec, logger);
+      await ended;
+      const lines = Buffer.concat(chunks).toString('utf8').split('\n');
+      expect(lines.pop()).toBe('');
+      expect(lines.map((l) => (JSON.parse(l) as { frame: { params: { n: number } } }).frame.params.n)).toEqual([...Array(3000).keys()]);
+      expect(entries).toEqual([{ level: 'info', o: expect.objectContaining({ lines: 3000, droppedLines: 0 }), msg: 'recording closed' }]);
+    } finally {
       rmSync(dir, { recursive: true, force: true });
     }
   });
