@@ -30,8 +30,8 @@ function quitAtOnce(name: NodeJS.Signals): never {
  * handler for its whole life: swapping a start-up handler for a running one dropped a signal that
  * came in between (libuv closes a signal's handle when its last listener goes). During start-up
  * the first signal aborts `starting` (`NAME: stopping`); once `running(close)` is called, the
- * first runs `close` and exits 0 (1 if closing failed); a second signal quits at once (130), so a
- * shutdown stuck on a device (a recording to a stalled pipe) never needs a kill -9.
+ * first runs `close` and exits 0 (1 if closing failed); a second signal quits at once
+ * (quitAtOnce), so a shutdown stuck on a device (a recording to a stalled pipe) never needs a kill -9.
  */
 function serviceSignals(say: NodeJS.WritableStream = process.stdout): { starting: AbortSignal; running: (close: () => Promise<void>) => void } {
   const ctl = new AbortController();
@@ -59,7 +59,7 @@ function serviceSignals(say: NodeJS.WritableStream = process.stdout): { starting
 
 /**
  * Ctrl-C or SIGTERM for a run that can end early and keep what it did (simulate --record,
- * replay): the first signal aborts `signal` and prints `stopping`; a second quits at once (130).
+ * replay): the first signal aborts `signal` and prints `stopping`; a second quits at once (quitAtOnce).
  */
 function stopOnSignal(stopping: string): { signal: AbortSignal; off: () => void } {
   const ctl = new AbortController();

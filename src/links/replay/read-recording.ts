@@ -267,14 +267,17 @@ export async function* readRecordingChunks(files: string | readonly string[], op
   // A rejection goes after a line still held, so items stay in line order.
   const reject = (item: ReadItem, out: ReadItem[]): void => void (held.length > 0 ? held : out).push(item);
   const rejected = (item: Accepted, reason: string): ReadItem => ({ ok: false, line: item.line, file: item.file, size: item.size, reason });
+  const late = (n: Accepted, tP: number): ReadItem => rejected(n, `t goes backwards (${n.rec.t} after ${tP})`);
   const accept = (item: Accepted, out: ReadItem[]): void => {
+    if (!lookAhead) {
+      lastT = item.rec.t;
+      out.push(item);
+      return;
+    }
+    // held[0], when there is one, is always the accepted line P.
     const p = held[0] as Accepted | undefined;
-    if (!lookAhead || !p) {
-      if (lookAhead) held.push(item);
-      else {
-        lastT = item.rec.t;
-        out.push(item);
-      }
+    if (!p) {
+      held.push(item);
       return;
     }
     const tP = p.rec.t;
@@ -289,7 +292,7 @@ export async function* readRecordingChunks(files: string | readonly string[], op
     }
     const n = held[suspect] as Accepted;
     if (item.rec.t >= tP) {
-      held[suspect] = rejected(n, `t goes backwards (${n.rec.t} after ${tP})`);
+      held[suspect] = late(n, tP);
       lastT = tP;
       out.push(...held.splice(0));
       suspect = -1;
@@ -304,10 +307,11 @@ export async function* readRecordingChunks(files: string | readonly string[], op
   };
   /** At the end: a suspect with no line after it is taken as late, as a line going backwards always was. */
   const release = (): ReadItem[] => {
-    if (suspect >= 0) held[suspect] = rejected(held[suspect] as Accepted, `t goes backwards (${(held[suspect] as Accepted).rec.t} after ${(held[0] as Accepted).rec.t})`);
+    if (suspect >= 0) held[suspect] = late(held[suspect] as Accepted, (held[0] as Accepted).rec.t);
     suspect = -1;
     return held.splice(0);
   };
+
   const maxLine = opts.maxLineBytes ?? MAX_LINE_BYTES;
   const { contains } = opts;
   // eslint-disable-next-line no-control-regex
