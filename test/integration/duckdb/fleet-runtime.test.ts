@@ -12,6 +12,7 @@ import { DefaultConfigsRepo } from '../../../src/store/default-configs-repo.js';
 import { CommandsRepo } from '../../../src/store/commands-repo.js';
 import { startFleetRuntime, type FleetRuntime } from '../../../src/commands/fleet-runtime.js';
 import { FakeLink, flush } from '../../helpers/fake-link.js';
+import { until } from '../../helpers/until.js';
 import type { Clock } from '../../../src/protocol/clock.js';
 
 const T0 = Date.parse('2026-11-21T00:00:00Z');
@@ -51,6 +52,12 @@ describe('fleet runtime (serve\'s admission policy on a real DuckDB file)', () =
     link.connect();
     for (let i = 0; i < 20; i++) await flush();
     await new Promise((r) => setTimeout(r, 50));
+    // Admission stores the record on DuckDB's pool thread: on a loaded machine that takes more
+    // than the 50 ms above (a CI run found no record yet). Refusals are waited for by time only.
+    if (autoProvision) {
+      const admitted = async () => runtime!.fleet.status(SERIAL)?.connected === true && (!withDefault || link.sent.some((f) => f.method === 'configure'));
+      await until('the AP admitted (and its default configuration pushed)', admitted, (ok) => ok, 10_000);
+    }
     return { devices, link };
   }
 
