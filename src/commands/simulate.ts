@@ -9,7 +9,7 @@ import { checkRecordFile } from '../config/flags.js';
 import { wallClock } from '../protocol/clock.js';
 import { loadScenario } from '../../simulator/scenario.js';
 import { parseDuration, startRun } from '../../simulator/run.js';
-import { NdjsonParts } from '../links/record/ndjson-writer.js';
+import { NdjsonParts, RecordingError } from '../links/record/ndjson-writer.js';
 
 const SLICE_MS = 60_000;
 
@@ -85,6 +85,9 @@ export async function runSimulate(opts: SimulateOptions, out: NodeJS.WritableStr
     // file is ended: the lines written before stay.
     for (const w of waits) w.catch(() => undefined);
     await writer.close().catch(() => undefined);
+    const { lines } = writer.written;
+    const where = opts.record.endsWith('.gz') ? 'were compressed, and the file holds those of them that reached it (a replay reads it up to the cut)' : `are in ${writer.files.length > 1 ? 'its parts' : 'the file'}, which ends with a whole line`;
+    if (e instanceof RecordingError) out.write(`simulate: stopped by a failed write: ${lines} lines ${where}\n`);
     throw e;
   }
   const result: SimulateResult = {

@@ -154,6 +154,59 @@ describe('airtwin serve as a process', () => {
   }, 60_000);
 });
 
+describe('a recording stopped by a file that cannot grow (disk full, file size limit)', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'airtwin-e2e-full-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  /**
+   * Runs `node args` with a file size limit of `kib` KiB: a write past it writes up to the limit,
+   * then fails with EFBIG, as a disk that fills mid-write does (SIGXFSZ ignored, as the shell's
+   * trap leaves it through exec, so the process sees the error).
+   */
+  const underFileLimit = (kib: number, args: string[]) =>
+    spawnSync('bash', ['-c', `trap '' XFSZ; ulimit -f ${kib}; exec "$0" "$@"`, process.execPath, ...args], { encoding: 'utf8' });
+
+  it('simulate --record: the file is cut back to its last whole line, and the count of lines in it is said', () => {
+    const file = join(dir, 'sim.ndjson');
+    // 1 MiB: the 256 KiB chunks of a 2 h recording of the default venue pass it mid-chunk.
+    const run = underFileLimit(1024, [BIN, 'simulate', '--until', '2h', '--record', file]);
+    expect(run.status, run.stderr).toBe(1);
+    expect(run.stderr).toMatch(new RegExp(`^airtwin: recording ${file}: EFBIG`, 'm'));
+    const said = Number(/stopped by a failed write: (\d+) lines are in the file, which ends with a whole line/.exec(run.stdout)?.[1]);
+    const text = readFileSync(file, 'utf8');
+    expect(text.length).toBeGreaterThan(0);
+    expect(text.length).toBeLessThan(1024 * 1024);
+    expect(text.endsWith('\n')).toBe(true);
+    const lines = text.slice(0, -1).split('\n');
+    expect(lines).toHaveLength(said);
+    for (const line of lines) expect(JSON.parse(line)).toMatchObject({ t: expect.any(Number), serial: expect.stringMatching(/^[0-9a-f]{12}$/) });
+  }, 60_000);
+
+  it('the recorder counts the lines that reached the file and the lines lost (serve and edge log them at close)', () => {
+    const file = join(dir, 'rec.ndjson');
+    const recorder = new URL('../../src/links/record/recording-link.ts', import.meta.url).pathname;
+    const clock = new URL('../../simulator/clock.ts', import.meta.url).pathname;
+    const script = `
+      import { createRecorder, closeRecorder } from ${JSON.stringify(recorder)};
+      import { VirtualClock } from ${JSON.stringify(clock)};
+      const rec = createRecorder({ path: ${JSON.stringify(file)}, clock: new VirtualClock(1767600000000) });
+      rec.open();
+      const log = (level) => (o, msg) => console.log(JSON.stringify({ level, msg, ...o }));
+      const big = 'x'.repeat(1000);
+      for (let n = 0; n < 2000; n++) rec.tap.up('aabbccddee07', { jsonrpc: '2.0', method: 'log', params: { serial: 'aabbccddee07', log: big, severity: 6, n } });
+      await closeRecorder(rec, { info: log('info'), warn: log('warn'), error: log('error') });`;
+    const run = underFileLimit(600, ['--import', 'tsx', '--input-type=module', '-e', script]);
+    expect(run.status, run.stderr).toBe(0);
+    const entry = JSON.parse(run.stdout.trim()) as { level: string; msg: string; lines: number; bytes: number; unwritten: number; error: string };
+    expect(entry).toMatchObject({ level: 'error', msg: 'recording closed after a failed write', error: expect.stringMatching(/EFBIG/) });
+    const text = readFileSync(file, 'utf8');
+    expect(text.endsWith('\n')).toBe(true);
+    expect(entry.lines).toBe(text.split('\n').length - 1);
+    expect(entry.bytes).toBe(Buffer.byteLength(text));
+    expect(entry.lines).toBeGreaterThan(0);
+    expect(entry.lines + entry.unwritten).toBe(2000);
+  }, 60_000);
+});
+
 describe('airtwin serve --record to standard output or to a stalled pipe', () => {
   const dir = mkdtempSync(join(tmpdir(), 'airtwin-e2e-rec-'));
   let child: ChildProcess | undefined;

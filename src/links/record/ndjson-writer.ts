@@ -6,6 +6,7 @@
  */
 import { once } from 'node:events';
 import { constants as fsConstants, createWriteStream, existsSync, fstatSync, openSync, readdirSync, rmSync, statSync, type Stats } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { Socket } from 'node:net';
 import { basename, dirname, join } from 'node:path';
 import { finished, pipeline } from 'node:stream/promises';
@@ -34,6 +35,18 @@ export interface NdjsonWriterOptions {
   afterWrite?: () => void;
   /** Settles when everything written has reached its file (the end of a pipeline behind `out`). */
   done?: Promise<void>;
+  /**
+   * A regular file that `out` writes from its start. After a failed write it is cut back to the
+   * last chunk the stream confirmed, so it ends with a whole line: a disk that fills mid-write
+   * leaves part of a chunk behind, which a replay would report as a broken line.
+   */
+  cutBackOnFailure?: string;
+}
+
+/** Lines and their bytes (UTF-8, newlines included). */
+export interface LineCount {
+  lines: number;
+  bytes: number;
 }
 
 export class NdjsonWriter {
@@ -46,10 +59,13 @@ export class NdjsonWriter {
   private failure: Error | undefined;
   private readonly afterWrite: (() => void) | undefined;
   private readonly done: Promise<void> | undefined;
+  private readonly cutBack: string | undefined;
+  private readonly confirmed: LineCount = { lines: 0, bytes: 0 };
 
   constructor(private readonly out: NodeJS.WritableStream, opts: NdjsonWriterOptions = {}) {
     this.chunkBytes = opts.chunkBytes ?? 256 * 1024;
     this.afterWrite = opts.afterWrite;
+    this.cutBack = opts.cutBackOnFailure;
     out.on('error', (e: Error) => { this.failure ??= e; });
     this.done = opts.done?.catch((e: unknown) => { this.failure ??= e instanceof Error ? e : new Error(String(e)); });
   }
@@ -57,6 +73,14 @@ export class NdjsonWriter {
   /** Number of lines accepted so far. */
   get count(): number {
     return this.lines;
+  }
+
+  /**
+   * Lines the stream has confirmed (its write callbacks): for a file, lines in the file; for a
+   * compressor, lines it took (its file may end before the last of them when that failed).
+   */
+  get written(): LineCount {
+    return { ...this.confirmed };
   }
 
   /** Queue one line (without its newline). Returns a promise only when the caller should wait. */
@@ -73,11 +97,16 @@ export class NdjsonWriter {
   flush(): Promise<void> {
     if (this.parts.length === 0) return this.chain;
     const text = `${this.parts.join('\n')}\n`;
+    const lines = this.parts.length;
     this.parts = [];
     this.size = 0;
     this.chain = this.chain.then(async () => {
       if (this.failure) throw this.failure;
-      const wait = !this.out.write(text);
+      const wait = !this.out.write(text, (e?: Error | null) => {
+        if (e) return;
+        this.confirmed.lines += lines;
+        this.confirmed.bytes += Buffer.byteLength(text);
+      });
       this.afterWrite?.();
       if (wait) await once(this.out as NodeJS.EventEmitter, 'drain');
     });
@@ -88,14 +117,46 @@ export class NdjsonWriter {
   async close(): Promise<void> {
     if (this.closed) return this.chain;
     this.closed = true;
-    await this.flush();
+    // A failed flush is the stream's failure: the stream is still ended and the file cut back.
+    await this.flush().catch((e: unknown) => { this.failure ??= e instanceof Error ? e : new Error(String(e)); });
     // `finished`, not a wait for 'finish': a stream that failed after it accepted the last write
     // is destroyed and never finishes, and close() must not wait for it forever.
     const done = finished(this.out);
     this.out.end();
     await done.catch((e: unknown) => { this.failure ??= e instanceof Error ? e : new Error(String(e)); });
     await this.done;
-    if (this.failure) throw this.failure;
+    if (this.failure) {
+      // Best effort: a file that cannot be cut back keeps its torn tail, which a replay reports.
+      if (this.cutBack !== undefined) {
+        const kept = await cutToWholeLine(this.cutBack, this.confirmed.bytes).catch(() => undefined);
+        if (kept) {
+          this.confirmed.lines += kept.lines;
+          this.confirmed.bytes += kept.bytes;
+        }
+      }
+      throw this.failure;
+    }
+  }
+}
+
+/**
+ * Cuts `file` back to its last whole line after `from` (a line boundary: the end of the last
+ * confirmed chunk). A write that failed part-way (a disk that filled) leaves the start of a chunk
+ * behind: its whole lines stay, the torn one goes. Returns the lines kept after `from`.
+ */
+async function cutToWholeLine(file: string, from: number): Promise<LineCount> {
+  const handle = await open(file, 'r+');
+  try {
+    const { size } = await handle.stat();
+    const tail = Buffer.alloc(Math.max(0, size - from));
+    const { bytesRead } = await handle.read(tail, 0, tail.length, from);
+    const end = tail.subarray(0, bytesRead).lastIndexOf(0x0a) + 1;
+    let lines = 0;
+    for (let i = tail.indexOf(0x0a); i >= 0 && i < end; i = tail.indexOf(0x0a, i + 1)) lines++;
+    await handle.truncate(from + end);
+    return { lines, bytes: end };
+  } finally {
+    await handle.close();
   }
 }
 
@@ -116,9 +177,9 @@ export function isStdout(path: string): boolean {
  * gathered lines ends a deflate block (Z_SYNC_FLUSH), so what was written can be read back from a
  * file whose process died before the gzip trailer (the replay reads it up to the cut).
  */
-export function ndjsonFileWriter(file: string, opts: Omit<NdjsonWriterOptions, 'afterWrite' | 'done'> = {}): NdjsonWriter {
-  const stream = openTarget(file);
-  if (!file.endsWith(GZ)) return new NdjsonWriter(stream, opts);
+export function ndjsonFileWriter(file: string, opts: Pick<NdjsonWriterOptions, 'chunkBytes'> = {}): NdjsonWriter {
+  const { stream, regularFile } = openTarget(file);
+  if (!file.endsWith(GZ)) return new NdjsonWriter(stream, { ...opts, ...(regularFile ? { cutBackOnFailure: file } : {}) });
   const gzip = createGzip();
   // A failed file write destroys the compressor with that error: the writer sees it either way.
   const done = pipeline(gzip, stream);
@@ -135,14 +196,16 @@ export function ndjsonFileWriter(file: string, opts: Omit<NdjsonWriterOptions, '
  *   close gives up on them (closeRecorder). A FIFO is opened read-write, so the open does not
  *   wait for a reader either (what is written before one comes waits in the pipe).
  */
-function openTarget(file: string): NodeJS.WritableStream {
+function openTarget(file: string): { stream: NodeJS.WritableStream; regularFile: boolean } {
   const stdout = isStdout(file);
   const st = stdout ? fstatSync(1) : statOrUndefined(file);
   if (st && (st.isFIFO() || st.isSocket())) {
     const fd = stdout ? 1 : openSync(file, fsConstants.O_RDWR | fsConstants.O_NONBLOCK);
-    return new Socket({ fd, readable: false, writable: true });
+    return { stream: new Socket({ fd, readable: false, writable: true }), regularFile: false };
   }
-  return stdout ? createWriteStream('', { fd: 1, autoClose: false }) : createWriteStream(file);
+  if (stdout) return { stream: createWriteStream('', { fd: 1, autoClose: false }), regularFile: false };
+  // Written from its start (truncated at open): a file, not a device such as /dev/full.
+  return { stream: createWriteStream(file), regularFile: st === undefined || st.isFile() };
 }
 
 function statOrUndefined(file: string): Stats | undefined {
@@ -242,6 +305,7 @@ export function removeParts(path: string): void {
 export class NdjsonParts {
   readonly files: string[] = [];
   private writer!: NdjsonWriter;
+  private readonly writers: NdjsonWriter[] = [];
   private fileBytes = 0;
   private readonly ending: Promise<void>[] = [];
   private failure: RecordingError | undefined;
@@ -257,7 +321,19 @@ export class NdjsonParts {
     const file = partPath(this.path, this.files.length);
     this.files.push(file);
     this.writer = ndjsonFileWriter(file);
+    this.writers.push(this.writer);
     this.fileBytes = 0;
+  }
+
+  /** Lines the parts' streams confirmed, over all parts (NdjsonWriter.written). */
+  get written(): LineCount {
+    const sum = { lines: 0, bytes: 0 };
+    for (const w of this.writers) {
+      const { lines, bytes } = w.written;
+      sum.lines += lines;
+      sum.bytes += bytes;
+    }
+    return sum;
   }
 
   /** The first failure, named after the part it happened in. */

@@ -74,8 +74,13 @@ export interface RecorderStats {
   files: string[];
   droppedLines: number;
   malformedSkipped: number;
-  /** Why recording stopped early (a failed write), if it did. */
+  /**
+   * Why recording stopped early (a failed write), if it did. `lines` and `bytes` then count what
+   * reached the file (a plain file is cut back to its last whole line; for a `.gz` recording,
+   * what the compressor took), and `unwritten` the lines accepted after that, which are lost.
+   */
   error?: string;
+  unwritten?: number;
 }
 
 /**
@@ -140,9 +145,9 @@ export async function closeRecorder(recorder: Recorder, logger: RecorderLogger, 
   const gaveUp = new Promise<true>((resolve) => { timer = setTimeout(() => resolve(true), waitMs); });
   const closed = await Promise.race([recorder.close().then(() => false as const), gaveUp]);
   clearTimeout(timer);
-  const { lines, bytes, droppedLines, files, error } = recorder.stats();
+  const { lines, bytes, droppedLines, files, error, unwritten } = recorder.stats();
   if (closed === true) logger.error({ lines, bytes, droppedLines, files, waitedMs: waitMs }, 'recording not finished: the file took no more lines; the lines still waiting are lost');
-  else if (error !== undefined) logger.error({ lines, bytes, droppedLines, files, error }, 'recording closed after a failed write');
+  else if (error !== undefined) logger.error({ lines, bytes, unwritten, droppedLines, files, error }, 'recording closed after a failed write');
   else logger[droppedLines > 0 ? 'warn' : 'info']({ lines, bytes, droppedLines, files }, 'recording closed');
 }
 
@@ -314,7 +319,12 @@ export function createRecorder(opts: RecorderOptions): Recorder {
     wrap,
     tap,
     drained: () => flushNow(),
-    stats: () => ({ ...st, files: parts ? [...parts.files] : [], ...(failure ? { error: failure.message } : {}) }),
+    stats: () => {
+      const files = parts ? [...parts.files] : [];
+      if (!failure) return { ...st, files };
+      const written = parts?.written ?? { lines: 0, bytes: 0 };
+      return { ...st, ...written, files, error: failure.message, unwritten: st.lines - written.lines };
+    },
     close: () => (closing ??= (async () => {
       clearInterval(flushTimer);
       closed = true;
