@@ -53,6 +53,16 @@ export function recordingParts(file: string): string[] {
   return [file, ...laterParts(file)];
 }
 
+/**
+ * How messages name what a replay reads: the stream's name, or its files. A long rotation
+ * (FILE .. FILE.90) is named by its ends and count rather than by a line of 91 paths.
+ */
+export function inputLabel(input: Pick<ReplayInput, 'files' | 'name' | 'stream'>): string {
+  const { files } = input;
+  if (input.stream) return input.name;
+  return files.length <= 3 ? files.join(', ') : `${files[0]} and ${files.length - 1} more parts (up to ${files.at(-1)})`;
+}
+
 /** The line that names the parts after a gap a replay leaves unread, if any. */
 export function partsAfterGapNote(input: ReplayInput): string | undefined {
   const left = input.partsAfterGap;

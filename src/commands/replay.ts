@@ -33,7 +33,7 @@ import type { PipelineLogger } from '../pipelines/duckdb-sink.js';
 import type { IngestMetrics } from '../pipelines/metrics.js';
 import { isPartName } from '../links/record/ndjson-writer.js';
 import { firstTime, NotARecordingError, recordedConnects } from '../links/replay/read-recording.js';
-import { openReplayInput, partsAfterGapNote, type ReplayInput } from './replay-input.js';
+import { inputLabel, openReplayInput, partsAfterGapNote, type ReplayInput } from './replay-input.js';
 import { startReplay, type RejectedLine, type ReplayProgress, type ReplaySummary } from '../links/replay/replayer.js';
 
 export interface ReplayCommandOptions {
@@ -231,7 +231,7 @@ async function replayInto(input: ReplayInput, opts: ReplayCommandOptions, io: Re
   // The recording's first time with --keep-time (taken now: a scaled clock runs on while the data dir opens).
   const startMs = clock.now();
   const logger = io.logger ?? quietLogger(io.out);
-  io.out.write(`replay: ${input.stream ? input.name : files.join(', ')} at speed ${speed}${opts.keepTime ? ', recorded times kept' : ''} -> ${opts.dataDir}\n`);
+  io.out.write(`replay: ${inputLabel(input)} at speed ${speed}${opts.keepTime ? ', recorded times kept' : ''} -> ${opts.dataDir}\n`);
   const gapNote = partsAfterGapNote(input);
   if (gapNote) io.out.write(`${gapNote}\n`);
 

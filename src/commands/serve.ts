@@ -24,7 +24,7 @@ import { RrmCollector } from '../rrm/collector.js';
 import { RrmScheduler } from '../rrm/scheduler.js';
 import { acceptedConnect, processClock, replayDriver, startFleetRuntime } from './fleet-runtime.js';
 import { keptTimeOverlap, openDataDir, replayClock, replayFileRecordedOver, replayProgressBar, replaySummaryLines } from './replay.js';
-import { openReplayInput, partsAfterGapNote } from './replay-input.js';
+import { inputLabel, openReplayInput, partsAfterGapNote } from './replay-input.js';
 import { startReplay } from '../links/replay/replayer.js';
 import { recordedConnects } from '../links/replay/read-recording.js';
 import { isObject } from '../protocol/frame.js';
@@ -288,7 +288,7 @@ export async function startServe(config: Readonly<ServeConfig>, io: ServeIo): Pr
     io.print(`  auth     ${authenticator.modes.join(', ')}`);
     if (sim) io.print(`  venue    ${sim.venue.name}: ${sim.venue.aps.length} APs, ${sim.venue.clients.length} clients, seed ${sim.seed}, speed ${config.speed}`);
     else if (input) {
-      io.print(`  replay   ${input.stream ? input.name : input.files.join(', ')} at speed ${config.speed}${config.keepTime ? ', recorded times' : ''}`);
+      io.print(`  replay   ${inputLabel(input)} at speed ${config.speed}${config.keepTime ? ', recorded times' : ''}`);
       const gapNote = partsAfterGapNote(input);
       if (gapNote) io.print(gapNote);
     } else io.print('  venue    none (--no-sim)');

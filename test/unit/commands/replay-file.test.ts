@@ -43,6 +43,20 @@ describe('the file given to replay', () => {
     expect(r.summary.rejectedCount).toBe(0);
     expect(r.summary.accepted).toBe(1);
   });
+
+  it('names a few parts one by one, and a long rotation by its ends and count', async () => {
+    const started = async (file: string, parts: number) => {
+      for (let i = 0; i < parts; i++) writeFileSync(i === 0 ? file : `${file}.${i}`, `${line(i * 1000)}\n`);
+      const out: string[] = [];
+      const r = await runReplay({ file, dataDir: join(dir, `parts-${parts}`) }, { out: new PassThrough().on('data', (c: Buffer) => out.push(c.toString())) });
+      expect(r.summary.accepted).toBe(parts);
+      return out.join('').split('\n')[0];
+    };
+    const few = join(dir, 'few.ndjson');
+    expect(await started(few, 3)).toBe(`replay: ${few}, ${few}.1, ${few}.2 at speed max -> ${join(dir, 'parts-3')}`);
+    const many = join(dir, 'many.ndjson');
+    expect(await started(many, 40)).toBe(`replay: ${many} and 39 more parts (up to ${many}.39) at speed max -> ${join(dir, 'parts-40')}`);
+  });
 });
 
 describe('a stream given to replay: - (standard input) or a pipe', () => {
