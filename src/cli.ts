@@ -46,7 +46,8 @@ function serviceSignals(say: NodeJS.WritableStream = process.stdout): { starting
       return;
     }
     closing = true;
-    say.write(`${name}: shutting down\n`);
+    // After a replay's progress bar (drawn on stderr when it is a terminal), not on its line.
+    say.write(`${process.stderr.isTTY ? '\n' : ''}${name}: shutting down\n`);
     close().then(() => process.exit(0), (e: unknown) => {
       process.stderr.write(`shutdown failed: ${String(e)}\n`);
       process.exit(1);

@@ -124,10 +124,10 @@ export function replayFileRecordedOver(record: string, replayFiles: readonly str
 
 // An Error has no enumerable fields: JSON.stringify would show `{}` where its message belongs.
 const shownFields = (o: object): string => JSON.stringify(o, (_k, v: unknown) => (v instanceof Error ? v.message : v));
-const quietLogger = (out: NodeJS.WritableStream): PipelineLogger => ({
+const quietLogger = (say: (line: string) => void): PipelineLogger => ({
   info: () => undefined,
-  warn: (o, msg) => out.write(`replay: ${msg} ${shownFields(o)}\n`),
-  error: (o, msg) => out.write(`replay: ${msg} ${shownFields(o)}\n`),
+  warn: (o, msg) => say(`replay: ${msg} ${shownFields(o)}`),
+  error: (o, msg) => say(`replay: ${msg} ${shownFields(o)}`),
 });
 
 /** Ids for commands the actors create themselves (recovery reboots): stable per run, UUID-shaped. */
@@ -176,18 +176,68 @@ export function replaySummaryLines(file: string, s: ReplaySummary, wallMs: numbe
   return lines;
 }
 
-/** A progress bar over the recording's bytes on `stream` (a terminal), for `replay` and `serve --replay`. */
-export function replayProgressBar(stream: NodeJS.WritableStream, files: readonly string[]) {
+/**
+ * `stream` as cli-progress draws on it, without its cursor save (ESC 7) at start and restore (ESC 8)
+ * at stop: the bar is drawn on the line the cursor is on. A restore took the cursor back to the
+ * line the bar started on, above anything printed since (`SIGINT: shutting down`), and the
+ * summary was then written over it.
+ */
+function onCurrentLine(stream: NodeJS.WritableStream): NodeJS.WritableStream {
+  const tty = stream as NodeJS.WritableStream & { columns?: number; isTTY?: boolean };
+  // What cli-progress uses of a stream (its terminal writes through `write`, readline's too).
+  return {
+    isTTY: tty.isTTY,
+    get columns() { return tty.columns; },
+    write: (chunk: string) => (chunk === '\x1b7' || chunk === '\x1b8' ? true : stream.write(chunk)),
+  } as unknown as NodeJS.WritableStream;
+}
+
+export interface ReplayProgressBar {
+  update(p: ReplayProgress): void;
+  /** Writes `line` above the bar: other output never lands on the bar's line. */
+  print(line: string): void;
+  /**
+   * Ends the bar: at 100 % with the summary's counts when the replay played to its end, where it
+   * was when it was stopped (`summary.stopped`) or failed (no summary).
+   */
+  stop(summary?: Pick<ReplaySummary, 'frames' | 'devices' | 'stopped'>): void;
+}
+
+/**
+ * A progress bar over the recording's bytes on `stream` (a terminal), for `replay` and `serve
+ * --replay`. It is first drawn at the first progress, so lines printed as the replay starts (the
+ * `serve` banner) come before it, not on its line.
+ */
+export function replayProgressBar(stream: NodeJS.WritableStream, files: readonly string[]): ReplayProgressBar {
   const total = files.reduce((n, f) => n + statSync(f).size, 0);
   const bar = new cliProgress.SingleBar({
-    format: 'replay [{bar}] {percentage}% | {frames} frames | {devices} devices', stream, hideCursor: true,
+    format: 'replay [{bar}] {percentage}% | {frames} frames | {devices} devices', stream: onCurrentLine(stream), hideCursor: true,
+    // Drawn on every tick, not only when it changed: a line printed above it clears its line.
+    forceRedraw: true,
   }, cliProgress.Presets.shades_classic);
-  bar.start(total, 0, { frames: 0, devices: 0 });
+  let state: 'waiting' | 'drawn' | 'stopped' = 'waiting';
+  const draw = (read: number, frames: number, devices: number) => {
+    if (state === 'waiting') {
+      state = 'drawn';
+      bar.start(total, Math.min(total, read), { frames, devices });
+    } else bar.update(Math.min(total, read), { frames, devices });
+  };
   return {
-    update: (p: ReplayProgress) => bar.update(Math.min(total, p.read), { frames: p.frames, devices: p.devices }),
-    stop: () => {
-      bar.update(total);
-      bar.stop();
+    update: (p) => { if (state !== 'stopped') draw(p.read, p.frames, p.devices); },
+    print: (line) => {
+      if (state !== 'drawn') {
+        stream.write(`${line}\n`);
+        return;
+      }
+      // The line takes the bar's place; the bar is drawn again on the next line.
+      stream.write(`\r\x1b[2K${line}\n`);
+      bar.render();
+    },
+    stop: (summary) => {
+      const finished = summary !== undefined && !summary.stopped;
+      if (finished && state !== 'stopped') draw(total, summary.frames, summary.devices);
+      if (state === 'drawn') bar.stop();
+      state = 'stopped';
     },
   };
 }
@@ -230,7 +280,9 @@ async function replayInto(input: ReplayInput, opts: ReplayCommandOptions, io: Re
   const clock = await replayClock(input, speed, opts.keepTime, io.clock);
   // The recording's first time with --keep-time (taken now: a scaled clock runs on while the data dir opens).
   const startMs = clock.now();
-  const logger = io.logger ?? quietLogger(io.out);
+  let bar: ReplayProgressBar | undefined;
+  // Warnings while the bar is drawn go above it.
+  const logger = io.logger ?? quietLogger((line) => (bar ? bar.print(line) : io.out.write(`${line}\n`)));
   io.out.write(`replay: ${inputLabel(input)} at speed ${speed}${opts.keepTime ? ', recorded times kept' : ''} -> ${opts.dataDir}\n`);
   const gapNote = partsAfterGapNote(input);
   if (gapNote) io.out.write(`${gapNote}\n`);
@@ -265,7 +317,7 @@ async function replayInto(input: ReplayInput, opts: ReplayCommandOptions, io: Re
       events$: fleet.events$, store, scheduler: clockScheduler(clock), retryScheduler: asyncScheduler, logger,
       maxDelayMs: max ? 3_600_000 : undefined, maxRows: max ? 10_000 : undefined,
     });
-    const bar = io.progress ? replayProgressBar(io.out, files) : undefined;
+    bar = io.progress ? replayProgressBar(io.out, files) : undefined;
     const running = ingest;
     const began = performance.now();
     const replay = startReplay({
@@ -280,8 +332,11 @@ async function replayInto(input: ReplayInput, opts: ReplayCommandOptions, io: Re
     const onStop = () => replay.stop();
     io.stop?.addEventListener('abort', onStop);
     if (io.stop?.aborted) onStop();
-    const summary = await replay.done.finally(() => io.stop?.removeEventListener('abort', onStop));
-    bar?.stop();
+    const summary = await replay.done
+      // A failed replay leaves the bar where it was, and the cursor back on.
+      .catch((e: unknown) => { bar?.stop(); throw e; })
+      .finally(() => io.stop?.removeEventListener('abort', onStop));
+    bar?.stop(summary);
     const devices: Record<string, DeviceDetails> = {};
     for (const serial of [...replay.links.keys()].sort()) {
       const d = fleet.details(serial);

@@ -264,7 +264,7 @@ export async function startServe(config: Readonly<ServeConfig>, io: ServeIo): Pr
       // later awaiter of `done` (tests, scripts) runs.
       void running.done.then(async (summary) => {
         input?.dispose();
-        bar?.stop();
+        bar?.stop(summary);
         log.info({ frames: summary.frames, devices: summary.devices, rejected: summary.rejectedCount, refused: summary.refusedCount, dropped: summary.dropped }, 'replay finished; serving the last state');
         for (const r of summary.rejected.slice(0, 20)) log.warn({ line: r.line, reason: r.reason }, 'replay skipped a line');
         // The same summary as `airtwin replay`, where the banner went.
