@@ -249,8 +249,15 @@ function classify(file: string, rel: string, v: unknown, skip: (reason: string) 
   return { file, kind, serial: wrapped ?? (named ? normalizeSerial(named) : undefined), body: v, uuid: kind === 'config' ? num(v.uuid) : undefined };
 }
 
+/**
+ * A serial for a capture that names none: 12 hex digits from a hash of `key`, made a locally
+ * administered unicast MAC (first octet: bit 0 clear, bit 1 set), as an AP's own MAC is unicast
+ * and a made-up one must not pass for a vendor's (OUI lookups) or for a multicast address.
+ */
 function derivedSerial(key: string): string {
-  return createHash('sha1').update(`airtwin-import:${key}`).digest('hex').slice(0, 12);
+  const bytes = createHash('sha1').update(`airtwin-import:${key}`).digest().subarray(0, 6);
+  bytes[0] = (bytes[0]! & 0xfc) | 0x02;
+  return bytes.toString('hex');
 }
 
 /** Capabilities good enough for the actor and RRM when a capture has none: bands and channels of the state's radios. */

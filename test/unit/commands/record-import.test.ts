@@ -23,6 +23,24 @@ const printedTo = () => {
   return { out, text: () => text };
 };
 
+describe('record --from-states: serials of captures that name none', () => {
+  it('derives a locally administered unicast MAC for each folder, never a multicast one', async () => {
+    const src = join(dir, 'unnamed');
+    const folders = Array.from({ length: 40 }, (_, i) => `site-${i}`);
+    for (const f of folders) put(join(src, f, 'state.json'), JSON.stringify({ unit: { uptime: 10 }, radios: [], interfaces: [] }));
+    const out = join(dir, 'unnamed.ndjson');
+    const summary = await runRecordImport({ fromStates: src, out }, printedTo().out);
+    expect(summary.devices).toBe(folders.length);
+    const serials = new Set(readFileSync(out, 'utf8').trim().split('\n').map((l) => (JSON.parse(l) as { serial: string }).serial));
+    expect(serials.size).toBe(folders.length);
+    for (const serial of serials) {
+      expect(serial).toMatch(/^[0-9a-f]{12}$/);
+      const first = Number.parseInt(serial.slice(0, 2), 16);
+      expect({ serial, multicast: first & 1, local: first & 2 }).toEqual({ serial, multicast: 0, local: 2 });
+    }
+  });
+});
+
 describe('record --from-states: files that are not .json', () => {
   it('imports .json in any case and lists every other file as skipped, hidden ones aside', async () => {
     const src = join(dir, 'mixed');
