@@ -281,6 +281,14 @@ export function startFleetRuntime(deps: FleetRuntimeDeps): FleetRuntime {
       await writes;
     },
     async close(reason?: string) {
+      // Each AP's last contact goes on its record (its disconnects do while running): a data dir
+      // served again, or replayed into, says when every AP was last heard from, not 0 or the
+      // time it was provisioned.
+      const contacts = new Map<string, number>();
+      for (const d of devices.all()) {
+        const last = fleet.status(d.serialNumber)?.lastContact ?? 0;
+        if (last > d.lastRecordedContact) contacts.set(d.serialNumber, last);
+      }
       fleet.stopAll(reason);
       subscription.unsubscribe();
       commandService.close();
@@ -288,6 +296,7 @@ export function startFleetRuntime(deps: FleetRuntimeDeps): FleetRuntime {
       // written before the caller closes the store, or they would stay pending for good.
       await commandService.flush();
       await writes;
+      await devices.setLastContacts(contacts).catch((e: unknown) => logger.error({ err: e }, 'device records: last contacts not stored'));
     },
   };
 }

@@ -23,11 +23,15 @@ export const DeviceStatus = Type.Object({
 }, { $id: 'DeviceStatus', title: 'DeviceStatus' });
 export type DeviceStatus = Static<typeof DeviceStatus>;
 
-/** The status of a device no link has connected (yet). */
-export function offlineStatus(serial: string, firmware = '', uuid = 0): DeviceStatus {
+/**
+ * The status of a device no link has connected in this process: `lastContact` is the last one
+ * on its record (seconds; 0: never), so a data dir served again, or replayed into, still says
+ * when each AP was last heard from.
+ */
+export function offlineStatus(serial: string, firmware = '', uuid = 0, lastContact = 0): DeviceStatus {
   return {
     serialNumber: serial, ipAddress: '', firmware, txBytes: 0, rxBytes: 0, messageCount: 0, UUID: uuid,
-    lastContact: 0, associations_2G: 0, associations_5G: 0, associations_6G: 0, connected: false,
+    lastContact, associations_2G: 0, associations_5G: 0, associations_6G: 0, connected: false,
     verifiedCertificate: 'NO_CERTIFICATE', sanity: 0, memoryUsed: 0, load: 0, uptime: 0, started: 0,
   };
 }

@@ -143,7 +143,7 @@ export async function deviceDataRoutes(api: FastifyInstance, deps: GatewayDeps):
   }, async (req) => {
     const serial = known(req);
     const d = deps.devices.get(serial)!;
-    return deps.status.status(serial) ?? offlineStatus(serial, d.firmware, d.UUID);
+    return deps.status.status(serial) ?? offlineStatus(serial, d.firmware, d.UUID, d.lastRecordedContact);
   });
 
   api.get('/device/:serialNumber/rtty', {

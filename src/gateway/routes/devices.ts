@@ -40,7 +40,7 @@ const ValidateResponse = Type.Object({ valid: Type.Boolean(), error: Type.Option
 
 export async function deviceRoutes(api: FastifyInstance, deps: GatewayDeps): Promise<void> {
   const withBlacklist = (d: Omit<Device, 'blackListed'>): Device => ({ ...d, blackListed: deps.isBlacklisted(d.serialNumber) });
-  const statusOf = (d: Omit<Device, 'blackListed'>) => deps.status.status(d.serialNumber) ?? offlineStatus(d.serialNumber, d.firmware, d.UUID);
+  const statusOf = (d: Omit<Device, 'blackListed'>) => deps.status.status(d.serialNumber) ?? offlineStatus(d.serialNumber, d.firmware, d.UUID, d.lastRecordedContact);
 
   api.get('/devices', {
     schema: { tags: ['devices'], summary: 'List devices', querystring: ListQuery, response: { 200: ListResponse, ...errorResponses } },

@@ -58,7 +58,7 @@ describe('fleet runtime (serve\'s admission policy on a real DuckDB file)', () =
       const admitted = async () => runtime!.fleet.status(SERIAL)?.connected === true && (!withDefault || link.sent.some((f) => f.method === 'configure'));
       await until('the AP admitted (and its default configuration pushed)', admitted, (ok) => ok, 10_000);
     }
-    return { devices, link };
+    return { devices, link, clock };
   }
 
   it('refuses an unknown AP with --no-auto-provision and stores no record', async () => {
@@ -118,6 +118,19 @@ describe('fleet runtime (serve\'s admission policy on a real DuckDB file)', () =
     const reread = await DevicesRepo.load(store!);
     expect(reread.get('c0ffee000002')).toEqual(devices.get('c0ffee000002'));
     expect(reread.get('c0ffee000003')).toEqual(devices.get('c0ffee000003'));
+  });
+
+  it('stores each AP\'s last contact on its record at close, so a data dir served again says when it was last heard from', async () => {
+    const { devices, link, clock } = await start(true);
+    const provisioned = devices.get(SERIAL)!.lastRecordedContact;
+    clock.set(T0 + 90_000);
+    link.notify('healthcheck', { uuid: 1, sanity: 100, data: {} });
+    await until('the healthcheck seen', async () => runtime!.fleet.status(SERIAL)?.lastContact, (t) => t === (T0 + 90_000) / 1000, 10_000);
+    await runtime!.close();
+    runtime = undefined;
+    expect(provisioned).toBe(T0 / 1000);
+    expect(devices.get(SERIAL)!.lastRecordedContact).toBe((T0 + 90_000) / 1000);
+    expect((await DevicesRepo.load(store!)).get(SERIAL)!.lastRecordedContact).toBe((T0 + 90_000) / 1000);
   });
 
   it('provisionAll stores nothing with --no-auto-provision', async () => {
