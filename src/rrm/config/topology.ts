@@ -1,18 +1,30 @@
 /**
  * Topology: zones of APs (reference §3.1). Pure functions; persistence lives in the store.
- * Divergences (docs/rrm.md): serials are trimmed and lower-cased (airtwin stores serials
- * lowercase everywhere), and a rejected topology never replaces the stored one (the caller only
- * stores what `validateTopology` returns).
+ * Divergences (docs/rrm.md): serials are trimmed, lower-cased and written without MAC
+ * separators (as the gateway stores them), a topology serial must be 12 hex digits, and a
+ * rejected topology never replaces the stored one (the caller only stores what
+ * `validateTopology` returns).
  */
 import { badRequest } from '../../errors.js';
 import type { Topology } from '../schemas/topology.js';
 
-export const normalizeSerial = (serial: string): string => serial.trim().toLowerCase();
+/**
+ * A serial as the gateway stores it: trimmed, lower-cased, and a MAC written with ':' or '-'
+ * (`90:3C:B3:BB:1C:9A`) without them, so the RRM service names a device as the gateway does.
+ * Kept as it is otherwise (a lookup of an odd serial finds nothing rather than failing).
+ */
+export const normalizeSerial = (serial: string): string => {
+  const s = serial.trim().toLowerCase();
+  return MAC.test(s) ? s.replace(/[:-]/g, '') : s;
+};
+const MAC = /^[0-9a-f]{2}([:-][0-9a-f]{2}){5}$/;
+const SERIAL = /^[0-9a-f]{12}$/;
 
 /**
  * Validates a topology body and returns its normal form: zones sorted by name, serials
- * de-duplicated in first-seen order (set semantics, §1.4). Throws BAD_REQUEST naming the zone
- * or device: empty zone name, empty serial, a device in two zones, or a non-object body.
+ * normalised (normalizeSerial) and de-duplicated in first-seen order (set semantics, §1.4).
+ * Throws BAD_REQUEST naming the zone or device: empty zone name, empty serial, a serial that is
+ * not 12 hex digits, a device in two zones, or a non-object body.
  */
 export function validateTopology(raw: unknown): Topology {
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
@@ -32,6 +44,11 @@ export function validateTopology(raw: unknown): Topology {
         throw badRequest(`topology.${zone}`, `Empty serial number in zone '${zone}'`);
       }
       const serial = normalizeSerial(s);
+      // A device the topology could never match: upstream kept any text, and RRM then silently
+      // planned nothing for the zone.
+      if (!SERIAL.test(serial)) {
+        throw badRequest(`topology.${zone}`, `'${s}' in zone '${zone}' is not a serial number (12 hex digits, as 903cb3bb1c9a or 90:3c:b3:bb:1c:9a)`);
+      }
       const other = zoneOf.get(serial);
       if (other !== undefined && other !== zone) {
         throw badRequest(`topology.${zone}`, `Device '${serial}' in multiple zones ('${other}', '${zone}')`);

@@ -83,7 +83,7 @@ export async function rrmRoutes(api: FastifyInstance, deps: RrmDeps): Promise<vo
   api.post('/setTopology', {
     schema: {
       tags: ['rrm'], summary: 'Replace the topology',
-      description: 'Body: {"<zone>": ["<serial>", ...]}. An empty zone name, an empty serial or a device in two zones is 400 naming them; the stored topology is then unchanged. Layers of zones and serials no longer present are dropped.',
+      description: 'Body: {"<zone>": ["<serial>", ...]}. Serials are stored as the gateway names them (a MAC such as 90:3C:B3:BB:1C:9A becomes 903cb3bb1c9a). An empty zone name, an empty serial, a serial that is not 12 hex digits or a device in two zones is 400 naming them; the stored topology is then unchanged. Layers of zones and serials no longer present are dropped.',
       body: Topology, response: { ...NoContent, ...errorResponses },
     },
     validatorCompiler: bodyDocumentedOnly,

@@ -14,6 +14,19 @@ describe('topology validation', () => {
     expect(Object.keys(validateTopology({ z: [], a: [] }))).toEqual(['a', 'z']);
   });
 
+  it('writes a serial given as a MAC without its separators, as the gateway names the device', () => {
+    expect(validateTopology({ z: ['90:3C:B3:BB:1C:9A', '90-3c-b3-bb-1c-9b', '903cb3bb1c9a'] })).toEqual({ z: ['903cb3bb1c9a', '903cb3bb1c9b'] });
+    const t = validateTopology({ z: ['903CB3BB1C9A'] });
+    expect(zoneOfSerial(t, '90:3c:b3:bb:1c:9a')).toBe('z');
+  });
+
+  it('rejects a serial that is not 12 hex digits, naming it and its zone', () => {
+    for (const bad of ['doesnotexist', '903cb3bb1c9', '903cb3bb1c9a0', '90:3c:b3:bb:1c', 'gggggggggggg']) {
+      const e = errorOf(() => validateTopology({ lab: ['aaaaaaaaaaa1', bad] }));
+      expect([e.status, e.details, e.message]).toEqual([400, 'topology.lab', `'${bad}' in zone 'lab' is not a serial number (12 hex digits, as 903cb3bb1c9a or 90:3c:b3:bb:1c:9a)`]);
+    }
+  });
+
   it('rejects an empty zone name', () => {
     const e = errorOf(() => validateTopology({ '': ['aaaaaaaaaaa1'] }));
     expect([e.status, e.message]).toEqual([400, 'Empty zone name in topology']);
