@@ -38,7 +38,8 @@ import { basename, dirname, join, relative, sep } from 'node:path';
 import { checkWritableFile, ConfigError, sameFile } from '../config/flags.js';
 import { isObject, type JsonObject } from '../protocol/frame.js';
 import { normalizeSerial, parseSerial } from '../protocol/serial.js';
-import { ndjsonFileWriter, RecordingError, removeParts } from '../links/record/ndjson-writer.js';
+import { ALL_CHANNELS, bandOfFrequency, isBand, type Band } from '../protocol/wifi-channels.js';
+import { earlierParts, ndjsonFileWriter, RecordingError, regularFileBytes, removeParts } from '../links/record/ndjson-writer.js';
 import { printable } from '../links/replay/read-recording.js';
 
 export interface RecordImportOptions {
@@ -70,11 +71,37 @@ export interface RecordImportSummary {
 
 /** `log`: a device log entry of an API export, as the frame that made it (`body`: method and params). */
 type Kind = 'capabilities' | 'state' | 'healthcheck' | 'config' | 'log';
-interface Doc { file: string; kind: Kind; serial?: string; body: JsonObject; uuid?: number; /** Exported time, epoch ms. */ recordedMs?: number }
+interface Doc {
+  file: string; kind: Kind; serial?: string; body: JsonObject; uuid?: number;
+  /** Exported time, epoch ms. */ recordedMs?: number;
+  /** The firmware a captured connect frame names. */ firmware?: string;
+}
 interface Device { serial: string; capabilities?: JsonObject; uuid?: number; firmware?: string; reports: Doc[] }
 
 const DEFAULT_START_MS = 1_700_000_000_000;
-const SERIAL_IN_NAME = /(?:^|[^0-9a-f])([0-9a-f]{2}(?:[:-]?[0-9a-f]{2}){5})(?![0-9a-f])/i;
+const SERIAL_IN_NAME = /(?:^|[^0-9a-f])([0-9a-f]{2}(?:[:-]?[0-9a-f]{2}){5})(?![0-9a-f])/gi;
+
+/**
+ * Whether 12 decimal digits read as a time stamp, as `date +%Y%m%d%H%M` (202404011200) or
+ * `+%y%m%d%H%M%S` (240401120000) name captures: such a name is a time, not a serial.
+ */
+function looksLikeTime(digits: string): boolean {
+  if (!/^\d{12}$/.test(digits)) return false;
+  const n = (from: number, to: number) => Number(digits.slice(from, to));
+  const clock = (month: number, day: number, hour: number, minute: number, second = 0) =>
+    month >= 1 && month <= 12 && day >= 1 && day <= 31 && hour <= 23 && minute <= 59 && second <= 59;
+  const year = n(0, 4);
+  return (year >= 1970 && year <= 2099 && clock(n(4, 6), n(6, 8), n(8, 10), n(10, 12))) || clock(n(2, 4), n(4, 6), n(6, 8), n(8, 10), n(10, 12));
+}
+
+/** The first serial written in `name` (12 hex digits, maybe as a MAC), passing over time stamps. */
+function serialInName(name: string): string | undefined {
+  for (const m of name.matchAll(SERIAL_IN_NAME)) {
+    const serial = normalizeSerial(m[1]!);
+    if (!looksLikeTime(serial)) return serial;
+  }
+  return undefined;
+}
 
 /** The error code of a failed file system call (ELOOP, EACCES, ...), or its message. */
 const fsCode = (e: unknown): string => (e as NodeJS.ErrnoException).code ?? String((e as Error).message);
@@ -231,10 +258,17 @@ function classify(file: string, rel: string, v: unknown, skip: (reason: string) 
     const p = v.params;
     const serial = parseSerial(p.serial);
     if (!serial) return 'frame without a valid params.serial';
-    if (v.method === 'connect' && isObject(p.capabilities)) return { file, kind: 'capabilities', serial, body: p.capabilities, uuid: num(p.uuid) };
+    if (v.method === 'connect' && isObject(p.capabilities)) {
+      return { file, kind: 'capabilities', serial, body: p.capabilities, uuid: num(p.uuid), ...(typeof p.firmware === 'string' && p.firmware !== '' ? { firmware: p.firmware } : {}) };
+    }
     if (v.method === 'state' && isObject(p.state)) return { file, kind: 'state', serial, body: p.state, uuid: num(p.uuid) };
     if (v.method === 'healthcheck') return { file, kind: 'healthcheck', serial, body: p, uuid: num(p.uuid) };
-    return `frame method ${JSON.stringify(v.method)} is not connect, state or healthcheck`;
+    // A log as the AP sent it, played as sent (as a log export's entries are).
+    if (v.method === 'log' || v.method === 'crashlog' || v.method === 'rebootLog') {
+      const { serial: _serial, ...params } = p;
+      return { file, kind: 'log', serial, body: { method: v.method, params } };
+    }
+    return `frame method ${JSON.stringify(v.method)} is not connect, state, healthcheck, log, crashlog or rebootLog`;
   }
   const wrapped = parseSerial(v.serial) ?? parseSerial(v.serialNumber);
   if (wrapped && isObject(v.state)) return { file, kind: 'state', serial: wrapped, body: v.state, uuid: num(v.uuid) };
@@ -245,8 +279,8 @@ function classify(file: string, rel: string, v: unknown, skip: (reason: string) 
   if (wrapped && Array.isArray(v.values)) return exportedReports(file, wrapped, v.values, skip);
   const kind = classifyRaw(v);
   if (!kind) return 'not a state, healthcheck, capabilities or configuration document';
-  const named = SERIAL_IN_NAME.exec(basename(rel, '.json'))?.[1] ?? SERIAL_IN_NAME.exec(dirname(rel))?.[1];
-  return { file, kind, serial: wrapped ?? (named ? normalizeSerial(named) : undefined), body: v, uuid: kind === 'config' ? num(v.uuid) : undefined };
+  const named = serialInName(basename(rel, '.json')) ?? serialInName(dirname(rel));
+  return { file, kind, serial: wrapped ?? named, body: v, uuid: kind === 'config' ? num(v.uuid) : undefined };
 }
 
 /**
@@ -260,20 +294,50 @@ function derivedSerial(key: string): string {
   return bytes.toString('hex');
 }
 
-/** Capabilities good enough for the actor and RRM when a capture has none: bands and channels of the state's radios. */
+/** The band of a state radio: its `band` (text or a list, as real states give it), else its frequency, else its channel. */
+function stateRadioBand(r: JsonObject): Band {
+  const named: unknown = Array.isArray(r.band) ? r.band[0] : r.band;
+  if (isBand(named)) return named;
+  const mhz = num(Array.isArray(r.frequency) ? r.frequency[0] : r.frequency);
+  const byFrequency = mhz === undefined ? undefined : bandOfFrequency(mhz);
+  if (byFrequency) return byFrequency;
+  const ch = num(r.channel) ?? 0;
+  return ch > 0 && ch <= 14 ? '2G' : '5G';
+}
+
+/** Channels of made-up capabilities: 2.4 GHz 1-11 and the 5 GHz channels without radar detection everywhere; all of 6 GHz. */
+const CHANNELS: Record<Band, readonly number[]> = {
+  '2G': [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11],
+  '5G': [36, 40, 44, 48, 149, 153, 157, 161, 165],
+  '6G': ALL_CHANNELS['6G'],
+};
+
+/**
+ * Capabilities good enough for the actor and RRM when a capture has none: each state radio's
+ * band and channels, keyed by its `phy` as an AP's own capabilities are (the RRM model finds a
+ * radio's band through that key: under `radio0` it found none and planned nothing).
+ */
 function capabilitiesFromState(state: JsonObject | undefined): JsonObject {
   const wifi: JsonObject = {};
   const radios = Array.isArray(state?.radios) ? state.radios : [];
   radios.forEach((r, i) => {
     if (!isObject(r)) return;
     const ch = num(r.channel) ?? 0;
-    const band = typeof r.band === 'string' ? r.band : ch > 0 && ch <= 14 ? '2G' : '5G';
-    const channels = band === '2G' ? [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11] : [36, 40, 44, 48, 149, 153, 157, 161, 165];
-    wifi[`radio${i}`] = { band: [band], channels: channels.includes(ch) || ch === 0 ? channels : [...channels, ch].sort((a, b) => a - b) };
+    const band = stateRadioBand(r);
+    const channels = CHANNELS[band];
+    const key = typeof r.phy === 'string' && r.phy !== '' && wifi[r.phy] === undefined ? r.phy : `radio${i}`;
+    wifi[key] = { band: [band], channels: channels.includes(ch) || ch === 0 ? channels : [...channels, ch].sort((a, b) => a - b) };
   });
   return { compatible: 'imported', model: 'imported', platform: 'ap', wifi };
 }
 
+/**
+ * Documents into devices. Reports (states, healthchecks, logs) go to their serial, or to their
+ * folder's derived one. A capabilities or configuration file that names no serial joins its
+ * folder's device when the folder's reports are of one device (named in their file names or
+ * not), else the folder's one unnamed capabilities file's device; a further capabilities file is a
+ * device of its own, and a configuration with no device to join gives its folder's derived one.
+ */
 function devicesOf(dir: string, docs: Doc[]): Device[] {
   const bySerial = new Map<string, Device>();
   const device = (serial: string) => {
@@ -281,22 +345,40 @@ function devicesOf(dir: string, docs: Doc[]): Device[] {
     if (!d) bySerial.set(serial, (d = { serial, reports: [] }));
     return d;
   };
-  const folderSerial = (doc: Doc) => doc.serial ?? derivedSerial(relative(dir, dirname(doc.file)) || '.');
-  const folderHasReports = new Set(docs.filter((d) => !d.serial && (d.kind === 'state' || d.kind === 'healthcheck')).map((d) => dirname(d.file)));
+  const derivedOfFolder = (doc: Doc) => derivedSerial(relative(dir, dirname(doc.file)) || '.');
+  /** Serials of each folder's reports, and of the devices its unnamed capabilities files made. */
+  const reportSerials = new Map<string, Set<string>>();
+  const capsSerials = new Map<string, string[]>();
   for (const doc of docs) {
-    if (doc.kind === 'capabilities') {
-      // A folder of states takes its first capabilities file; any other one is a device of its own.
-      const folderDev = !doc.serial && folderHasReports.has(dirname(doc.file)) ? device(folderSerial(doc)) : undefined;
-      const d = folderDev && !folderDev.capabilities ? folderDev : device(doc.serial ?? derivedSerial(relative(dir, doc.file)));
-      d.capabilities ??= doc.body;
-      if (doc.uuid !== undefined) d.uuid ??= doc.uuid;
-    } else if (doc.kind === 'config') {
-      device(folderSerial(doc)).uuid ??= doc.uuid;
-    } else {
-      const d = device(folderSerial(doc));
-      d.reports.push(doc);
-      if (doc.uuid !== undefined) d.uuid ??= doc.uuid;
+    if (doc.kind === 'capabilities' || doc.kind === 'config') continue;
+    const d = device(doc.serial ?? derivedOfFolder(doc));
+    d.reports.push(doc);
+    if (doc.uuid !== undefined) d.uuid ??= doc.uuid;
+    const folder = dirname(doc.file);
+    reportSerials.set(folder, (reportSerials.get(folder) ?? new Set()).add(d.serial));
+  }
+  /** The one device a folder's reports are of, if they are of exactly one. */
+  const folderDevice = (doc: Doc): string | undefined => {
+    const serials = reportSerials.get(dirname(doc.file));
+    return serials?.size === 1 ? [...serials][0] : undefined;
+  };
+  for (const doc of docs) {
+    if (doc.kind !== 'capabilities') continue;
+    const joined = doc.serial === undefined ? folderDevice(doc) : undefined;
+    const d = joined !== undefined && !bySerial.get(joined)!.capabilities ? device(joined) : device(doc.serial ?? derivedSerial(relative(dir, doc.file)));
+    d.capabilities ??= doc.body;
+    if (doc.uuid !== undefined) d.uuid ??= doc.uuid;
+    if (doc.firmware !== undefined) d.firmware ??= doc.firmware;
+    if (doc.serial === undefined) {
+      const folder = dirname(doc.file);
+      capsSerials.set(folder, [...(capsSerials.get(folder) ?? []), d.serial]);
     }
+  }
+  for (const doc of docs) {
+    if (doc.kind !== 'config') continue;
+    const caps = capsSerials.get(dirname(doc.file));
+    const serial = doc.serial ?? folderDevice(doc) ?? (caps?.length === 1 ? caps[0]! : derivedOfFolder(doc));
+    device(serial).uuid ??= doc.uuid;
   }
   // Exported time, else the AP's own clock (seconds), in ms.
   const when = (d: Doc) => d.recordedMs ?? ((isObject(d.body.unit) ? num(d.body.unit.localtime) : undefined) ?? Infinity) * 1000;
@@ -383,7 +465,12 @@ export async function runRecordImport(opts: RecordImportOptions, out?: NodeJS.Wr
   });
   lines.sort((a, b) => a.t - b.t || a.dev - b.dev || a.seq - b.seq);
   // The import is written now: an earlier recording's parts (FILE.1, ...) left next to it would
-  // be replayed as its own.
+  // be replayed as its own. What it replaces is said, as `serve --record` does.
+  const earlier = regularFileBytes(opts.out);
+  const parts = earlierParts(opts.out).length;
+  if (earlier > 0 || parts > 0) {
+    out?.write(`record: replacing an earlier ${opts.out} (${earlier} bytes${parts > 0 ? `, and ${parts} later part${parts === 1 ? '' : 's'}` : ''})\n`);
+  }
   try {
     removeParts(opts.out);
   } catch (e) {
@@ -401,7 +488,7 @@ export async function runRecordImport(opts: RecordImportOptions, out?: NodeJS.Wr
     await writer.close().catch(() => undefined);
     throw new RecordingError(opts.out, e);
   }
-  out?.write(`record: ${devices.length} devices, ${lines.length} lines from ${opts.fromStates} -> ${opts.out}\n`);
+  out?.write(`record: ${devices.length} device${devices.length === 1 ? '' : 's'}, ${lines.length} lines from ${opts.fromStates} -> ${opts.out}\n`);
   for (const s of skipped) out?.write(skippedLine(s));
   return { devices: devices.length, lines: lines.length, skipped };
 }

@@ -208,6 +208,12 @@ function openTarget(file: string): { stream: NodeJS.WritableStream; regularFile:
   return { stream: createWriteStream(file), regularFile: st === undefined || st.isFile() };
 }
 
+/** Size of the regular file at `path`, 0 when there is none (a new path, a pipe, a device). */
+export function regularFileBytes(path: string): number {
+  const st = statOrUndefined(path);
+  return st?.isFile() ? st.size : 0;
+}
+
 function statOrUndefined(file: string): Stats | undefined {
   try {
     return statSync(file);
@@ -292,7 +298,12 @@ export function partsAfterGap(path: string): string[] {
  * `rm FILE.1`, FILE.2 was left and replayed with the new FILE).
  */
 export function removeParts(path: string): void {
-  for (const { file } of partsOnDisk(path)) rmSync(file, { force: true });
+  for (const file of earlierParts(path)) rmSync(file, { force: true });
+}
+
+/** The later parts of the recording at `path` that a recording starting there removes (removeParts): every FILE.N and FILE.N.gz. */
+export function earlierParts(path: string): string[] {
+  return partsOnDisk(path).map((p) => p.file);
 }
 
 /**

@@ -27,11 +27,10 @@
  * - A down frame is written when handed to the link, before `send` resolves: if the AP answers
  *   at once, its result still comes after the command in the file.
  */
-import { statSync } from 'node:fs';
 import type { Clock } from '../../protocol/clock.js';
 import type { DeviceLink, LinkEvent } from '../../protocol/device-link.js';
 import type { DownFrame } from '../../protocol/frame.js';
-import { laterParts, NdjsonParts, RecordingError } from './ndjson-writer.js';
+import { earlierParts, NdjsonParts, RecordingError, regularFileBytes } from './ndjson-writer.js';
 import { serialKey } from '../../protocol/serial.js';
 
 export interface RecorderOptions {
@@ -120,16 +119,6 @@ export interface Recorder {
 
 /** At most one onDropped call per this much wall time. */
 const DROP_REPORT_MS = 60_000;
-
-/** Size of the regular file at `path`, 0 when there is none (a new path, a pipe, a device). */
-function existingBytes(path: string): number {
-  try {
-    const st = statSync(path);
-    return st.isFile() ? st.size : 0;
-  } catch {
-    return 0;
-  }
-}
 
 /** How long a shutdown waits for the recording's last lines to reach the file (serve, edge). */
 export const CLOSE_WAIT_MS = 10_000;
@@ -307,8 +296,8 @@ export function createRecorder(opts: RecorderOptions): Recorder {
 
   const open = (): Replaced | undefined => {
     if (parts || closed) return undefined;
-    const bytes = existingBytes(path);
-    const later = laterParts(path).length;
+    const bytes = regularFileBytes(path);
+    const later = earlierParts(path).length;
     parts = new NdjsonParts(path, maxBytes);
     for (const line of waiting.splice(0)) toParts(parts, line);
     return bytes > 0 || later > 0 ? { file: path, bytes, parts: later } : undefined;

@@ -91,6 +91,29 @@ describe.skipIf(!present)(`airtwin record --from-states on the real AP captures$
       await store.close();
     }
   });
+
+  it('gives a capture without capabilities ones the RRM model reads: both radios are planned after a replay', async () => {
+    // An old-firmware state names no band: its radios are known by their phy alone.
+    const bare = join(dir, 'bare');
+    mkdirSync(join(bare, '903cb3bb1e07'), { recursive: true });
+    copyFileSync(join(FIXTURES, 'states/eap101-bridge-stats.json'), join(bare, '903cb3bb1e07', 'state.json'));
+    const file = join(dir, 'bare.ndjson');
+    await runRecordImport({ fromStates: bare, out: file }, sink());
+    const served = await startTestServer({ sim: false, replay: file, speed: 'max', dataDir: join(dir, 'bare-data') });
+    try {
+      await served.running.replay!.done;
+      await served.running.ingest.flush();
+      // The serial as a MAC, as a user copies it from the AP's label.
+      expect((await served.rrm('POST', '/setTopology', { body: { venue: ['90:3C:B3:BB:1E:07'] } })).status).toBe(200);
+      const model = (await served.rrm('GET', '/currentModel')).body as { latestDeviceStatusRadios: Record<string, { band: string; channel: number }[]> };
+      expect(model.latestDeviceStatusRadios['903cb3bb1e07']!.map((r) => [r.band, r.channel]).sort()).toEqual([['2G', 6], ['5G', 100]]);
+      const plan = await served.rrm('GET', '/optimizeChannel?mode=random&zone=venue&dry_run=true');
+      expect(plan.status, plan.text).toBe(200);
+      expect(Object.keys((plan.body.data as Record<string, Record<string, number>>)['903cb3bb1e07'] ?? {}).sort()).toEqual(['2G', '5G']);
+    } finally {
+      await served.close();
+    }
+  }, 60_000);
 });
 
 describe('airtwin record --from-states: where the recording cannot be written', () => {

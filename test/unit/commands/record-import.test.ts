@@ -41,6 +41,79 @@ describe('record --from-states: serials of captures that name none', () => {
   });
 });
 
+/** The lines of a recording, parsed. */
+const linesOf = (file: string) => readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as {
+  serial: string; event?: string; frame?: { method: string; params: Record<string, unknown> & { capabilities?: { compatible?: string; wifi?: Record<string, { band: string[]; channels: number[] }> } } };
+});
+const rawState = (radios: object[]) => JSON.stringify({ unit: { uptime: 10, localtime: 1_700_000_000 }, radios, interfaces: [] });
+const rawCaps = (compatible: string) => JSON.stringify({ compatible, platform: 'ap', wifi: { 'platform/soc/c000000.wifi': { band: ['5G'], channels: [36, 40] } } });
+const rawConfig = (uuid: number) => JSON.stringify({ uuid, radios: [{ band: '5G', channel: 'auto' }], interfaces: [], services: {} });
+
+describe('record --from-states: which device a capture is of', () => {
+  it('takes a time stamp in a file name for a time, not a serial: one folder, one AP', async () => {
+    const src = join(dir, 'stamped');
+    put(join(src, 'ap1', 'state-202404011200.json'), rawState([{ channel: 36 }]));
+    put(join(src, 'ap1', 'state_240401120100.json'), rawState([{ channel: 40 }]));
+    put(join(src, 'ap1', 'capabilities.json'), rawCaps('edgecore_eap101'));
+    const out = join(dir, 'stamped.ndjson');
+    const summary = await runRecordImport({ fromStates: src, out }, printedTo().out);
+    expect(summary.devices).toBe(1);
+    const lines = linesOf(out);
+    expect(new Set(lines.map((l) => l.serial)).size).toBe(1);
+    expect(lines.filter((l) => l.frame?.method === 'state')).toHaveLength(2);
+    expect(lines.find((l) => l.frame?.method === 'connect')!.frame!.params.capabilities!.compatible).toBe('edgecore_eap101');
+  });
+
+  it('joins a folder\'s capabilities and configuration to the one AP its reports are of, named in their file names or not', async () => {
+    const src = join(dir, 'joined');
+    put(join(src, 'ap2', '903cb3bb1c9a-state.json'), rawState([{ channel: 36 }]));
+    put(join(src, 'ap2', 'capabilities.json'), rawCaps('edgecore_eap102'));
+    put(join(src, 'ap2', 'config.json'), rawConfig(1656004318));
+    // No reports at all: the capabilities file's device takes the configuration.
+    put(join(src, 'ap3', 'capabilities.json'), rawCaps('edgecore_eap101'));
+    put(join(src, 'ap3', 'config.json'), rawConfig(1656000003));
+    const out = join(dir, 'joined.ndjson');
+    const summary = await runRecordImport({ fromStates: src, out }, printedTo().out);
+    expect(summary.devices).toBe(2);
+    const connects = linesOf(out).filter((l) => l.frame?.method === 'connect').map((l) => ({ serial: l.serial, uuid: l.frame!.params.uuid, compatible: l.frame!.params.capabilities!.compatible }));
+    expect(connects).toContainEqual({ serial: '903cb3bb1c9a', uuid: 1656004318, compatible: 'edgecore_eap102' });
+    expect(connects).toContainEqual({ serial: expect.stringMatching(/^[0-9a-f]{12}$/), uuid: 1656000003, compatible: 'edgecore_eap101' });
+  });
+
+  it('keeps the firmware a captured connect frame names, and imports log frames as sent', async () => {
+    const src = join(dir, 'frames');
+    const S = '903cb3bb1c9b';
+    put(join(src, 'connect.json'), JSON.stringify({ jsonrpc: '2.0', method: 'connect', params: { serial: S, uuid: 7, firmware: 'OpenWrt 21.02 / TIP-v2.9.0-36f3a5a', capabilities: { compatible: 'edgecore_eap101', platform: 'ap', wifi: {} } } }));
+    put(join(src, 'state.json'), frame(S));
+    put(join(src, 'log.json'), JSON.stringify({ jsonrpc: '2.0', method: 'log', params: { serial: S, log: 'dhcp lease renewed', severity: 5, data: {} } }));
+    const out = join(dir, 'frames.ndjson');
+    const summary = await runRecordImport({ fromStates: src, out }, printedTo().out);
+    expect(summary.skipped).toEqual([]);
+    const lines = linesOf(out);
+    expect(lines.find((l) => l.frame?.method === 'connect')!.frame!.params.firmware).toBe('OpenWrt 21.02 / TIP-v2.9.0-36f3a5a');
+    expect(lines.filter((l) => l.frame?.method === 'log').map((l) => l.frame!.params)).toEqual([{ serial: S, log: 'dhcp lease renewed', severity: 5, data: {} }]);
+  });
+
+  it('builds missing capabilities under each radio\'s phy, with its band from a band list, a frequency or the channel', async () => {
+    const src = join(dir, 'nocaps');
+    put(join(src, 'ap', 'state.json'), rawState([
+      { phy: 'platform/soc/c000000.wifi', channel: 100, channel_width: '40' },
+      { phy: 'platform/soc/c000000.wifi+1', channel: 6 },
+      { phy: 'platform/soc/c000000.wifi+2', band: ['6G'], channel: 5, frequency: [5975] },
+      { phy: 'platform/soc/c000000.wifi+3', channel: 37, frequency: [6135] },
+    ]));
+    const out = join(dir, 'nocaps.ndjson');
+    await runRecordImport({ fromStates: src, out }, printedTo().out);
+    const wifi = linesOf(out).find((l) => l.frame?.method === 'connect')!.frame!.params.capabilities!.wifi!;
+    expect(Object.fromEntries(Object.entries(wifi).map(([phy, c]) => [phy, c.band]))).toEqual({
+      'platform/soc/c000000.wifi': ['5G'], 'platform/soc/c000000.wifi+1': ['2G'], 'platform/soc/c000000.wifi+2': ['6G'], 'platform/soc/c000000.wifi+3': ['6G'],
+    });
+    expect(wifi['platform/soc/c000000.wifi']!.channels).toContain(100);
+    expect(wifi['platform/soc/c000000.wifi+2']!.channels).toContain(5);
+    expect(wifi['platform/soc/c000000.wifi+2']!.channels).toContain(233);
+  });
+});
+
 describe('record --from-states: files that are not .json', () => {
   it('imports .json in any case and lists every other file as skipped, hidden ones aside', async () => {
     const src = join(dir, 'mixed');
@@ -109,7 +182,13 @@ describe('record --from-states: parts of an earlier recording to --out', () => {
     // An import that writes nothing leaves them.
     await expect(runRecordImport({ fromStates: join(dir, 'text-only'), out }, printedTo().out)).rejects.toMatchObject({ name: 'NothingToRecordError' });
     expect(readdirSync(join(dir, 'parts')).sort()).toEqual(old);
-    await runRecordImport({ fromStates: src, out }, printedTo().out);
+    const printed = printedTo();
+    await runRecordImport({ fromStates: src, out }, printed.out);
+    // Said, as `serve --record` says what it replaces; one device is "1 device".
+    expect(printed.text().split('\n').slice(0, 2)).toEqual([
+      `record: replacing an earlier ${out} (50 bytes, and 2 later parts)`,
+      `record: 1 device, 3 lines from ${src} -> ${out}`,
+    ]);
     expect(readdirSync(join(dir, 'parts')).sort()).toEqual(['imp.ndjson', 'imp.ndjson.bak']);
     expect(recordingParts(out)).toEqual([out]);
     expect(partsAfterGap(out)).toEqual([]);
