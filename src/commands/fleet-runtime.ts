@@ -296,7 +296,7 @@ export function startFleetRuntime(deps: FleetRuntimeDeps): FleetRuntime {
       // written before the caller closes the store, or they would stay pending for good.
       await commandService.flush();
       await writes;
-      await devices.setLastContacts(contacts).catch((e: unknown) => logger.error({ err: e }, 'device records: last contacts not stored'));
+      await devices.raiseLastContacts(contacts).catch((e: unknown) => logger.error({ err: e }, 'device records: last contacts not stored'));
     },
   };
 }

@@ -32,7 +32,7 @@ import { clockScheduler } from '../pipelines/clock-scheduler.js';
 import type { PipelineLogger } from '../pipelines/duckdb-sink.js';
 import type { IngestMetrics } from '../pipelines/metrics.js';
 import { isPartName } from '../links/record/ndjson-writer.js';
-import { firstTime, NotARecordingError, recordedConnects } from '../links/replay/read-recording.js';
+import { firstTime, lastTime, NotARecordingError, recordedConnects } from '../links/replay/read-recording.js';
 import { inputLabel, openReplayInput, partsAfterGapNote, type ReplayInput } from './replay-input.js';
 import { startReplay, type RejectedLine, type ReplayProgress, type ReplaySummary } from '../links/replay/replayer.js';
 
@@ -86,23 +86,27 @@ export interface KeptTimeOverlap {
  * dir writes its rows twice; the counts, and the note that says so before the replay starts
  * (none when there are no such rows).
  */
-export async function keptTimeOverlap(store: Store, dataDir: string, serials: readonly string[], fromMs: number): Promise<{ overlap: KeptTimeOverlap; note?: string }> {
+export async function keptTimeOverlap(store: Store, dataDir: string, serials: readonly string[], fromMs: number, toMs?: number): Promise<{ overlap: KeptTimeOverlap; note?: string }> {
   const out: KeptTimeOverlap = { statistics: 0, health_checks: 0, device_logs: 0 };
   if (serials.length === 0) return { overlap: out };
   // One list parameter, as the RRM model's queries pass serials (one parameter each took ~1 s for 30,000 APs).
   const list = listValue([...serials]);
+  // Rows after the recording's end (a later live run, a replay at today's time) are not the
+  // rows this replay would store again: only its own span counts, when its end is known.
+  const until = toMs === undefined ? Number.MAX_SAFE_INTEGER : Math.ceil(toMs / 1000);
   for (const table of Object.keys(out) as (keyof KeptTimeOverlap)[]) {
-    const [r] = await store.query<{ n: number }>(`SELECT count(*)::DOUBLE AS n FROM ${table} WHERE recorded >= $1 AND list_contains($2, serial)`, [Math.floor(fromMs / 1000), list]);
+    const [r] = await store.query<{ n: number }>(`SELECT count(*)::DOUBLE AS n FROM ${table} WHERE recorded >= $1 AND recorded <= $2 AND list_contains($3, serial)`, [Math.floor(fromMs / 1000), until, list]);
     out[table] = r?.n ?? 0;
   }
-  return { overlap: out, note: overlapNote(dataDir, out, fromMs) };
+  return { overlap: out, note: overlapNote(dataDir, out, fromMs, toMs) };
 }
 
 /** The warning printed before a --keep-time replay whose rows would land next to rows already there; undefined when there are none. */
-function overlapNote(dataDir: string, o: KeptTimeOverlap, fromMs: number): string | undefined {
+function overlapNote(dataDir: string, o: KeptTimeOverlap, fromMs: number, toMs: number | undefined): string | undefined {
   if (o.statistics + o.health_checks + o.device_logs === 0) return undefined;
+  const span = toMs === undefined ? `at or after the recording's start (${new Date(fromMs).toISOString()})` : `within the recording's span (${new Date(fromMs).toISOString()} to ${new Date(toMs).toISOString()})`;
   return `replay: note: ${dataDir} already holds ${o.statistics} statistics, ${o.health_checks} health check and ${o.device_logs} log rows `
-    + `of these devices at or after the recording's start (${new Date(fromMs).toISOString()}); with --keep-time this replay adds its rows `
+    + `of these devices ${span}; with --keep-time this replay adds its rows `
     + `next to them, so rows of an earlier replay of this file end up there twice (use a fresh --data-dir to keep one copy)`;
 }
 
@@ -304,7 +308,7 @@ async function replayInto(input: ReplayInput, opts: ReplayCommandOptions, io: Re
     const { fleet } = runtime;
     const connects = await recordedConnects(files, acceptedConnect);
     await runtime.provisionAll(connects);
-    const kept = opts.keepTime ? await keptTimeOverlap(store, opts.dataDir, [...connects.keys()], startMs) : undefined;
+    const kept = opts.keepTime ? await keptTimeOverlap(store, opts.dataDir, [...connects.keys()], startMs, await lastTime(files)) : undefined;
     if (kept?.note) io.out.write(`${kept.note}\n`);
     // At max speed the time limit of a batch would run on virtual time, where a recorded minute
     // passes in microseconds: batches would hold one event each. Size alone makes the batches,

@@ -26,7 +26,7 @@ import { acceptedConnect, processClock, replayDriver, startFleetRuntime } from '
 import { keptTimeOverlap, openDataDir, replayClock, replayFileRecordedOver, replayProgressBar, replaySummaryLines } from './replay.js';
 import { inputLabel, openReplayInput, partsAfterGapNote } from './replay-input.js';
 import { startReplay } from '../links/replay/replayer.js';
-import { recordedConnects } from '../links/replay/read-recording.js';
+import { lastTime, recordedConnects } from '../links/replay/read-recording.js';
 import { isObject } from '../protocol/frame.js';
 import { closeRecorder, createRecorder } from '../links/record/recording-link.js';
 import type { DeviceLink } from '../protocol/device-link.js';
@@ -246,7 +246,7 @@ export async function startServe(config: Readonly<ServeConfig>, io: ServeIo): Pr
       const connects = await recordedConnects(replayFiles, acceptedConnect);
       await runtime.provisionAll(connects);
       if (config.keepTime) {
-        const { overlap, note } = await keptTimeOverlap(store, config.dataDir, [...connects.keys()], startedAt);
+        const { overlap, note } = await keptTimeOverlap(store, config.dataDir, [...connects.keys()], startedAt, await lastTime(replayFiles));
         if (note) {
           log.warn({ ...overlap }, 'the data dir already holds rows of the recorded devices from the recording\'s first time on');
           io.print(note);

@@ -110,11 +110,12 @@ export class DevicesRepo {
   }
 
   /**
-   * Sets `lastRecordedContact` (seconds) of many devices in one transaction, a few hundred per
+   * Moves `lastRecordedContact` (seconds) of many devices forward to the times given, never back
+   * (a disconnect written meanwhile may be later), in one transaction, a few hundred per
    * statement (a fleet's shutdown: one UPDATE per AP took seconds for thousands). Serials
    * without a record are passed over.
    */
-  async setLastContacts(contacts: ReadonlyMap<string, number>): Promise<void> {
+  async raiseLastContacts(contacts: ReadonlyMap<string, number>): Promise<void> {
     const known = [...contacts].filter(([serial]) => this.cache.has(serial));
     if (known.length === 0) return;
     const perStatement = 400;
@@ -122,11 +123,12 @@ export class DevicesRepo {
       for (let at = 0; at < known.length; at += perStatement) {
         const chunk = known.slice(at, at + perStatement);
         const values = chunk.map((_, r) => `($${2 * r + 1}::VARCHAR, $${2 * r + 2}::BIGINT)`).join(', ');
-        await tx.run(`UPDATE devices SET last_recorded_contact = v.t FROM (VALUES ${values}) AS v(serial, t) WHERE devices.serial = v.serial`, chunk.flat());
+        await tx.run(`UPDATE devices SET last_recorded_contact = greatest(devices.last_recorded_contact, v.t) FROM (VALUES ${values}) AS v(serial, t) WHERE devices.serial = v.serial`, chunk.flat());
       }
     });
     for (const [serial, t] of known) {
-      const next = { ...this.cache.get(serial)!, lastRecordedContact: t };
+      const current = this.cache.get(serial)!;
+      const next = { ...current, lastRecordedContact: Math.max(current.lastRecordedContact, t) };
       this.cache.set(serial, next);
       this.replaceSorted(next);
     }

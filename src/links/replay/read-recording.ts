@@ -541,3 +541,30 @@ export async function firstTime(files: string | readonly string[]): Promise<numb
   if (first) throw new NotARecordingError(first.file, first, lines);
   return undefined;
 }
+
+/**
+ * Time of the last valid line of a recording, read from the end of its last plain part (the
+ * last MiB); undefined when that part is gzip (its end is only found by reading all of it) or
+ * holds no valid line there. For notes about the span a recording covers, not for playing.
+ */
+export async function lastTime(files: string | readonly string[]): Promise<number | undefined> {
+  const list = typeof files === 'string' ? [files] : files;
+  const last = list.at(-1);
+  if (last === undefined) return undefined;
+  const fh = await open(last, 'r');
+  try {
+    if (await isGzip(fh)) return undefined;
+    const { size } = await fh.stat();
+    const tail = Buffer.alloc(Math.min(size, 1024 * 1024));
+    const { bytesRead } = await fh.read(tail, 0, tail.length, size - tail.length);
+    const lines = tail.subarray(0, bytesRead).toString('utf8').split('\n');
+    // The first piece may be the end of a line cut by the read: it is tried last, like any other.
+    for (let i = lines.length - 1; i >= 0; i--) {
+      const parsed = lines[i]!.trim() === '' ? undefined : parseLine(lines[i]!.replace(/\r$/, ''), -Infinity);
+      if (parsed && 'rec' in parsed) return parsed.rec.t;
+    }
+    return undefined;
+  } finally {
+    await fh.close();
+  }
+}

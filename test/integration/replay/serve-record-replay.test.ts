@@ -98,7 +98,8 @@ describe('serve --record, then serve --replay', () => {
     const served = await startTestServer({ sim: false, dataDir: join(dir, 'same-replayed') });
     try {
       for (const [serial, t] of lastUp) {
-        expect((await served.gw('GET', `/device/${serial}/status`)).body, serial).toMatchObject({ connected: false, lastContact: t });
+        const tail = readFileSync(recording, 'utf8').trim().split('\n').filter((l) => l.includes(serial)).slice(-3).map((l) => l.slice(0, 90)).join('\n');
+        expect((await served.gw('GET', `/device/${serial}/status`)).body, `${serial}\n${tail}`).toMatchObject({ connected: false, lastContact: t });
       }
     } finally {
       await served.close();
