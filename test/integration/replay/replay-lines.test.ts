@@ -177,6 +177,23 @@ describe('startReplay: connection state and commands', () => {
     svc.close();
   });
 
+  it('pushes no stored configuration to a replayed AP (the recording holds what the live gateway pushed)', async () => {
+    // The data dir's configuration (uuid 9) is newer than the one the AP reconnects with (5): a
+    // live AP would get it pushed; a replayed one only plays what was recorded.
+    const clock = new VirtualClock(T);
+    let n = 0;
+    const fleet = new Fleet({ clock, newId: () => `00000000-0000-4000-8000-${String(++n).padStart(12, '0')}`, storedConfigFor: () => ({ uuid: 9, configuration: '{"uuid":9,"radios":[]}' }) });
+    const events: FleetEvent[] = [];
+    fleet.events$.subscribe((e) => events.push(e));
+    const file = write('stale-uuid.ndjson', [ev(T, 'connect'), up(T, connectFrame), up(T + 5000, state(1)), ev(T + 6000, 'disconnect'), ev(T + 7000, 'connect'), up(T + 7000, connectFrame), up(T + 9000, state(2))]);
+    const summary = await startReplay({ file, fleet, clock, speed: 'max' }).done;
+    await flush();
+    expect(summary).toMatchObject({ rejectedCount: 0, refusedCount: 0 });
+    // No configure was submitted, refused or recorded: the history holds what the recording holds.
+    expect(events.filter((e) => e.type === 'command-updated' || e.type === 'command-rejected' || e.type === 'config-pending')).toEqual([]);
+    expect(fleet.status(A)).toMatchObject({ connected: true, UUID: 5 });
+  });
+
   it('plays at a speed factor on a scaled clock, with the same outcome', async () => {
     const clock = new ScaledClock(wallClock, 10_000, T);
     const fleet = new Fleet({ clock, newId: () => '00000000-0000-4000-8000-000000000001' });
