@@ -11,6 +11,7 @@ import type { LinkLogger } from '../nats/connect.js';
 import type { RecorderTap } from '../record/recording-link.js';
 import { HDR_AT, HDR_CONTROL, HDR_MALFORMED, HDR_REASON, HDR_RESYNC, downSubject, presenceSubject, upSubject, type Certificate, type Presence } from '../nats/subjects.js';
 import { checkFrame } from './frame-check.js';
+import type { UpFrame } from '../../protocol/frame.js';
 import { certificateVerdict, type CertificatePolicy } from './tls-admission.js';
 
 export interface EdgeLimits {
@@ -56,6 +57,8 @@ export class EdgeSession {
   lastFrameAt: number;
   alive = true;
   private connectText?: string;
+  /** The uuid `connectText` names. */
+  private connectUuid?: number;
   private lastAnnounce = 0;
   private down?: Subscription;
   private presence?: Subscription;
@@ -125,11 +128,34 @@ export class EdgeSession {
     } else if (check.isConnect && check.serial !== undefined && safeSerial(check.serial) !== this.serial) {
       return this.protocolError(`connect serial ${check.serial} differs from session serial ${this.serial}`, text);
     }
-    if (check.isConnect) this.connectText = check.text;
+    if (check.isConnect) {
+      this.connectText = check.text;
+      this.connectUuid = reportedUuid(check.frame);
+    } else if (this.connectText !== undefined) this.followUuid(check.frame);
     // Unchanged frames go on as the bytes that came in: no second UTF-8 encoding.
     this.publishUp(check.text === text ? data : check.text);
     // As the AP sent it (compress_64 too: the device actor inflates it, as it does on every link).
     this.ctx.tap?.up(this.serial!, text, this.lastFrameAt);
+  }
+
+  /**
+   * Keeps the connect frame a resync announces at the configuration the AP runs now: a state or
+   * healthcheck names its uuid. A resync used to announce the uuid of the connect, so after a
+   * configure, every NATS reconnect or serve restart made the AP look out of date and serve
+   * pushed its stored configuration to it again.
+   */
+  private followUuid(frame: UpFrame): void {
+    if (!('method' in frame) || (frame.method !== 'state' && frame.method !== 'healthcheck')) return;
+    const uuid = reportedUuid(frame);
+    if (uuid === undefined || uuid === 0 || uuid === this.connectUuid) return;
+    try {
+      const connect = JSON.parse(this.connectText!) as { params: Record<string, unknown> };
+      connect.params.uuid = uuid;
+      this.connectText = JSON.stringify(connect);
+      this.connectUuid = uuid;
+    } catch {
+      // The connect text was checked when it came: it parses.
+    }
   }
 
   /** The session's serial: the connect serial; before connect, the certificate CN (TLS) or the frame's serial (lab). */
@@ -227,4 +253,10 @@ function safeSerial(s: string | undefined): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** The configuration uuid a connect, state or healthcheck names (`params.uuid`). */
+function reportedUuid(frame: UpFrame): number | undefined {
+  const params = 'params' in frame ? (frame.params as { uuid?: unknown } | undefined) : undefined;
+  return typeof params?.uuid === 'number' && Number.isInteger(params.uuid) ? params.uuid : undefined;
 }

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulateLoad, type LoadRun } from '../../../src/commands/simulate-load.js';
+import { HDR_RESYNC, RESYNC_SUBJECT, upSubject } from '../../../src/links/nats/subjects.js';
 import { startEdgeSide, startNats, startServeSide, waitFor, type EdgeSide, type Serve, type TestNats } from './harness.js';
 
 const LAB = ['a0b1c2000001', 'a0b1c2000002', 'a0b1c2000003'];
@@ -51,6 +52,25 @@ describe('edge + NATS + serve with simulated APs over websockets', () => {
     // The AP runs the new configuration: a later state reports its uuid.
     expect(await waitFor(() => serve.fleet.status(s)!.UUID === uuid, 15_000)).toBe(true);
     expect(edge.edge.stats().framesDown).toBeGreaterThanOrEqual(3);
+
+    // A resync (serve restarted, NATS reconnected) announces the configuration the AP runs now:
+    // with the uuid of its first connect, serve took it for out of date and pushed the stored
+    // configuration to it again.
+    const announced: number[] = [];
+    const sub = edge.nc.subscribe(upSubject(s), { callback: (err, msg) => {
+      if (err || msg.headers?.get(HDR_RESYNC) !== '1') return;
+      const f = JSON.parse(msg.string()) as { method?: string; params?: { uuid?: number } };
+      if (f.method === 'connect') announced.push(f.params!.uuid!);
+    } });
+    try {
+      // Two seconds apart from any earlier announcement (the edge announces once per 2 s).
+      await new Promise((r) => setTimeout(r, 2_100));
+      edge.nc.publish(RESYNC_SUBJECT);
+      expect(await waitFor(() => announced.length > 0, 10_000)).toBe(true);
+      expect(announced).toEqual([uuid]);
+    } finally {
+      sub.unsubscribe();
+    }
   });
 
   it('takes an AP offline when the simulated venue stops', async () => {
