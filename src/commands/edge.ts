@@ -74,7 +74,14 @@ export async function runEdge(opts: EdgeCommandOptions): Promise<RunningEdge> {
   const level = opts.logLevel ?? 'info';
   const logger: LinkLogger = opts.logger
     ?? (opts.logDestination ? pino({ level }, opts.logDestination as pino.DestinationStream) : pino({ level })).child({ subsystem: 'edge' });
-  const nc = await connectNats({ url: opts.nats ?? 'nats://127.0.0.1:4222', name: 'airtwin-edge', logger });
+  const natsUrl = opts.nats ?? 'nats://127.0.0.1:4222';
+  let nc: Awaited<ReturnType<typeof connectNats>>;
+  try {
+    nc = await connectNats({ url: natsUrl, name: 'airtwin-edge', logger });
+  } catch (e) {
+    // One line and exit 2, as `serve --nats` says it (it was a stack trace and exit 1).
+    throw new ConfigError(`--nats: cannot connect to ${natsUrl} (${(e as Error).message})`);
+  }
   // A failed write stops the recording, never the edge: the APs' traffic goes on to NATS.
   const recorder = opts.record
     ? createRecorder({
@@ -96,6 +103,7 @@ export async function runEdge(opts: EdgeCommandOptions): Promise<RunningEdge> {
   } catch (e) {
     await recorder?.close();
     await nc.close();
+    if ((e as NodeJS.ErrnoException).code === 'EADDRINUSE') throw new ConfigError(`port in use: ${opts.port ?? 15002} (choose another with --port)`);
     throw e;
   }
   // The file is touched once the port is bound: a failed start left an earlier recording as it was.

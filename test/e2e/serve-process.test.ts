@@ -1,10 +1,12 @@
 import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { chmodSync, closeSync, constants as fsConstants, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, readSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { gunzipSync } from 'node:zlib';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Store } from '../../src/store/duckdb.js';
+import { startNats } from '../helpers/nats.js';
 import { until } from '../helpers/until.js';
 
 const BIN = new URL('../../bin/airtwin.mjs', import.meta.url).pathname;
@@ -90,6 +92,28 @@ describe('airtwin serve as a process', () => {
       const r = spawnSync(process.execPath, [BIN, ...cmd, '--data-dir', '/proc/airtwin-x'], { encoding: 'utf8', timeout: 20_000, killSignal: 'SIGKILL' });
       expect(r.status, cmd[0]).toBe(2);
       expect(r.stderr, cmd[0]).toBe('airtwin: --data-dir: /proc/airtwin-x is not usable (ENOENT)\n');
+    }
+  }, 60_000);
+
+  it('edge: exits 2 with one line when NATS cannot be reached or its port is in use, as serve does', async () => {
+    // Port 1: nothing listens there.
+    const noNats = spawnSync(process.execPath, [BIN, 'edge', '--port', '0', '--nats', 'nats://127.0.0.1:1'], { encoding: 'utf8', timeout: 30_000 });
+    expect([noNats.status, noNats.stderr]).toEqual([2, 'airtwin: --nats: cannot connect to nats://127.0.0.1:1 (CONNECTION_REFUSED)\n']);
+    const busy = createServer();
+    await new Promise<void>((r) => busy.listen(0, '127.0.0.1', r));
+    const { port } = busy.address() as AddressInfo;
+    const nats = await startNats();
+    try {
+      const inUse = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
+        const p = spawn(process.execPath, [BIN, 'edge', '--port', String(port), '--host', '127.0.0.1', '--nats', nats.url, '--log-level', 'warn'], { stdio: ['ignore', 'ignore', 'pipe'] });
+        let stderr = '';
+        p.stderr!.on('data', (d: Buffer) => { stderr += d.toString(); });
+        p.on('exit', (code) => resolve({ code, stderr }));
+      });
+      expect(inUse).toEqual({ code: 2, stderr: `airtwin: port in use: ${port} (choose another with --port)\n` });
+    } finally {
+      busy.close();
+      await nats.stop();
     }
   }, 60_000);
 
