@@ -62,12 +62,17 @@ export class NdjsonWriter {
   private readonly cutBack: string | undefined;
   private readonly confirmed: LineCount = { lines: 0, bytes: 0 };
 
+  /** Keeps the first failure (of the stream, its pipeline, or a flush). */
+  private readonly failed = (e: unknown): void => {
+    this.failure ??= e instanceof Error ? e : new Error(String(e));
+  };
+
   constructor(private readonly out: NodeJS.WritableStream, opts: NdjsonWriterOptions = {}) {
     this.chunkBytes = opts.chunkBytes ?? 256 * 1024;
     this.afterWrite = opts.afterWrite;
     this.cutBack = opts.cutBackOnFailure;
     out.on('error', (e: Error) => { this.failure ??= e; });
-    this.done = opts.done?.catch((e: unknown) => { this.failure ??= e instanceof Error ? e : new Error(String(e)); });
+    this.done = opts.done?.catch(this.failed);
   }
 
   /** Number of lines accepted so far. */
@@ -118,12 +123,12 @@ export class NdjsonWriter {
     if (this.closed) return this.chain;
     this.closed = true;
     // A failed flush is the stream's failure: the stream is still ended and the file cut back.
-    await this.flush().catch((e: unknown) => { this.failure ??= e instanceof Error ? e : new Error(String(e)); });
+    await this.flush().catch(this.failed);
     // `finished`, not a wait for 'finish': a stream that failed after it accepted the last write
     // is destroyed and never finishes, and close() must not wait for it forever.
     const done = finished(this.out);
     this.out.end();
-    await done.catch((e: unknown) => { this.failure ??= e instanceof Error ? e : new Error(String(e)); });
+    await done.catch(this.failed);
     await this.done;
     if (this.failure) {
       // Best effort: a file that cannot be cut back keeps its torn tail, which a replay reports.
