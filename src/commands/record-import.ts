@@ -38,7 +38,8 @@ import { basename, dirname, join, relative, sep } from 'node:path';
 import { checkWritableFile, ConfigError, sameFile } from '../config/flags.js';
 import { isObject, type JsonObject } from '../protocol/frame.js';
 import { normalizeSerial, parseSerial } from '../protocol/serial.js';
-import { ALL_CHANNELS, bandOfFrequency, isBand, type Band } from '../protocol/wifi-channels.js';
+import { ALL_CHANNELS, type Band } from '../protocol/wifi-channels.js';
+import { radioBand } from '../rrm/model/band.js';
 import { earlierParts, ndjsonFileWriter, RecordingError, regularFileBytes, removeParts } from '../links/record/ndjson-writer.js';
 import { printable } from '../links/replay/read-recording.js';
 
@@ -294,15 +295,10 @@ function derivedSerial(key: string): string {
   return bytes.toString('hex');
 }
 
-/** The band of a state radio: its `band` (text or a list, as real states give it), else its frequency, else its channel. */
+/** The band of a state radio as the RRM model reads it (its `band`, a list or text, else its frequency), else by its channel. */
 function stateRadioBand(r: JsonObject): Band {
-  const named: unknown = Array.isArray(r.band) ? r.band[0] : r.band;
-  if (isBand(named)) return named;
-  const mhz = num(Array.isArray(r.frequency) ? r.frequency[0] : r.frequency);
-  const byFrequency = mhz === undefined ? undefined : bandOfFrequency(mhz);
-  if (byFrequency) return byFrequency;
   const ch = num(r.channel) ?? 0;
-  return ch > 0 && ch <= 14 ? '2G' : '5G';
+  return radioBand(r, undefined) ?? (ch > 0 && ch <= 14 ? '2G' : '5G');
 }
 
 /** Channels of made-up capabilities: 2.4 GHz 1-11 and the 5 GHz channels without radar detection everywhere; all of 6 GHz. */
