@@ -11,7 +11,8 @@
  *   --no-allow-mismatch refuse a device whose connect serial differs from its certificate CN
  *   --simulator-id <cn> accept simulator certificates (CN 53494d...) with this id
  *   --idle-timeout <s>  drop an AP silent for this long (default 600)
- *   --max-frame <bytes> largest websocket frame (default 512000)
+ *   --max-frame-bytes <n> largest websocket frame (default 512000)
+ *   --outage-max-bytes <n> AP frames held while NATS is down (default 64 MiB)
  *   --record <file>     record every frame both ways and each AP's connect/disconnect (NDJSON)
  *   --record-max-bytes <n> rotate the recording past this size (FILE, FILE.1, ...)
  *   --log-level <lvl>
@@ -39,6 +40,8 @@ export interface EdgeCommandOptions {
   simulatorId?: string;
   idleTimeoutS?: number;
   maxFrameBytes?: number;
+  /** Bytes of AP frames held while NATS is down (default 64 MiB). */
+  outageMaxBytes?: number;
   logLevel?: LevelWithSilent;
   /** Record every frame as it crossed this edge (the recording format of architecture.md). */
   record?: string;
@@ -97,6 +100,7 @@ export async function runEdge(opts: EdgeCommandOptions): Promise<RunningEdge> {
       limits: {
         ...(opts.idleTimeoutS !== undefined ? { idleTimeoutMs: opts.idleTimeoutS * 1000 } : {}),
         ...(opts.maxFrameBytes !== undefined ? { maxPayload: opts.maxFrameBytes } : {}),
+        ...(opts.outageMaxBytes !== undefined ? { outageMaxBytes: opts.outageMaxBytes } : {}),
       },
       certificates: { allowMismatch: opts.allowMismatch ?? true, ...(opts.simulatorId ? { simulatorId: opts.simulatorId } : {}) },
     });

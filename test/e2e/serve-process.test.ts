@@ -99,6 +99,8 @@ describe('airtwin serve as a process', () => {
     // Port 1: nothing listens there.
     const noNats = spawnSync(process.execPath, [BIN, 'edge', '--port', '0', '--nats', 'nats://127.0.0.1:1'], { encoding: 'utf8', timeout: 30_000 });
     expect([noNats.status, noNats.stderr]).toEqual([2, 'airtwin: --nats: cannot connect to nats://127.0.0.1:1 (CONNECTION_REFUSED)\n']);
+    const badOutage = spawnSync(process.execPath, [BIN, 'edge', '--port', '0', '--outage-max-bytes', '1.5'], { encoding: 'utf8', timeout: 30_000 });
+    expect([badOutage.status, badOutage.stderr]).toEqual([2, 'airtwin: --outage-max-bytes: 1.5 is not a whole number of bytes (0 holds nothing)\n']);
     const busy = createServer();
     await new Promise<void>((r) => busy.listen(0, '127.0.0.1', r));
     const { port } = busy.address() as AddressInfo;

@@ -17,6 +17,7 @@ import type { LinkLogger } from '../nats/connect.js';
 import type { RecorderTap } from '../record/recording-link.js';
 import { RESYNC_SUBJECT, ensureStream } from '../nats/subjects.js';
 import { DEFAULT_EDGE_LIMITS, EdgeSession, type EdgeCounters, type EdgeLimits, type SessionContext } from './edge-session.js';
+import { OutageBuffer, type OutageCounters } from './outage-buffer.js';
 import { DEFAULT_CERTIFICATE_POLICY, admitCertificate, type CertificatePolicy } from './tls-admission.js';
 
 export interface EdgeTls {
@@ -50,7 +51,7 @@ export interface Edge {
   url: string;
   port: number;
   id: string;
-  stats(): EdgeCounters & { sessions: number; sockets: number };
+  stats(): EdgeCounters & OutageCounters & { sessions: number; sockets: number };
   close(): Promise<void>;
 }
 
@@ -73,8 +74,9 @@ export async function createEdge(opts: EdgeOptions): Promise<Edge> {
   const bySerial = new Map<string, EdgeSession>();
   const sockets = new Set<EdgeSession>();
   let nextSession = 1;
+  const outage = new OutageBuffer(nc, limits.outageMaxBytes, logger);
   const ctx: SessionContext = {
-    edgeId: id, nc, logger, limits, policy, counters, now: () => clock.now(), tap: opts.recorder,
+    edgeId: id, nc, logger, publish: (subject, data, h, always) => outage.publish(subject, data, h, always), limits, policy, counters, now: () => clock.now(), tap: opts.recorder,
     register: (s) => {
       const old = bySerial.get(s.serial!);
       bySerial.set(s.serial!, s);
@@ -121,9 +123,14 @@ export async function createEdge(opts: EdgeOptions): Promise<Edge> {
     for (const s of bySerial.values()) s.resync();
   } });
   // Whichever side reconnects last announces: serve asks on its reconnect, the edge on its own.
+  // What the APs sent meanwhile goes first, so the announcement names the uuid they run now.
   void (async () => {
     for await (const st of nc.status()) {
-      if (st.type === 'reconnect') for (const s of bySerial.values()) s.resync();
+      if (st.type === 'disconnect' || st.type === 'reconnecting') outage.hold();
+      else if (st.type === 'reconnect') {
+        outage.release();
+        for (const s of bySerial.values()) s.resync(true);
+      }
     }
   })();
   // Often enough that idle and ping deadlines are kept within a third of their length.
@@ -152,7 +159,7 @@ export async function createEdge(opts: EdgeOptions): Promise<Edge> {
 
   return {
     url, port, id,
-    stats: () => ({ ...counters, sessions: bySerial.size, sockets: sockets.size }),
+    stats: () => ({ ...counters, ...outage.counters, sessions: bySerial.size, sockets: sockets.size }),
     close: async () => {
       clearInterval(timer);
       resync.unsubscribe();
@@ -164,7 +171,8 @@ export async function createEdge(opts: EdgeOptions): Promise<Edge> {
       server.closeAllConnections?.();
       await new Promise<void>((r) => server.close(() => r()));
       // Disconnect presence of the closed sockets must reach NATS before the caller closes it.
-      if (!nc.isClosed()) await nc.flush().catch(() => undefined);
+      if (outage.isHolding) outage.discard();
+      else if (!nc.isClosed()) await nc.flush().catch(() => undefined);
     },
   };
 }

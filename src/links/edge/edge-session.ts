@@ -4,7 +4,7 @@
  * the socket itself needs (serial, certificate, the last connect frame for a resync), so any
  * number of edges can serve a fleet.
  */
-import { headers, type NatsConnection, type Subscription } from 'nats';
+import { headers, type MsgHdrs, type NatsConnection, type Subscription } from 'nats';
 import type { WebSocket } from 'ws';
 import { normalizeSerial } from '../../protocol/serial.js';
 import type { LinkLogger } from '../nats/connect.js';
@@ -23,9 +23,13 @@ export interface EdgeLimits {
   idleTimeoutMs: number;
   /** Websocket ping period; a socket that did not answer the previous ping is terminated. */
   pingIntervalMs: number;
+  /** Bytes of AP frames held while NATS is down (outage-buffer.ts); later ones are lost, counted. */
+  outageMaxBytes: number;
 }
 
-export const DEFAULT_EDGE_LIMITS: EdgeLimits = { maxPayload: 512_000, maxProtocolErrors: 10, idleTimeoutMs: 600_000, pingIntervalMs: 30_000 };
+export const DEFAULT_EDGE_LIMITS: EdgeLimits = {
+  maxPayload: 512_000, maxProtocolErrors: 10, idleTimeoutMs: 600_000, pingIntervalMs: 30_000, outageMaxBytes: 64 * 1024 * 1024,
+};
 
 export interface EdgeCounters {
   framesUp: number;
@@ -37,6 +41,8 @@ export interface EdgeCounters {
 export interface SessionContext {
   edgeId: string;
   nc: NatsConnection;
+  /** Publishes toward serve: straight to NATS, or held while NATS is down. */
+  publish(subject: string, data: string | Uint8Array, headers?: MsgHdrs, always?: boolean): void;
   logger: LinkLogger;
   limits: EdgeLimits;
   policy: CertificatePolicy;
@@ -100,12 +106,16 @@ export class EdgeSession {
     this.ws.terminate();
   }
 
-  /** Announce this session again (serve restarted and lost its actors). */
-  resync(): void {
+  /**
+   * Announce this session again (serve restarted and lost its actors). `afterOutage`: our own
+   * NATS reconnect, which always announces: an announcement made before the outage told a serve
+   * that has since marked the AP offline.
+   */
+  resync(afterOutage = false): void {
     if (!this.serial || this.closed) return;
     // serve's ask and our own NATS reconnect often come together: one announcement is enough.
     const now = this.ctx.now();
-    if (now - this.lastAnnounce < 2000) return;
+    if (!afterOutage && now - this.lastAnnounce < 2000) return;
     this.lastAnnounce = now;
     this.publishPresence('connect');
     if (this.connectText) this.publishUp(this.connectText, undefined, true);
@@ -222,13 +232,13 @@ export class EdgeSession {
     if (resync) h.set(HDR_RESYNC, '1');
     if (malformed) h.set(HDR_MALFORMED, malformed.slice(0, 200));
     else this.ctx.counters.framesUp++;
-    this.ctx.nc.publish(upSubject(this.serial!), text, { headers: h });
+    this.ctx.publish(upSubject(this.serial!), text, h);
   }
 
   private publishPresence(event: 'connect' | 'disconnect', reason?: string): void {
     const p: Presence = { event, edge: this.ctx.edgeId, session: this.id, at: this.ctx.now(), ipAddress: this.ipAddress, certificate: this.certificate };
     if (reason) p.reason = reason;
-    if (!this.ctx.nc.isClosed()) this.ctx.nc.publish(presenceSubject(this.serial!), JSON.stringify(p));
+    this.ctx.publish(presenceSubject(this.serial!), JSON.stringify(p), undefined, true);
   }
 
   private onClose(reason: string): void {

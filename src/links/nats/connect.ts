@@ -1,7 +1,8 @@
 /**
  * One way to open a NATS connection for the edge and for serve: reconnect forever with jittered
- * backoff (nats.js does the waiting), buffer publishes while disconnected, and report status
- * changes so they are logged and shown on a health endpoint.
+ * backoff (nats.js does the waiting) and report status changes so they are logged and shown on a
+ * health endpoint. nats.js drops what was published while disconnected at each reconnect
+ * attempt: the edge holds its frames itself meanwhile (links/edge/outage-buffer.ts).
  */
 import { connect, type NatsConnection } from 'nats';
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WsApClient } from '../../../src/links/sim-ws-client.js';
-import { connectFrame, resultFrame } from './frames.js';
+import { connectFrame, logFrame, resultFrame } from './frames.js';
 import { startEdgeSide, startNats, startServeSide, waitFor, type EdgeSide, type Serve, type TestNats } from './harness.js';
 
 describe('a NATS outage between edge and serve', () => {
@@ -43,5 +43,23 @@ describe('a NATS outage between edge and serve', () => {
     expect(await waitFor(() => serve.store.get(queued.UUID)?.status === 'completed', 15_000)).toBe(true);
     expect(received).toEqual(['configure']);
     expect(ap.isOpen).toBe(true);
+  });
+
+  it('keeps what the AP sends while NATS is down and hands it to serve, once NATS is back', async () => {
+    expect(await waitFor(() => serve.fleet.status(serial)?.connected === true, 15_000)).toBe(true);
+    await nats.kill();
+    expect(await waitFor(() => serve.manager.status().link === 'reconnecting')).toBe(true);
+    const sentFrom = Date.now();
+    for (let i = 0; i < 3; i++) ap.send(logFrame(serial, `during outage ${i}`));
+    expect(await waitFor(() => edge.edge.stats().held === 3)).toBe(true);
+    await new Promise((r) => setTimeout(r, 300));
+
+    await nats.start();
+    const outageLogs = () => serve.events.filter((e) => e.type === 'log' && e.payload.log.startsWith('during outage'));
+    expect(await waitFor(() => outageLogs().length === 3, 15_000)).toBe(true);
+    expect(outageLogs().map((e) => e.type === 'log' && e.payload.log)).toEqual(['during outage 0', 'during outage 1', 'during outage 2']);
+    for (const e of outageLogs()) expect(e.at).toBeGreaterThanOrEqual(sentFrom);
+    expect(edge.edge.stats()).toMatchObject({ held: 0, heldSent: 3, lostInOutage: 0 });
+    expect(await waitFor(() => serve.fleet.status(serial)?.connected === true, 15_000)).toBe(true);
   });
 });
