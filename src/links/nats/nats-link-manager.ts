@@ -12,7 +12,7 @@
  *   const nats = await NatsLinkManager.start({ url, logger, onDevice: (l) => fleet.attach(l), persisted: () => ingest.flush() });
  *   app.get('/health', () => nats.status());
  */
-import type { ConsumerMessages, JsMsg, NatsConnection } from 'nats';
+import type { ConsumerMessages, JsMsg, NatsConnection, Subscription } from 'nats';
 import { wallClock, type Clock } from '../../protocol/clock.js';
 import { isObject, type UpFrame } from '../../protocol/frame.js';
 import { rememberStateText } from '../../protocol/json-source.js';
@@ -20,8 +20,8 @@ import { isSerial } from '../../protocol/serial.js';
 import { connectNats, type LinkLogger, type NatsStatus } from './connect.js';
 import { NatsLink } from './nats-link.js';
 import {
-  ACK_EVERY, ACK_INTERVAL_MS, DEFAULT_DURABLE, HDR_AT, HDR_MALFORMED, HDR_RESYNC, RESYNC_SUBJECT, STREAM, STREAM_SUBJECTS,
-  ensureConsumer, ensureStream, isPresence, parseSubject, subjectMatches, type Filtering, type StreamLimits,
+  ACK_EVERY, ACK_INTERVAL_MS, DEFAULT_DURABLE, EDGE_ALIVE_SUBJECT, EDGE_MISSED_BEATS, HDR_AT, HDR_MALFORMED, HDR_RESYNC, RESYNC_SUBJECT,
+  STREAM, STREAM_SUBJECTS, ensureConsumer, ensureStream, isEdgeAlive, isPresence, parseSubject, subjectMatches, type Filtering, type StreamLimits,
 } from './subjects.js';
 
 export interface NatsLinkManagerOptions {
@@ -69,6 +69,9 @@ export interface NatsLinkStatus {
   /** Messages acknowledged (cumulatively), and taken but not yet acknowledged. */
   acked: number;
   unacked: number;
+  /** Edges beating now, and edges whose APs were taken offline because they stopped. */
+  edges: number;
+  edgesLost: number;
 }
 
 export class NatsLinkManager {
@@ -86,6 +89,10 @@ export class NatsLinkManager {
   private ackingCount = 0;
   private ackTimer?: ReturnType<typeof setTimeout>;
   private acking?: Promise<void>;
+  /** Edges that beat (EDGE_ALIVE_SUBJECT), with the timer that declares each one gone. */
+  private readonly edges = new Map<string, { intervalMs: number; timer?: ReturnType<typeof setTimeout> }>();
+  private edgesLost = 0;
+  private alive?: Subscription;
 
   private constructor(private readonly nc: NatsConnection, private readonly opts: NatsLinkManagerOptions, private readonly ownsConnection: boolean) {
     this.durable = opts.durable ?? DEFAULT_DURABLE;
@@ -111,6 +118,7 @@ export class NatsLinkManager {
       link: this.nc.isClosed() ? 'closed' : this.linkStatus, server: this.nc.getServer(), durable: this.durable,
       filter: this.filter.length > 0 ? [...this.filter] : [...STREAM_SUBJECTS], filtering: this.filtering,
       devices: this.links.size, connectedDevices, ...this.counts, unacked: this.unacked + this.ackingCount,
+      edges: this.edges.size, edgesLost: this.edgesLost,
     };
   }
 
@@ -125,6 +133,8 @@ export class NatsLinkManager {
   /** Stops taking messages, acknowledges what was taken once it is persisted, then lets go. */
   async close(): Promise<void> {
     this.messages?.stop();
+    this.alive?.unsubscribe();
+    for (const e of this.edges.values()) clearTimeout(e.timer);
     // A connection that is gone cannot ack: JetStream delivers those frames again.
     if (!this.nc.isClosed()) await this.ackCycle(true);
     if (this.ownsConnection && !this.nc.isClosed()) await this.nc.drain().catch(() => this.nc.close());
@@ -201,6 +211,13 @@ export class NatsLinkManager {
     await this.ensure(true);
     const consumer = await this.nc.jetstream().consumers.get(STREAM, this.durable);
     this.messages = await consumer.consume({ max_messages: 10_000, threshold_messages: 5_000, callback: (m) => this.onMessage(m) });
+    this.alive = this.nc.subscribe(EDGE_ALIVE_SUBJECT, { callback: (err, m) => {
+      if (err) return;
+      const a = parseJson(m.string());
+      if (!isEdgeAlive(a)) return;
+      if (a.stopping) this.edgeStopped(a.edge);
+      else this.edgeBeat(a.edge, a.intervalMs);
+    } });
     // Edges re-announce their sessions: actors of a restarted serve need presence and connect.
     this.nc.publish(RESYNC_SUBJECT, '');
     this.opts.logger.info({ durable: this.durable, stream: STREAM }, 'nats link consuming');
@@ -225,13 +242,48 @@ export class NatsLinkManager {
     if (s === was) return;
     if (this.ownsConnection === false) this.opts.logger.warn({ status: s }, `nats link ${s}`);
     const at = (this.opts.clock ?? wallClock).now();
-    if (s === 'reconnecting') for (const l of this.links.values()) l.linkLost(at);
+    if (s === 'reconnecting') {
+      for (const l of this.links.values()) l.linkLost(at);
+      // Beats cannot come now: no edge is judged until NATS is back.
+      for (const e of this.edges.values()) clearTimeout(e.timer);
+    }
     if (s === 'connected' && was === 'reconnecting') {
+      // Every edge known before gets a fresh deadline: one that died meanwhile never beats again,
+      // and the APs frames from the stream bring back online through it are taken offline.
+      for (const [edge, e] of this.edges) this.edgeBeat(edge, e.intervalMs);
       // A server that came back without its store lost stream and consumer: make them again
       // (idempotent; the running pull loop targets the durable by name and picks it up).
       void this.ensure(false).catch((err: unknown) => this.opts.logger.error({ err: (err as Error).message }, 'nats link: stream or consumer could not be re-created'));
       this.nc.publish(RESYNC_SUBJECT, '');
     }
+  }
+
+  /** An edge beat: it has EDGE_MISSED_BEATS of its intervals to beat again. */
+  private edgeBeat(edge: string, intervalMs: number): void {
+    const known = this.edges.get(edge);
+    if (known) clearTimeout(known.timer);
+    const timer = setTimeout(() => this.edgeGone(edge, intervalMs), intervalMs * EDGE_MISSED_BEATS);
+    timer.unref?.();
+    this.edges.set(edge, { intervalMs, timer });
+  }
+
+  /** An edge closed cleanly: its APs' disconnect presence says the rest. */
+  private edgeStopped(edge: string): void {
+    clearTimeout(this.edges.get(edge)?.timer);
+    this.edges.delete(edge);
+  }
+
+  /** An edge stopped beating (killed, or cut from NATS): the APs it held cannot be reached. */
+  private edgeGone(edge: string, intervalMs: number): void {
+    this.edges.delete(edge);
+    const at = (this.opts.clock ?? wallClock).now();
+    const silentS = (intervalMs * EDGE_MISSED_BEATS) / 1000;
+    const reason = `edge ${edge} stopped answering (no heartbeat for ${silentS} s)`;
+    let aps = 0;
+    for (const l of this.links.values()) if (l.edgeLost(edge, at, reason)) aps++;
+    this.edgesLost++;
+    const log = aps > 0 ? this.opts.logger.warn : this.opts.logger.info;
+    log.call(this.opts.logger, { edge, aps, silentS }, 'nats link: an edge stopped answering; the APs it held are offline until they connect again');
   }
 
   private linkFor(serial: string): NatsLink {

@@ -103,6 +103,14 @@ export class NatsLink implements DeviceLink {
     this.disconnect(at, 'NATS link lost');
   }
 
+  /** The edge holding the AP stopped beating: it is gone, and the AP cannot be reached through it. */
+  edgeLost(edge: string, at: number, reason: string): boolean {
+    if (!this.connected || this.current?.edge !== edge) return false;
+    this.flushHeld();
+    this.disconnect(at, reason);
+    return true;
+  }
+
   /** An `.up` frame, already parsed. */
   frame(frame: UpFrame, bytes: number, at: number, resync = false): void {
     const method = 'method' in frame ? frame.method : undefined;

@@ -52,6 +52,33 @@ export function isPresence(v: unknown): v is Presence {
     && typeof p.edge === 'string' && typeof p.at === 'number';
 }
 
+/**
+ * An edge says it is alive every `intervalMs` on core NATS (not kept in the stream: a late beat
+ * means nothing). serve takes an AP offline when the edge holding it has missed EDGE_MISSED_BEATS
+ * beats: a killed edge sends no disconnect presence, and its APs used to look connected until
+ * they came back through another edge. One subject for all edges: an edge id holds a hostname,
+ * which may hold dots, so it cannot be a subject token.
+ */
+export const EDGE_ALIVE_SUBJECT = 'airtwin.edge.alive';
+export const EDGE_HEARTBEAT_MS = 5_000;
+export const EDGE_MISSED_BEATS = 3;
+
+export interface EdgeAlive {
+  edge: string;
+  at: number;
+  intervalMs: number;
+  /** APs the edge holds now. */
+  sessions: number;
+  /** The edge's last beat as it closes cleanly (its APs' disconnects are on their way). */
+  stopping?: boolean;
+}
+
+export function isEdgeAlive(v: unknown): v is EdgeAlive {
+  const a = v as EdgeAlive;
+  return typeof a === 'object' && a !== null && typeof a.edge === 'string' && a.edge !== '' && typeof a.at === 'number'
+    && typeof a.intervalMs === 'number' && a.intervalMs > 0 && typeof a.sessions === 'number';
+}
+
 /** Stream and durable consumer defaults; several serve workers may use distinct durables. */
 export const STREAM = 'UCENTRAL_UP';
 export const STREAM_SUBJECTS = ['ucentral.*.up', 'ucentral.*.presence'];

@@ -58,10 +58,10 @@ export interface EdgeSide {
   stop(): Promise<void>;
 }
 
-export async function startEdgeSide(url: string, opts: { tls?: EdgeTls; limits?: Partial<EdgeLimits>; allowMismatch?: boolean } = {}): Promise<EdgeSide> {
+export async function startEdgeSide(url: string, opts: { tls?: EdgeTls; limits?: Partial<EdgeLimits>; allowMismatch?: boolean; heartbeatMs?: number } = {}): Promise<EdgeSide> {
   const nc = await connectNats({ url, name: 'test-edge', logger: silentLogger });
   const edge = await createEdge({
-    port: 0, host: '127.0.0.1', nats: nc, logger: silentLogger, tls: opts.tls, limits: opts.limits,
+    port: 0, host: '127.0.0.1', nats: nc, logger: silentLogger, tls: opts.tls, limits: opts.limits, heartbeatMs: opts.heartbeatMs,
     certificates: opts.allowMismatch === undefined ? {} : { allowMismatch: opts.allowMismatch },
   });
   return {

@@ -1,0 +1,85 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WsApClient } from '../../../src/links/sim-ws-client.js';
+import { connectFrame } from './frames.js';
+import { startEdgeSide, startNats, startServeSide, waitFor, type Serve, type TestNats } from './harness.js';
+
+describe('serve watches the edges beat', () => {
+  let nats: TestNats;
+  let serve: Serve;
+  const cleanups: (() => unknown)[] = [];
+
+  beforeAll(async () => {
+    nats = await startNats({ jetstream: true });
+    serve = await startServeSide(nats.url);
+  });
+  afterAll(async () => {
+    for (const c of cleanups.reverse()) await c();
+    await serve?.stop();
+    await nats?.stop();
+  });
+
+  async function apThrough(edgeUrl: string, serial: string): Promise<WsApClient> {
+    const ap = new WsApClient({ url: `${edgeUrl}/` });
+    cleanups.push(() => ap.terminate());
+    await ap.opened;
+    ap.send(connectFrame(serial));
+    return ap;
+  }
+
+  it('takes the APs of an edge that stopped beating offline, and keeps those of a beating edge online', async () => {
+    const crashing = await startEdgeSide(nats.url, { heartbeatMs: 100 });
+    const healthy = await startEdgeSide(nats.url, { heartbeatMs: 100 });
+    cleanups.push(() => healthy.stop(), () => crashing.stop());
+    await apThrough(crashing.edge.url, 'a0b1c2000071');
+    await apThrough(healthy.edge.url, 'a0b1c2000072');
+    expect(await waitFor(() => serve.fleet.status('a0b1c2000071')?.connected === true && serve.fleet.status('a0b1c2000072')?.connected === true)).toBe(true);
+    expect(await waitFor(() => serve.manager.status().edges === 2)).toBe(true);
+    // Well past three intervals: beats keep both online.
+    await new Promise((r) => setTimeout(r, 600));
+    expect(serve.fleet.status('a0b1c2000071')?.connected).toBe(true);
+
+    // What a kill -9 of the edge process looks like from serve: its NATS connection is gone, no
+    // disconnect presence is sent, and its AP sockets are of no use to anyone.
+    const cut = Date.now();
+    await crashing.nc.close();
+    expect(await waitFor(() => serve.fleet.status('a0b1c2000071')?.connected === false, 5_000)).toBe(true);
+    expect(Date.now() - cut).toBeLessThan(3_000);
+    const gone = serve.events.find((e) => e.serial === 'a0b1c2000071' && e.type === 'disconnected');
+    expect(gone?.type === 'disconnected' && gone.payload.reason).toBe(`edge ${crashing.edge.id} stopped answering (no heartbeat for 0.3 s)`);
+    await expect(serve.svc.ping('a0b1c2000071')).rejects.toMatchObject({ code: 'DEVICE_OFFLINE' });
+    expect(serve.fleet.status('a0b1c2000072')?.connected).toBe(true);
+    expect(serve.manager.status()).toMatchObject({ edges: 1, edgesLost: 1 });
+  });
+
+  it('forgets an edge that closes cleanly without calling it lost', async () => {
+    const closing = await startEdgeSide(nats.url, { heartbeatMs: 100 });
+    await apThrough(closing.edge.url, 'a0b1c2000073');
+    expect(await waitFor(() => serve.fleet.status('a0b1c2000073')?.connected === true)).toBe(true);
+    const before = serve.manager.status();
+    await closing.stop();
+    expect(await waitFor(() => serve.manager.status().edges === before.edges - 1)).toBe(true);
+    expect(await waitFor(() => serve.fleet.status('a0b1c2000073')?.connected === false)).toBe(true);
+    const gone = serve.events.find((e) => e.serial === 'a0b1c2000073' && e.type === 'disconnected');
+    expect(gone?.type === 'disconnected' && gone.payload.reason).toMatch(/^socket closed \(1001/);
+    await new Promise((r) => setTimeout(r, 500));
+    expect(serve.manager.status().edgesLost).toBe(before.edgesLost);
+  });
+
+  it('gives the edges it knew a fresh deadline after a NATS outage, and calls lost one that never beats again', async () => {
+    const { edges: edgesBefore, edgesLost: lostBefore } = serve.manager.status();
+    const staying = await startEdgeSide(nats.url, { heartbeatMs: 100 });
+    const dying = await startEdgeSide(nats.url, { heartbeatMs: 100 });
+    cleanups.push(() => staying.stop(), () => dying.stop());
+    expect(await waitFor(() => serve.manager.status().edges === edgesBefore + 2)).toBe(true);
+    await nats.kill();
+    expect(await waitFor(() => serve.manager.status().link === 'reconnecting')).toBe(true);
+    // Longer than three beats: no edge is judged while serve cannot hear any.
+    await new Promise((r) => setTimeout(r, 500));
+    expect(serve.manager.status()).toMatchObject({ edges: edgesBefore + 2, edgesLost: lostBefore });
+    await dying.nc.close();
+    await nats.start();
+    expect(await waitFor(() => serve.manager.status().link === 'connected', 15_000)).toBe(true);
+    expect(await waitFor(() => serve.manager.status().edgesLost === lostBefore + 1, 5_000)).toBe(true);
+    expect(await waitFor(() => serve.manager.status().edges === edgesBefore + 1, 5_000)).toBe(true);
+  });
+});
