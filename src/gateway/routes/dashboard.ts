@@ -24,8 +24,8 @@ const Dashboard = Type.Object({
   certificates: TagCounts('Connected devices per certificate check: no certificate, non TIP certificate, serial mismatch, verified, simulated.'),
   lastContact: TagCounts('Devices per time since last contact: now (< 1 h), >hour, >day, >week (7 d), >month (30 d), never.'),
   healths: TagCounts('Devices per sanity of their last stored health check: 100%, >90%, >60%, <60%, unknown (none stored).'),
-  upTimes: TagCounts('Connected devices per uptime: now (< 1 h), >hour, >day, >week, >month.'),
-  memoryUsed: TagCounts('Connected devices per memory used: < 5%, < 25%, < 50%, < 75%, >75%.'),
+  upTimes: TagCounts('Connected devices per uptime: now (< 1 h), >hour, >day, >week, >month; unknown before its first state.'),
+  memoryUsed: TagCounts('Connected devices per memory used: < 5%, < 25%, < 50%, < 75%, >75%; unknown before its first state.'),
   load: TagCounts('Connected devices per 1-minute load average as a percentage of one core, same buckets as memoryUsed.'),
   associations: TagCounts('Associated clients summed over connected devices, per band: 2G, 5G, 6G.'),
 }, { title: 'DeviceDashboard', description: 'Fixed-bucket arrays list every bucket in the order shown, zeros included; the other arrays list the tags seen.' });
@@ -88,8 +88,8 @@ export function computeDashboard(input: DashboardInput): Static<typeof Dashboard
   const t = {
     commands: new Tally(), vendors: new Tally(), deviceType: new Tally(), firmware: new Tally(),
     status: new Tally(['connected', 'not connected']), certificates: new Tally(Object.values(CERTIFICATES)),
-    lastContact: new Tally([...AGE_BUCKETS, 'never']), healths: new Tally(HEALTH_BUCKETS), upTimes: new Tally(AGE_BUCKETS),
-    memoryUsed: new Tally(PERCENT_BUCKETS), load: new Tally(PERCENT_BUCKETS), associations: new Tally(['2G', '5G', '6G']),
+    lastContact: new Tally([...AGE_BUCKETS, 'never']), healths: new Tally(HEALTH_BUCKETS), upTimes: new Tally([...AGE_BUCKETS, 'unknown']),
+    memoryUsed: new Tally([...PERCENT_BUCKETS, 'unknown']), load: new Tally([...PERCENT_BUCKETS, 'unknown']), associations: new Tally(['2G', '5G', '6G']),
   };
   for (const r of input.commandCounts) t.commands.add(r.command, Number(r.n));
   for (const d of devices) {
@@ -107,10 +107,13 @@ export function computeDashboard(input: DashboardInput): Static<typeof Dashboard
     // Live figures are only meaningful while the device is connected (as upstream: connection map only).
     t.status.add('connected');
     t.certificates.add(CERTIFICATES[live.verifiedCertificate] ?? live.verifiedCertificate);
-    t.upTimes.add(ageBucket(live.uptime));
-    t.memoryUsed.add(percentBucket(live.memoryUsed));
+    // A state has not come yet (an AP's uptime is never 0): unknown, as a missing health check is,
+    // not the best bucket its zeros would fall in.
+    const reported = live.uptime > 0;
+    t.upTimes.add(reported ? ageBucket(live.uptime) : 'unknown');
+    t.memoryUsed.add(reported ? percentBucket(live.memoryUsed) : 'unknown');
     // The AP reports load averages as fractions of one core (state unit.load); upstream's /65536 was for raw kernel values.
-    t.load.add(percentBucket(live.load * 100));
+    t.load.add(reported ? percentBucket(live.load * 100) : 'unknown');
     t.associations.add('2G', live.associations_2G);
     t.associations.add('5G', live.associations_5G);
     t.associations.add('6G', live.associations_6G);

@@ -44,8 +44,8 @@ describe('GET /api/v1/deviceDashboard', () => {
 
   it('lists every bucket of the fixed-bucket arrays, zeros included, and nothing live for offline devices', async () => {
     const d = (await s.gw('GET', '/deviceDashboard')).body;
-    expect(d.upTimes.map((e: { tag: string }) => e.tag)).toEqual(['now', '>hour', '>day', '>week', '>month']);
-    expect(d.memoryUsed.map((e: { tag: string }) => e.tag)).toEqual(['< 5%', '< 25%', '< 50%', '< 75%', '>75%']);
+    expect(d.upTimes.map((e: { tag: string }) => e.tag)).toEqual(['now', '>hour', '>day', '>week', '>month', 'unknown']);
+    expect(d.memoryUsed.map((e: { tag: string }) => e.tag)).toEqual(['< 5%', '< 25%', '< 50%', '< 75%', '>75%', 'unknown']);
     expect(d.associations).toEqual([{ tag: '2G', value: 0 }, { tag: '5G', value: 0 }, { tag: '6G', value: 0 }]);
     for (const key of ['certificates', 'upTimes', 'memoryUsed', 'load', 'associations']) {
       expect(d[key].every((e: { value: number }) => e.value === 0), key).toBe(true);
