@@ -34,7 +34,16 @@ export interface ApplyOutput {
   field: 'autoChannels' | 'autoTxPowers';
   /** serial -> new configuration document to push. */
   commands: Map<string, DeviceConfiguration>;
+  /** serial -> why a device with new values gets no configure (a device already at them is not listed). */
+  notPushed: Record<string, string>;
 }
+
+export const NOT_PUSHED = {
+  rrmOff: 'enableRRM is off for this AP: the new values are in its layers only',
+  configOff: 'enableConfig is off for this AP: the new values are in its layers only',
+  noConfiguration: 'no configuration of this AP is known to put the new values in (it has not connected with one): they are in its layers only',
+  noRadios: 'the configuration known for this AP has no radios to set: the new values are in its layers only',
+} as const;
 
 /** Band -> value the device should run: auto overlaid by user (ConfigManager, §4.9). */
 export function targetValues(cfg: EffectiveConfig, kind: PlanKind): Record<string, number> {
@@ -68,16 +77,23 @@ export function applyPlan(input: ApplyInput): ApplyOutput {
   const field = input.kind === 'channel' ? 'autoChannels' : 'autoTxPowers';
   const autoUpdates: Record<string, Record<string, number>> = {};
   const commands = new Map<string, DeviceConfiguration>();
+  const notPushed: Record<string, string> = {};
   for (const [serial, bands] of Object.entries(input.plan)) {
     const cfg = input.configs.get(serial);
     if (!cfg || Object.keys(bands).length === 0) continue;
     const auto = { ...(cfg[field] ?? {}), ...bands };
     autoUpdates[serial] = auto;
-    if (!cfg.enableRRM || !cfg.enableConfig) continue;
+    if (!cfg.enableRRM || !cfg.enableConfig) {
+      notPushed[serial] = cfg.enableRRM ? NOT_PUSHED.configOff : NOT_PUSHED.rrmOff;
+      continue;
+    }
     const current = input.current.get(serial);
-    if (!current) continue;
+    if (!current || !Array.isArray(current.radios)) {
+      notPushed[serial] = current ? NOT_PUSHED.noRadios : NOT_PUSHED.noConfiguration;
+      continue;
+    }
     const next = withRadioValues(current, input.kind, targetValues({ ...cfg, [field]: auto }, input.kind));
     if (next) commands.set(serial, next);
   }
-  return { autoUpdates, field, commands };
+  return { autoUpdates, field, commands, notPushed };
 }

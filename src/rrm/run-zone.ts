@@ -38,6 +38,8 @@ export interface ZoneRunResult {
   layers: LayeredConfig;
   /** serial -> configuration document to push (empty when dry-run). */
   commands: Map<string, DeviceConfiguration>;
+  /** serial -> why a device with new values gets no configure (apply-plan.ts NOT_PUSHED). */
+  notPushed: Record<string, string>;
 }
 
 export function runZone(req: ZoneRunRequest): ZoneRunResult {
@@ -50,12 +52,13 @@ export function runZone(req: ZoneRunRequest): ZoneRunResult {
     algorithm: req.algorithm, args: req.args, allowDefaultMode: req.allowDefaultMode,
     model: modelForSerials(req.model, serials), zone: { name: req.zone, serials }, configs, seed: req.seed,
   });
-  if (req.dryRun || Object.keys(outcome.plan).length === 0) return { outcome, layers: req.layers, commands: new Map() };
+  if (req.dryRun || Object.keys(outcome.plan).length === 0) return { outcome, layers: req.layers, commands: new Map(), notPushed: {} };
   const applied = applyPlan({ kind: outcome.kind, plan: outcome.plan, configs, current: req.current });
   return {
     outcome,
     layers: writeAutoValues(req.layers, req.topology, applied.field, applied.autoUpdates),
     commands: applied.commands,
+    notPushed: applied.notPushed,
   };
 }
 

@@ -36,11 +36,11 @@ export async function rrmRunRoutes(api: FastifyInstance, deps: RrmDeps): Promise
       schema: { tags: ['rrm'], summary, querystring, response: { 200: Allocation, ...errorResponses } },
     }, async (req) => {
       const q = req.query as OptimizeQuery;
-      const { outcome } = await applier.run({
+      const { outcome, notPushed } = await applier.run({
         algorithm, args: { mode: q.mode ?? '' }, allowDefaultMode: false, zone: q.zone, zoneParam: 'zone',
         dryRun: q.dry_run === true, source: 'api',
       });
-      return toAllocation(outcome);
+      return { ...toAllocation(outcome), ...withNotPushed(notPushed) };
     });
   };
   optimize('/optimizeChannel', 'OptimizeChannel', CHANNEL_MODES, 'Run a channel optimizer on a zone (applied unless dry_run)');
@@ -53,10 +53,12 @@ export async function rrmRunRoutes(api: FastifyInstance, deps: RrmDeps): Promise
     },
   }, async (req) => {
     const q = req.query as Static<typeof RunQuery>;
-    const { outcome } = await applier.run({
+    const { outcome, notPushed } = await applier.run({
       algorithm: q.algorithm ?? '', args: q.args ?? '', allowDefaultMode: true, zone: q.venue, zoneParam: 'venue',
       dryRun: q.mock === true, source: 'api',
     });
-    return toRunResult(outcome);
+    return { ...toRunResult(outcome), ...withNotPushed(notPushed) };
   });
 }
+
+const withNotPushed = (notPushed: Record<string, string>) => (Object.keys(notPushed).length > 0 ? { notPushed } : {});

@@ -18,13 +18,19 @@ export type Algorithm = Static<typeof Algorithm>;
 export const BandValueMap = Type.Record(Type.String(), Type.Record(Type.String(), Type.Integer()));
 export type BandValueMap = Static<typeof BandValueMap>;
 
-export const Allocation = Type.Object({ data: BandValueMap });
+/** Beyond the spec: devices the plan was not sent to, with why (a replayed AP); absent when none. */
+const NotPushed = Type.Optional(Type.Record(Type.String(), Type.String(), {
+  description: 'Devices whose new values went into their layers but were not sent to the AP, with why (a replayed AP runs only its recorded commands).',
+}));
+
+export const Allocation = Type.Object({ data: BandValueMap, notPushed: NotPushed });
 export type Allocation = Static<typeof Allocation>;
 
 export const RunResult = Type.Object({
   error: Type.Optional(Type.String()),
   channelMap: Type.Optional(BandValueMap),
   txPowerMap: Type.Optional(BandValueMap),
+  notPushed: NotPushed,
 });
 export type RunResult = Static<typeof RunResult>;
 

@@ -83,6 +83,17 @@ describe('RRM on a replayed recording', () => {
       expect(led.status, led.text).toBe(409);
       expect(led.body.ErrorDescription).toMatch(/replayed from a recording/);
       expect((await replay.gw('GET', `/commands?serialNumber=${SERIALS[0]}`)).body.commands.length).toBe(before);
+
+      // An applied run writes the layers and says that it sent nothing to these APs, and why.
+      const run = await replay.rrm('GET', '/optimizeTxPower?mode=random&zone=lab');
+      expect(run.status, run.text).toBe(200);
+      expect(Object.keys(run.body.data).length).toBeGreaterThan(0);
+      expect(Object.keys(run.body.notPushed).sort()).toEqual(Object.keys(run.body.data).sort());
+      for (const why of Object.values(run.body.notPushed)) expect(why).toMatch(/^replayed from a recording/);
+      await replay.running.rrmService.applier.settled();
+      expect((await replay.gw('GET', `/commands?serialNumber=${SERIALS[0]}`)).body.commands.length).toBe(before);
+      const dry = await replay.rrm('PUT', '/runRRM?venue=lab&mock=true&algorithm=OptimizeChannel&args=mode=random');
+      expect(dry.body).not.toHaveProperty('notPushed');
     } finally {
       await replay.close();
     }

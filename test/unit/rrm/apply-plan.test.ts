@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { applyPlan, withRadioValues } from '../../../src/rrm/apply-plan.js';
+import { NOT_PUSHED, applyPlan, withRadioValues } from '../../../src/rrm/apply-plan.js';
 import { defaultEffectiveConfig } from '../../../src/rrm/config/layered.js';
 import type { EffectiveConfig } from '../../../src/rrm/schemas/device-config.js';
 
@@ -40,19 +40,27 @@ describe('apply-plan', () => {
     });
     expect(out.commands.size).toBe(0);
     expect(out.autoUpdates.s1).toEqual({ '2G': 20, '5G': 23 });
+    expect(out.notPushed).toEqual({});
   });
 
   it('honours enableRRM and enableConfig (auto values are still stored)', () => {
     const base = { kind: 'channel' as const, plan: { s1: { '2G': 1 } }, current: new Map([['s1', device()]]) };
-    expect(applyPlan({ ...base, configs: new Map([['s1', cfg({ enableRRM: false })]]) }).commands.size).toBe(0);
+    const rrmOff = applyPlan({ ...base, configs: new Map([['s1', cfg({ enableRRM: false })]]) });
+    expect([rrmOff.commands.size, rrmOff.notPushed]).toEqual([0, { s1: NOT_PUSHED.rrmOff }]);
     const off = applyPlan({ ...base, configs: new Map([['s1', cfg({ enableConfig: false })]]) });
-    expect([off.commands.size, off.autoUpdates.s1]).toEqual([0, { '2G': 1 }]);
+    expect([off.commands.size, off.autoUpdates.s1, off.notPushed]).toEqual([0, { '2G': 1 }, { s1: NOT_PUSHED.configOff }]);
   });
 
   it('ignores devices not in the configs and devices without a known configuration', () => {
     const out = applyPlan({ kind: 'channel', plan: { s1: { '2G': 1 }, s2: { '2G': 1 } }, configs: new Map([['s2', cfg()]]), current: new Map() });
     expect(out.autoUpdates).toEqual({ s2: { '2G': 1 } });
     expect(out.commands.size).toBe(0);
+    expect(out.notPushed).toEqual({ s2: NOT_PUSHED.noConfiguration });
+  });
+
+  it('says why a known configuration without radios gets no command (a replayed or imported AP keeps only its uuid)', () => {
+    const out = applyPlan({ kind: 'channel', plan: { s1: { '2G': 1 } }, configs: new Map([['s1', cfg()]]), current: new Map([['s1', { uuid: 5 }]]) });
+    expect([out.commands.size, out.notPushed]).toEqual([0, { s1: NOT_PUSHED.noRadios }]);
   });
 
   it('does not mutate the current configuration; 5G-lower/upper radios are 5 GHz', () => {
