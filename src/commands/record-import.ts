@@ -68,6 +68,8 @@ export interface RecordImportSummary {
   lines: number;
   /** Files not used, relative to the folder, and why. */
   skipped: { file: string; reason: string }[];
+  /** The exported `recorded` times of the reports, or the made-up spacing (some or all had none). */
+  timeBase: 'recorded' | 'synthetic';
 }
 
 /** `log`: a device log entry of an API export, as the frame that made it (`body`: method and params). */
@@ -443,6 +445,13 @@ export async function runRecordImport(opts: RecordImportOptions, out?: NodeJS.Wr
   const exported = reports.length > 0 && reports.every((r) => r.recordedMs !== undefined);
   // A device with no report (capabilities alone) connects with the first exported report.
   const firstExported = reports.reduce((m, r) => Math.min(m, r.recordedMs ?? Infinity), Infinity);
+  const untimed = reports.find((r) => r.recordedMs === undefined);
+  if (untimed && firstExported !== Infinity) {
+    // Said, not silent: the exported times are dropped for the whole file.
+    const timed = reports.filter((r) => r.recordedMs !== undefined).length;
+    out?.write(`record: ${timed} of ${reports.length} reports carry their recorded time, the others (${printable(relative(opts.fromStates, untimed.file))} first) do not: `
+      + `all are on made-up times from ${new Date(start).toISOString()}, one every ${interval / 1000} s (import the exports alone to keep their times)\n`);
+  }
   devices.forEach((d, dev) => {
     const uuid = d.uuid ?? 1;
     const at = exported ? d.reports[0]?.recordedMs ?? firstExported : start + dev * 1000;
@@ -486,5 +495,5 @@ export async function runRecordImport(opts: RecordImportOptions, out?: NodeJS.Wr
   }
   out?.write(`record: ${devices.length} device${devices.length === 1 ? '' : 's'}, ${lines.length} lines from ${opts.fromStates} -> ${opts.out}\n`);
   for (const s of skipped) out?.write(skippedLine(s));
-  return { devices: devices.length, lines: lines.length, skipped };
+  return { devices: devices.length, lines: lines.length, skipped, timeBase: exported ? 'recorded' : 'synthetic' };
 }

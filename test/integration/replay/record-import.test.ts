@@ -367,7 +367,7 @@ describe('airtwin record --from-states on exports of the gateway API', () => {
     mkdirSync(timed);
     writeFileSync(join(timed, 'a-statistics.json'), JSON.stringify({ serialNumber: 'a0b1c2000021', values: [{ UUID: 2, recorded: T + 60, data: state }, { UUID: 2, recorded: T, data: state }] }));
     writeFileSync(join(timed, 'b-capabilities.json'), JSON.stringify({ serialNumber: 'a0b1c2000022', capabilities: JSON.stringify({ compatible: 'x', platform: 'ap', wifi: {} }) }));
-    await runRecordImport({ fromStates: timed, out: join(dir, 'timed.ndjson') }, sink());
+    expect((await runRecordImport({ fromStates: timed, out: join(dir, 'timed.ndjson') }, sink())).timeBase).toBe('recorded');
     expect(lines(join(dir, 'timed.ndjson')).map((l) => [l.serial, l.t])).toEqual([
       ['a0b1c2000021', T * 1000], ['a0b1c2000021', T * 1000], ['a0b1c2000021', T * 1000],
       ['a0b1c2000022', T * 1000], ['a0b1c2000022', T * 1000], ['a0b1c2000021', (T + 60) * 1000],
@@ -377,7 +377,13 @@ describe('airtwin record --from-states on exports of the gateway API', () => {
     mkdirSync(join(mixed, 'ap'), { recursive: true });
     writeFileSync(join(mixed, 'a-statistics.json'), readFileSync(join(timed, 'a-statistics.json')));
     writeFileSync(join(mixed, 'ap', 'state.json'), JSON.stringify(state));
-    await runRecordImport({ fromStates: mixed, out: join(dir, 'mixed.ndjson'), startMs: 1_700_000_000_000 }, sink());
+    let said = '';
+    const told = new PassThrough().on('data', (d: Buffer) => { said += d.toString(); });
+    const summary = await runRecordImport({ fromStates: mixed, out: join(dir, 'mixed.ndjson'), startMs: 1_700_000_000_000 }, told);
+    expect(summary.timeBase).toBe('synthetic');
+    // Said, not silent.
+    expect(said).toContain(`record: 2 of 3 reports carry their recorded time, the others (${join('ap', 'state.json')} first) do not: `
+      + 'all are on made-up times from 2023-11-14T22:13:20.000Z, one every 60 s (import the exports alone to keep their times)\n');
     const t = lines(join(dir, 'mixed.ndjson')).map((l) => l.t);
     expect(Math.min(...t)).toBe(1_700_000_000_000);
     expect(Math.max(...t)).toBeLessThan(1_700_000_000_000 + 3 * 60_000);
