@@ -36,7 +36,8 @@ export interface DeviceContext {
   sessionOpen: boolean;
   /** Admission already said yes once: later connects skip the hook. */
   provisioned: boolean;
-  heldConnect?: JsonObject;
+  /** The `connect` of an AP the admission hook is asked about, and when the AP sent it. */
+  heldConnect?: { params: JsonObject; at: number };
   /** Frames that arrived while admission was pending, replayed once it says yes. */
   heldFrames: HeldFrame[];
   protocolErrors: number;
@@ -101,8 +102,19 @@ const sec = (ms: number) => Math.floor(ms / 1000);
 const dueId = (uuid: string) => `due:${uuid}`;
 const expireId = (uuid: string) => `expire:${uuid}`;
 
-function ev(ctx: DeviceContext, e: Omit<DeviceEvent, 'serial' | 'at'>): DeviceEvent {
-  return { ...e, serial: ctx.serial, at: ctx.deps.now() } as DeviceEvent;
+function ev(ctx: DeviceContext, e: Omit<DeviceEvent, 'serial' | 'at'>, at = ctx.deps.now()): DeviceEvent {
+  return { ...e, serial: ctx.serial, at } as DeviceEvent;
+}
+
+/**
+ * When what a frame (or presence) reports happened: the link's time for it, not when the actor
+ * runs. They differ for frames that reach serve late (JetStream's backlog after serve was down,
+ * an edge's outage buffer): their rows belong at the time the AP sent them. Never later than
+ * now: a link whose clock runs ahead (an edge's) cannot date rows into the future.
+ */
+export function frameTime(ctx: DeviceContext, at: number): number {
+  const now = ctx.deps.now();
+  return Number.isFinite(at) && at < now ? at : now;
 }
 
 function updated(ctx: DeviceContext, command: Command, extra: { created?: boolean; queued?: boolean; latencyMs?: number } = {}): DeviceEvent {
@@ -171,10 +183,10 @@ export function linkConnected(ctx: DeviceContext, e: { at: number; ipAddress?: s
   }));
 }
 
-export function linkDisconnected(ctx: DeviceContext, reason: string): Fx {
+export function linkDisconnected(ctx: DeviceContext, reason: string, at = ctx.deps.now()): Fx {
   return chain(ctx, (c) => abortCurrent(c, 'The device disconnected before replying.'), (c) => ({
     ctx: { linkUp: false, sessionOpen: false, heldConnect: undefined, heldFrames: [], status: { ...c.status, connected: false, started: 0 } },
-    emit: [ev(c, { type: 'disconnected', payload: { reason } })],
+    emit: [ev(c, { type: 'disconnected', payload: { reason } }, frameTime(c, at))],
   }));
 }
 
@@ -233,9 +245,12 @@ export function ignoreFrame(ctx: DeviceContext, bytes: number, f: Extract<Decode
   };
 }
 
-/** A `connect` was admitted: the session opens, status and capabilities come from its params. */
-export function openSession(ctx: DeviceContext, params: JsonObject): Fx {
-  const now = ctx.deps.now();
+/**
+ * A `connect` was admitted: the session opens, status and capabilities come from its params.
+ * `at` is when the AP sent it (frameTime); its events and the session's start are dated then.
+ */
+export function openSession(ctx: DeviceContext, params: JsonObject, at = ctx.deps.now()): Fx {
+  const when = frameTime(ctx, at);
   const capabilities = isObject(params.capabilities) ? params.capabilities : {};
   const firmware = typeof params.firmware === 'string' ? params.firmware : '';
   const uuid = num(params.uuid);
@@ -244,15 +259,15 @@ export function openSession(ctx: DeviceContext, params: JsonObject): Fx {
   const reason = typeof params.reason === 'string' ? params.reason : '';
   const emit: DeviceEvent[] = [];
   if (ctx.status.firmware !== '' && ctx.status.firmware !== firmware) {
-    emit.push(ev(ctx, { type: 'firmware-changed', payload: { oldFirmware: ctx.status.firmware, newFirmware: firmware } }));
+    emit.push(ev(ctx, { type: 'firmware-changed', payload: { oldFirmware: ctx.status.firmware, newFirmware: firmware } }, when));
   }
-  if (ctx.maintenance) emit.push(ev(ctx, { type: 'maintenance', payload: { kind: ctx.maintenance, phase: 'done' } }));
-  emit.push(ev(ctx, { type: 'capabilities', payload: { capabilities } }));
-  emit.push(ev(ctx, { type: 'connected', payload: { ipAddress: ctx.status.ipAddress, firmware, uuid, capabilities, reason, params } }));
+  if (ctx.maintenance) emit.push(ev(ctx, { type: 'maintenance', payload: { kind: ctx.maintenance, phase: 'done' } }, when));
+  emit.push(ev(ctx, { type: 'capabilities', payload: { capabilities } }, when));
+  emit.push(ev(ctx, { type: 'connected', payload: { ipAddress: ctx.status.ipAddress, firmware, uuid, capabilities, reason, params } }, when));
   return chain(ctx, (c) => abortCurrent(c, 'The device reconnected before replying.'), (c) => ({
     ctx: {
       sessionOpen: true, provisioned: true, heldConnect: undefined, heldFrames: [], capabilities, maintenance: undefined, pushedConfigUuid: undefined,
-      status: { ...c.status, connected: true, UUID: uuid, firmware, compatible, connectReason: reason, started: sec(now) },
+      status: { ...c.status, connected: true, UUID: uuid, firmware, compatible, connectReason: reason, started: sec(when) },
     },
     emit,
   }), reconcile);
@@ -292,11 +307,6 @@ function reconcileWith(ctx: DeviceContext, stored: StoredConfig | undefined): Fx
 
 type NotificationFrame = Extract<DecodedFrame, { kind: 'notification' }>;
 
-/** A notification other than connect, on an open session (or one allowed before connect). */
-export function notification(ctx: DeviceContext, f: NotificationFrame): Fx {
-  return withFollowUps(ctx, notificationParts(ctx, f, undefined));
-}
-
 function withFollowUps(ctx: DeviceContext, { fx, more }: { fx: Fx; more: ((c: DeviceContext) => Fx)[] }): Fx {
   return more.length === 0 ? fx : chain(ctx, () => fx, ...more);
 }
@@ -306,8 +316,8 @@ function withFollowUps(ctx: DeviceContext, { fx, more }: { fx: Fx; more: ((c: De
  * (traffic and, for a state, the state's fields) and one Fx; the rarer follow-ups (reconciliation
  * push, recovery reboot, a `request`'s report) are chained after it as before.
  */
-export function receiveNotification(ctx: DeviceContext, bytes: number, f: NotificationFrame): Fx {
-  return withFollowUps(ctx, notificationParts(ctx, f, countedStatus(ctx, bytes)));
+export function receiveNotification(ctx: DeviceContext, bytes: number, f: NotificationFrame, at: number): Fx {
+  return withFollowUps(ctx, notificationParts(ctx, f, countedStatus(ctx, bytes), at));
 }
 
 /**
@@ -316,8 +326,8 @@ export function receiveNotification(ctx: DeviceContext, bytes: number, f: Notifi
  * reboot), else undefined. Follow-ups are not run, so no id is drawn for a frame the machine
  * will then handle.
  */
-export function plainNotificationStep(ctx: DeviceContext, bytes: number, f: NotificationFrame): { ctx: Partial<DeviceContext>; emit: DeviceEvent[] } | undefined {
-  const { fx, more } = notificationParts(ctx, f, countedStatus(ctx, bytes));
+export function plainNotificationStep(ctx: DeviceContext, bytes: number, f: NotificationFrame, at: number): { ctx: Partial<DeviceContext>; emit: DeviceEvent[] } | undefined {
+  const { fx, more } = notificationParts(ctx, f, countedStatus(ctx, bytes), at);
   // With a counted status the step always sets `status` (plus lastState / lastHealthcheck) and emits one event.
   return more.length === 0 && fx.ctx && fx.emit ? { ctx: fx.ctx, emit: fx.emit } : undefined;
 }
@@ -326,9 +336,10 @@ export function plainNotificationStep(ctx: DeviceContext, bytes: number, f: Noti
  * `counted` is a status this step owns (countFrame's new one): it is updated in place and always
  * set. Without it only a state or healthcheck sets a new status.
  */
-function notificationParts(ctx: DeviceContext, f: NotificationFrame, counted: DeviceStatus | undefined): { fx: Fx; more: ((c: DeviceContext) => Fx)[] } {
+function notificationParts(ctx: DeviceContext, f: NotificationFrame, counted: DeviceStatus | undefined, at: number): { fx: Fx; more: ((c: DeviceContext) => Fx)[] } {
   const now = ctx.deps.now();
-  const event = eventOf(ctx.serial, f.method, f.params, now, ctx.status.UUID);
+  const when = frameTime(ctx, at);
+  const event = eventOf(ctx.serial, f.method, f.params, when, ctx.status.UUID);
   let next: Partial<DeviceContext> | undefined = counted ? { status: counted } : undefined;
   let requestUuid: string | undefined;
   const more: ((c: DeviceContext) => Fx)[] = [];
@@ -345,7 +356,7 @@ function notificationParts(ctx: DeviceContext, f: NotificationFrame, counted: De
     const { uuid, sanity, data } = event.payload;
     const status = counted ?? copyStatus(ctx.status);
     status.sanity = sanity;
-    next = { lastHealthcheck: { uuid, sanity, data, recorded: sec(now) }, status };
+    next = { lastHealthcheck: { uuid, sanity, data, recorded: sec(when) }, status };
     requestUuid = event.payload.requestUuid;
   } else if (f.method === 'recovery' && f.params.reboot === true) {
     // The AP asks to be rebooted out of recovery; it runs as soon as a session is open and idle.

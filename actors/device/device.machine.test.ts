@@ -98,6 +98,36 @@ describe('device machine: connection lifecycle', () => {
     expect(d.actor.getSnapshot().context.status).toMatchObject({ sanity: 77, associations_2G: 2, messageCount: 3 });
   });
 
+  it('dates what an AP sent by when its link says it was sent (a frame that reaches serve late), never later than now', async () => {
+    let admit: (a: 'accept') => void = () => undefined;
+    const d = startDevice({ admit: () => new Promise((resolve) => { admit = resolve; }) });
+    // The frames were held (JetStream's backlog, an edge's outage buffer) and arrive an hour late.
+    d.clock.set(T0 + 3_600_000);
+    d.link.stampAt = T0;
+    d.link.up();
+    d.link.connect();
+    d.link.stampAt = T0 + 1000;
+    d.link.notify('healthcheck', { uuid: 1, sanity: 77, data: {} });
+    admit('accept');
+    await flush();
+    expect(d.value()).toEqual({ online: 'idle' });
+    // The connect waited for admission and the healthcheck was held behind it: both keep their time.
+    expect(d.of('connected')[0]?.at).toBe(T0);
+    expect(d.actor.getSnapshot().context.status.started).toBe(Math.floor(T0 / 1000));
+    expect(d.of('healthcheck')[0]?.at).toBe(T0 + 1000);
+    expect(d.actor.getSnapshot().context.lastHealthcheck?.recorded).toBe(Math.floor((T0 + 1000) / 1000));
+    d.link.stampAt = T0 + 2000;
+    d.link.notify('state', { uuid: 1, state: STATE });
+    expect(d.of('state')[0]?.at).toBe(T0 + 2000);
+    // A link clock ahead of ours (an edge's) cannot date rows into the future.
+    d.link.stampAt = T0 + 7_200_000;
+    d.link.notify('log', { log: 'from the future', severity: 6 });
+    expect(d.of('log')[0]?.at).toBe(T0 + 3_600_000);
+    d.link.stampAt = T0 + 3000;
+    d.link.down('socket closed');
+    expect(d.of('disconnected')[0]?.at).toBe(T0 + 3000);
+  });
+
   it('drops a device whose connect never comes, on the clock', () => {
     const d = startDevice({ timeouts: { connectMs: 1000 } });
     d.link.up();

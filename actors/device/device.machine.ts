@@ -135,15 +135,15 @@ export const deviceMachine = setup({
     admissionFailed: enqueueActions(({ context, enqueue }) => run(enqueue, drop(context, 'admission-failed', 'the admission check failed or took too long'))),
     holdConnect: enqueueActions(({ event, enqueue }) => {
       const f = frameOf(event);
-      if (f?.kind === 'notification') run(enqueue, { ctx: { heldConnect: f.params } });
+      if (event.type === 'link.frame' && f?.kind === 'notification') run(enqueue, { ctx: { heldConnect: { params: f.params, at: event.at } } });
     }),
     openSessionFromFrame: enqueueActions(({ context, event, enqueue }) => {
       const f = frameOf(event);
-      if (f?.kind === 'notification') run(enqueue, openSession(context, f.params));
+      if (event.type === 'link.frame' && f?.kind === 'notification') run(enqueue, openSession(context, f.params, event.at));
     }),
     openSessionFromHeld: enqueueActions(({ context, enqueue }) => {
       const held = context.heldFrames;
-      run(enqueue, openSession(context, context.heldConnect ?? {}));
+      run(enqueue, openSession(context, context.heldConnect?.params ?? {}, context.heldConnect?.at));
       // Replayed through the root handlers, so blacklist and protocol checks still apply.
       for (const h of held) enqueue.raise({ type: 'link.frame', ...h });
     }),
@@ -154,7 +154,7 @@ export const deviceMachine = setup({
     handleNotification: enqueueActions(({ context, event, enqueue }) => {
       const f = frameOf(event);
       if (event.type !== 'link.frame' || f?.kind !== 'notification') return;
-      run(enqueue, receiveNotification(context, event.bytes, f));
+      run(enqueue, receiveNotification(context, event.bytes, f, event.at));
     }),
     completeCurrent: enqueueActions(({ context, event, enqueue }) => {
       const f = frameOf(event);
@@ -166,7 +166,7 @@ export const deviceMachine = setup({
     refuseNext: enqueueActions(({ context, enqueue }) => run(enqueue, refuseNext(context))),
     linkConnected: enqueueActions(({ context, event, enqueue }) => run(enqueue, linkConnected(context, event as Ev<'link.connected'>))),
     linkDisconnected: enqueueActions(({ context, event, enqueue }) =>
-      run(enqueue, linkDisconnected(context, (event as Ev<'link.disconnected'>).reason ?? 'link closed'))),
+      run(enqueue, linkDisconnected(context, (event as Ev<'link.disconnected'>).reason ?? 'link closed', (event as Ev<'link.disconnected'>).at))),
     attachLink: enqueueActions(({ context, event, enqueue }) => {
       if (context.linkUp) run(enqueue, linkDisconnected(context, 'link replaced'));
       enqueue.sendTo('link', { type: 'attach', link: (event as Ev<'link.attach'>).link });
@@ -242,7 +242,7 @@ export const deviceMachine = setup({
         admitting: {
           invoke: {
             src: 'admit',
-            input: ({ context }) => ({ serial: context.serial, params: context.heldConnect ?? {}, deps: context.deps }),
+            input: ({ context }) => ({ serial: context.serial, params: context.heldConnect?.params ?? {}, deps: context.deps }),
             onDone: [
               { guard: ({ event }) => event.output === 'accept', target: '#device.online', actions: 'openSessionFromHeld' },
               { target: '#device.offline', actions: 'refuseUnprovisioned' },

@@ -47,7 +47,7 @@ export const linkActor = fromCallback<LinkActorEvent, { link?: DeviceLink; devic
   let inRequest = false;
   const onLinkEvent = (e: LinkEvent): void => {
     const event = toMachineEvent(e);
-    if (event.type === 'link.frame' && device && !inRequest && tryLane(device, event.bytes, event.frame)) return;
+    if (event.type === 'link.frame' && device && !inRequest && tryLane(device, event.bytes, event.frame, event.at)) return;
     sendBack(event);
   };
   let unsubscribe = link?.subscribe(onLinkEvent);

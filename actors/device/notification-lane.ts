@@ -25,11 +25,11 @@ export interface LaneStep {
  * What the machine would do with `frame` in `ctx` when that is a plain notification update, or
  * undefined when the machine must handle it. Pure: reads `ctx`, returns the update.
  */
-export function laneStep(ctx: DeviceContext, online: boolean, bytes: number, frame: DecodedFrame): LaneStep | undefined {
+export function laneStep(ctx: DeviceContext, online: boolean, bytes: number, frame: DecodedFrame, at: number): LaneStep | undefined {
   if (!online || frame.kind !== 'notification' || frame.method === 'connect') return undefined;
   // The machine's guards, in its order: blacklist first, then the protocol rules.
   if (ctx.deps.isBlacklisted(ctx.serial) || frameViolation(ctx, frame) !== undefined) return undefined;
-  return plainNotificationStep(ctx, bytes, frame);
+  return plainNotificationStep(ctx, bytes, frame, at);
 }
 
 /** The part of the device actor the lane reads: its current snapshot. */
@@ -48,7 +48,7 @@ function isOnline(value: unknown): boolean {
  * step starts from it, as it would from the context `handleNotification` had assigned. Events
  * go to `deps.lane.publish`, where the fleet sends the machine's emitted events too.
  */
-export function tryLane(device: LaneDevice, bytes: number, frame: DecodedFrame): boolean {
+export function tryLane(device: LaneDevice, bytes: number, frame: DecodedFrame, at: number): boolean {
   const snap = device.getSnapshot() as ReturnType<LaneDevice['getSnapshot']> | undefined;
   // No snapshot yet: a link that reports while the actor is still being created.
   if (!snap || snap.status !== 'active') return false;
@@ -57,7 +57,7 @@ export function tryLane(device: LaneDevice, bytes: number, frame: DecodedFrame):
   if (!lane || !lane.open()) return false;
   let step: LaneStep | undefined;
   try {
-    step = laneStep(ctx, isOnline(snap.value), bytes, frame);
+    step = laneStep(ctx, isOnline(snap.value), bytes, frame, at);
   } catch {
     // A hook that throws (isBlacklisted, storedConfigFor): the machine runs the same step and
     // deals with the error as it always did, instead of the link that delivered the frame.

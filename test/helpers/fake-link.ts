@@ -11,9 +11,15 @@ export class FakeLink implements DeviceLink {
   closed: string[] = [];
   /** When set, `send` rejects with this message. */
   failSends: string | undefined;
+  /** When set, the time the link gives its events (as an edge's `Airtwin-At`) instead of the clock's. */
+  stampAt: number | undefined;
   private listeners = new Set<(e: LinkEvent) => void>();
 
-  constructor(readonly serial: string, private readonly now: () => number = () => 0) {}
+  constructor(readonly serial: string, private readonly clockNow: () => number = () => 0) {}
+
+  private now(): number {
+    return this.stampAt ?? this.clockNow();
+  }
 
   subscribe(listener: (event: LinkEvent) => void): () => void {
     this.listeners.add(listener);

@@ -72,13 +72,33 @@ export interface NatsLinkStatus {
   /** Edges beating now, and edges whose APs were taken offline because they stopped. */
   edges: number;
   edgesLost: number;
+  /**
+   * Frames and presence whose edge time (`Airtwin-At`, presence `at`) was missing or implausible
+   * (see edgeTime): dated when nats-server stored them instead.
+   */
+  redated: number;
 }
+
+/** How far an edge's clock may run ahead of nats-server's, and how long an edge may hold a frame. */
+export const EDGE_AHEAD_MS = 60_000;
+export const EDGE_HELD_MAX_MS = 7 * 86_400_000;
+
+/**
+ * When the edge took a frame from its AP, as the actors date it: its `Airtwin-At`. That time can
+ * be well before nats-server stored the message (an edge holds frames through a NATS outage), but
+ * not after it beyond clock skew, nor older than any outage an edge rides out; outside those
+ * bounds (a broken clock, a garbled header) the time nats-server stored it is used.
+ */
+export function edgeTime(claimed: number, storedMs: number): number | undefined {
+  return Number.isFinite(claimed) && claimed <= storedMs + EDGE_AHEAD_MS && claimed >= storedMs - EDGE_HELD_MAX_MS ? claimed : undefined;
+}
+
 
 export class NatsLinkManager {
   private readonly links = new Map<string, NatsLink>();
   private linkStatus: NatsStatus = 'connected';
   private messages?: ConsumerMessages;
-  private readonly counts = { frames: 0, malformed: 0, presence: 0, skipped: 0, outside: 0, acked: 0 };
+  private readonly counts = { frames: 0, malformed: 0, presence: 0, skipped: 0, outside: 0, acked: 0, redated: 0 };
   private readonly durable: string;
   private readonly filter: string[];
   private filtering: Filtering = 'none';
@@ -313,6 +333,7 @@ export class NatsLinkManager {
       return;
     }
     const link = this.linkFor(s.serial);
+    const storedMs = Math.floor(m.info.timestampNanos / 1e6);
     if (s.kind === 'presence') {
       const p = parseJson(utf8(m.data));
       if (!isPresence(p)) {
@@ -320,9 +341,17 @@ export class NatsLinkManager {
         return;
       }
       this.counts.presence++;
+      if (edgeTime(p.at, storedMs) === undefined) {
+        this.counts.redated++;
+        p.at = storedMs;
+      }
       return link.presence(p);
     }
-    const at = Number(m.headers?.get(HDR_AT)) || Math.floor(m.info.timestampNanos / 1e6);
+    let at = edgeTime(Number(m.headers?.get(HDR_AT) ?? NaN), storedMs);
+    if (at === undefined) {
+      this.counts.redated++;
+      at = storedMs;
+    }
     const bytes = m.data.length;
     const malformed = m.headers?.get(HDR_MALFORMED);
     if (malformed) {

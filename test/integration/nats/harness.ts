@@ -79,9 +79,10 @@ export async function startEdgeSide(url: string, opts: { tls?: EdgeTls; limits?:
  */
 export function apAgent(nc: NatsConnection, serials: readonly string[]) {
   const js = nc.jetstream();
-  const pub = (subject: string, body: object) => {
+  /** `at` is the edge time the message claims (`Airtwin-At`): now unless given. */
+  const pub = (subject: string, body: object, at = String(Date.now())) => {
     const h = headers();
-    h.set(HDR_AT, String(Date.now()));
+    h.set(HDR_AT, at);
     return js.publish(subject, JSON.stringify(body), { headers: h });
   };
   nc.subscribe(RESYNC_SUBJECT, { callback: () => {

@@ -53,12 +53,17 @@ describe('a NATS outage between edge and serve', () => {
     for (let i = 0; i < 3; i++) ap.send(logFrame(serial, `during outage ${i}`));
     expect(await waitFor(() => edge.edge.stats().held === 3)).toBe(true);
     await new Promise((r) => setTimeout(r, 300));
+    const heldUntil = Date.now();
 
     await nats.start();
     const outageLogs = () => serve.events.filter((e) => e.type === 'log' && e.payload.log.startsWith('during outage'));
     expect(await waitFor(() => outageLogs().length === 3, 15_000)).toBe(true);
     expect(outageLogs().map((e) => e.type === 'log' && e.payload.log)).toEqual(['during outage 0', 'during outage 1', 'during outage 2']);
-    for (const e of outageLogs()) expect(e.at).toBeGreaterThanOrEqual(sentFrom);
+    // Dated when the AP sent them (the edge's Airtwin-At), not when serve got them after the outage.
+    for (const e of outageLogs()) {
+      expect(e.at).toBeGreaterThanOrEqual(sentFrom);
+      expect(e.at).toBeLessThanOrEqual(heldUntil);
+    }
     expect(edge.edge.stats()).toMatchObject({ held: 0, heldSent: 3, lostInOutage: 0 });
     expect(await waitFor(() => serve.fleet.status(serial)?.connected === true, 15_000)).toBe(true);
   });

@@ -91,6 +91,7 @@ describe('durability of the NATS link', () => {
     // The frames are in the stream before the new serve starts.
     expect(await waitFor(() => edge.edge.stats().framesUp >= 7)).toBe(true);
     await edge.nc.flush();
+    const downUntil = Date.now();
 
     const second = await startServeSide(nats.url);
     cleanups.push(() => second.stop());
@@ -99,6 +100,8 @@ describe('durability of the NATS link', () => {
     // The edge re-announced the session: the new actor is online with the AP's connect.
     expect(await waitFor(() => second.fleet.status(serial)?.connected === true)).toBe(true);
     expect(logsOf(second.events, serial)).not.toContain('before');
+    // Dated when the edge took them from the AP, while serve was down, not when serve read them.
+    for (const e of second.events) if (e.type === 'log' && e.payload.log.startsWith('while down')) expect(e.at).toBeLessThanOrEqual(downUntil);
     expect(second.events.filter((e) => e.type === 'protocol-error')).toEqual([]);
   });
 });
