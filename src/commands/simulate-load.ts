@@ -1,8 +1,9 @@
 /**
  * `airtwin simulate --scenario X --edge ws://host:port | --nats URL [--speed N]`: a load
  * generator for the real path. Every AP of the venue runs on its SimLink (real time, or N times
- * faster) and talks like a real AP: a websocket client of an edge, or an AP-side agent publishing
- * straight on the NATS subjects. Commands coming back are answered by the simulated AP.
+ * faster) and talks like a real AP: a websocket client of an edge, or straight on the NATS
+ * subjects as an edge would publish them (wall-time stamps, presence, heartbeat). Commands coming
+ * back are answered by the simulated AP.
  */
 import { headers, type NatsConnection } from 'nats';
 import { startClients } from '../../simulator/clients/dynamics.js';
@@ -13,7 +14,8 @@ import { buildVenue } from '../../simulator/venue.js';
 import { wallClock } from '../protocol/clock.js';
 import { isCommand } from '../protocol/frame.js';
 import { connectNats, silentLogger, type LinkLogger } from '../links/nats/connect.js';
-import { HDR_AT, HDR_CONTROL, RESYNC_SUBJECT, downSubject, ensureStream, presenceSubject, upSubject, type Presence } from '../links/nats/subjects.js';
+import { EDGE_HEARTBEAT_MS, HDR_AT, HDR_CONTROL, RESYNC_SUBJECT, downSubject, ensureStream, presenceSubject, upSubject, type Presence } from '../links/nats/subjects.js';
+import { startHeartbeat, type Heartbeat } from '../links/nats/heartbeat.js';
 import { WsApClient, type WsApTls } from '../links/sim-ws-client.js';
 
 export interface SimulateLoadOptions {
@@ -30,6 +32,8 @@ export interface SimulateLoadOptions {
   tls?: WsApTls;
   /** Only the first N APs of the venue. */
   limit?: number;
+  /** `--nats`: how often it beats as an edge (default EDGE_HEARTBEAT_MS). */
+  heartbeatMs?: number;
   logger?: LinkLogger;
 }
 
@@ -53,10 +57,14 @@ export async function startSimulateLoad(opts: SimulateLoadOptions, out?: NodeJS.
   let stopping = false;
 
   let nc: NatsConnection | undefined;
+  let heartbeat: Heartbeat | undefined;
   const edgeId = `simulate-${process.pid}`;
+  const beatMs = opts.heartbeatMs ?? EDGE_HEARTBEAT_MS;
   if (opts.nats) {
     nc = await connectNats({ url: opts.nats, name: edgeId, logger });
     await ensureStream(await nc.jetstreamManager());
+    // Beats as an edge does: a killed `simulate --nats` has its APs taken offline by serve.
+    heartbeat = startHeartbeat({ nc, edge: edgeId, intervalMs: beatMs, sessions: () => stats.connected, now: () => wallClock.now() });
   }
 
   for (const ap of aps) {
@@ -76,7 +84,8 @@ export async function startSimulateLoad(opts: SimulateLoadOptions, out?: NodeJS.
       if (client) client.send(json);
       else if (nc) {
         const h = headers();
-        h.set(HDR_AT, String(clock.now()));
+        // Wall time, as an edge stamps what it receives: at --speed N the venue's clock runs ahead.
+        h.set(HDR_AT, String(wallClock.now()));
         nc.publish(upSubject(serial), json, { headers: h });
       }
     };
@@ -105,18 +114,18 @@ export async function startSimulateLoad(opts: SimulateLoadOptions, out?: NodeJS.
       } });
       stoppers.push(() => sub.unsubscribe());
     }
-    const announce = (event: 'connect' | 'disconnect', at: number): void => {
-      presence = { event, edge: edgeId, at, certificate: 'NO_CERTIFICATE' };
+    const announce = (event: 'connect' | 'disconnect'): void => {
+      presence = { event, edge: edgeId, beatMs, at: wallClock.now(), certificate: 'NO_CERTIFICATE' };
       nc!.publish(presenceSubject(serial), JSON.stringify(presence));
     };
     link.subscribe((e) => {
       if (e.type === 'connected') {
         stats.connected++;
-        if (nc) announce('connect', e.at);
+        if (nc) announce('connect');
         else openSocket();
       } else if (e.type === 'disconnected') {
         stats.connected--;
-        if (nc) announce('disconnect', e.at);
+        if (nc) announce('disconnect');
         const c = client;
         client = undefined;
         void c?.close();
@@ -125,7 +134,7 @@ export async function startSimulateLoad(opts: SimulateLoadOptions, out?: NodeJS.
     if (nc) {
       const resync = nc.subscribe(RESYNC_SUBJECT, { callback: () => {
         if (presence?.event !== 'connect') return;
-        announce('connect', clock.now());
+        announce('connect');
         if (connectJson) send(connectJson);
       } });
       stoppers.push(() => resync.unsubscribe());
@@ -143,6 +152,7 @@ export async function startSimulateLoad(opts: SimulateLoadOptions, out?: NodeJS.
     stop: async () => {
       stopping = true;
       for (const s of stoppers.splice(0)) await s();
+      heartbeat?.stop();
       if (nc && !nc.isClosed()) await nc.drain();
     },
   };

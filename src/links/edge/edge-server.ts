@@ -15,7 +15,8 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import { wallClock, type Clock } from '../../protocol/clock.js';
 import type { LinkLogger } from '../nats/connect.js';
 import type { RecorderTap } from '../record/recording-link.js';
-import { EDGE_ALIVE_SUBJECT, EDGE_HEARTBEAT_MS, RESYNC_SUBJECT, ensureStream, type EdgeAlive } from '../nats/subjects.js';
+import { EDGE_HEARTBEAT_MS, RESYNC_SUBJECT, ensureStream } from '../nats/subjects.js';
+import { startHeartbeat } from '../nats/heartbeat.js';
 import { DEFAULT_EDGE_LIMITS, EdgeSession, type EdgeCounters, type EdgeLimits, type SessionContext } from './edge-session.js';
 import { OutageBuffer, type OutageCounters } from './outage-buffer.js';
 import { DEFAULT_CERTIFICATE_POLICY, admitCertificate, type CertificatePolicy } from './tls-admission.js';
@@ -62,6 +63,7 @@ export async function createEdge(opts: EdgeOptions): Promise<Edge> {
   const limits: EdgeLimits = { ...DEFAULT_EDGE_LIMITS, ...opts.limits };
   const policy: CertificatePolicy = { ...DEFAULT_CERTIFICATE_POLICY, ...opts.certificates };
   const id = opts.id ?? `${hostname()}-${randomBytes(3).toString('hex')}`;
+  const heartbeatMs = opts.heartbeatMs ?? EDGE_HEARTBEAT_MS;
   const { logger, nats: nc } = opts;
   if (opts.ensureStream !== false) {
     try {
@@ -78,7 +80,7 @@ export async function createEdge(opts: EdgeOptions): Promise<Edge> {
   let nextSession = 1;
   const outage = new OutageBuffer(nc, limits.outageMaxBytes, logger);
   const ctx: SessionContext = {
-    edgeId: id, nc, logger, publish: (subject, data, h, always) => outage.publish(subject, data, h, always), limits, policy, counters, now: () => clock.now(), tap: opts.recorder,
+    edgeId: id, beatMs: heartbeatMs, nc, logger, publish: (subject, data, h, always) => outage.publish(subject, data, h, always), limits, policy, counters, now: () => clock.now(), tap: opts.recorder,
     register: (s) => {
       const old = bySerial.get(s.serial!);
       bySerial.set(s.serial!, s);
@@ -148,23 +150,13 @@ export async function createEdge(opts: EdgeOptions): Promise<Edge> {
     }
   }, tickMs);
   timer.unref();
-  // Wall time, as the ping timer: serve judges the beats by its own wall clock. Not held during an
-  // outage: a beat is about now.
-  const heartbeatMs = opts.heartbeatMs ?? EDGE_HEARTBEAT_MS;
-  const beat = (stopping = false): void => {
-    if (outage.isHolding || nc.isClosed()) return;
-    const alive: EdgeAlive = { edge: id, at: clock.now(), intervalMs: heartbeatMs, sessions: bySerial.size, ...(stopping ? { stopping } : {}) };
-    nc.publish(EDGE_ALIVE_SUBJECT, JSON.stringify(alive));
-  };
-
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(opts.port, opts.host ?? '0.0.0.0', () => resolve());
   });
-  // Once the port is bound: an edge that failed to start must not look alive.
-  const heartbeat = setInterval(() => beat(), heartbeatMs);
-  heartbeat.unref();
-  beat();
+  // Once the port is bound: an edge that failed to start must not look alive. Wall time, as the
+  // ping timer; no beat while frames are held through an outage.
+  const heartbeat = startHeartbeat({ nc, edge: id, intervalMs: heartbeatMs, sessions: () => bySerial.size, now: () => clock.now(), paused: () => outage.isHolding });
   const addr = server.address();
   const port = typeof addr === 'object' && addr ? addr.port : opts.port;
   const url = `${opts.tls ? 'wss' : 'ws'}://${opts.host ?? '127.0.0.1'}:${port}`;
@@ -176,7 +168,6 @@ export async function createEdge(opts: EdgeOptions): Promise<Edge> {
     stats: () => ({ ...counters, ...outage.counters, sessions: bySerial.size, sockets: sockets.size }),
     close: async () => {
       clearInterval(timer);
-      clearInterval(heartbeat);
       resync.unsubscribe();
       for (const s of sockets) s.close(1001, 'edge shutting down');
       // Bounded wait for close handshakes (40 x 50 ms), then cut what is left.
@@ -185,7 +176,7 @@ export async function createEdge(opts: EdgeOptions): Promise<Edge> {
       await new Promise<void>((r) => wss.close(() => r()));
       server.closeAllConnections?.();
       await new Promise<void>((r) => server.close(() => r()));
-      beat(true);
+      heartbeat.stop();
       // Disconnect presence of the closed sockets must reach NATS before the caller closes it.
       if (outage.isHolding) outage.discard();
       else if (!nc.isClosed()) await nc.flush().catch(() => undefined);

@@ -40,6 +40,8 @@ export interface EdgeCounters {
 
 export interface SessionContext {
   edgeId: string;
+  /** The edge's heartbeat interval, which its presence announces (Presence.beatMs). */
+  beatMs: number;
   nc: NatsConnection;
   /** Publishes toward serve: straight to NATS, or held while NATS is down. */
   publish(subject: string, data: string | Uint8Array, headers?: MsgHdrs, always?: boolean): void;
@@ -236,7 +238,7 @@ export class EdgeSession {
   }
 
   private publishPresence(event: 'connect' | 'disconnect', reason?: string): void {
-    const p: Presence = { event, edge: this.ctx.edgeId, session: this.id, at: this.ctx.now(), ipAddress: this.ipAddress, certificate: this.certificate };
+    const p: Presence = { event, edge: this.ctx.edgeId, beatMs: this.ctx.beatMs, session: this.id, at: this.ctx.now(), ipAddress: this.ipAddress, certificate: this.certificate };
     if (reason) p.reason = reason;
     this.ctx.publish(presenceSubject(this.serial!), JSON.stringify(p), undefined, true);
   }

@@ -21,7 +21,7 @@ import { connectNats, type LinkLogger, type NatsStatus } from './connect.js';
 import { NatsLink } from './nats-link.js';
 import {
   ACK_EVERY, ACK_INTERVAL_MS, DEFAULT_DURABLE, EDGE_ALIVE_SUBJECT, EDGE_MISSED_BEATS, HDR_AT, HDR_MALFORMED, HDR_RESYNC, RESYNC_SUBJECT,
-  STREAM, STREAM_SUBJECTS, ensureConsumer, ensureStream, isEdgeAlive, isPresence, parseSubject, subjectMatches, type Filtering, type StreamLimits,
+  STREAM, STREAM_SUBJECTS, ensureConsumer, ensureStream, isEdgeAlive, isPresence, parseSubject, subjectMatches, type Filtering, type Presence, type StreamLimits,
 } from './subjects.js';
 
 export interface NatsLinkManagerOptions {
@@ -69,7 +69,10 @@ export interface NatsLinkStatus {
   /** Messages acknowledged (cumulatively), and taken but not yet acknowledged. */
   acked: number;
   unacked: number;
-  /** Edges beating now, and edges whose APs were taken offline because they stopped. */
+  /**
+   * Edges beating now, and edges whose APs were taken offline because they stopped (or, announced
+   * in the stream as beating, never beat while they held APs).
+   */
   edges: number;
   edgesLost: number;
   /**
@@ -93,7 +96,6 @@ export function edgeTime(claimed: number, storedMs: number): number | undefined 
   return Number.isFinite(claimed) && claimed <= storedMs + EDGE_AHEAD_MS && claimed >= storedMs - EDGE_HELD_MAX_MS ? claimed : undefined;
 }
 
-
 export class NatsLinkManager {
   private readonly links = new Map<string, NatsLink>();
   private linkStatus: NatsStatus = 'connected';
@@ -110,7 +112,7 @@ export class NatsLinkManager {
   private ackTimer?: ReturnType<typeof setTimeout>;
   private acking?: Promise<void>;
   /** Edges that beat (EDGE_ALIVE_SUBJECT), with the timer that declares each one gone. */
-  private readonly edges = new Map<string, { intervalMs: number; timer?: ReturnType<typeof setTimeout> }>();
+  private readonly edges = new Map<string, { intervalMs: number; timer?: ReturnType<typeof setTimeout>; heard: boolean }>();
   private edgesLost = 0;
   private alive?: Subscription;
 
@@ -138,7 +140,7 @@ export class NatsLinkManager {
       link: this.nc.isClosed() ? 'closed' : this.linkStatus, server: this.nc.getServer(), durable: this.durable,
       filter: this.filter.length > 0 ? [...this.filter] : [...STREAM_SUBJECTS], filtering: this.filtering,
       devices: this.links.size, connectedDevices, ...this.counts, unacked: this.unacked + this.ackingCount,
-      edges: this.edges.size, edgesLost: this.edgesLost,
+      edges: this.heardEdges(), edgesLost: this.edgesLost,
     };
   }
 
@@ -270,7 +272,7 @@ export class NatsLinkManager {
     if (s === 'connected' && was === 'reconnecting') {
       // Every edge known before gets a fresh deadline: one that died meanwhile never beats again,
       // and the APs frames from the stream bring back online through it are taken offline.
-      for (const [edge, e] of this.edges) this.edgeBeat(edge, e.intervalMs);
+      for (const [edge, e] of this.edges) this.edgeBeat(edge, e.intervalMs, e.heard);
       // A server that came back without its store lost stream and consumer: make them again
       // (idempotent; the running pull loop targets the durable by name and picks it up).
       void this.ensure(false).catch((err: unknown) => this.opts.logger.error({ err: (err as Error).message }, 'nats link: stream or consumer could not be re-created'));
@@ -278,13 +280,31 @@ export class NatsLinkManager {
     }
   }
 
+  private heardEdges(): number {
+    let n = 0;
+    for (const e of this.edges.values()) if (e.heard) n++;
+    return n;
+  }
+
   /** An edge beat: it has EDGE_MISSED_BEATS of its intervals to beat again. */
-  private edgeBeat(edge: string, intervalMs: number): void {
+  private edgeBeat(edge: string, intervalMs: number, heard = true): void {
     const known = this.edges.get(edge);
     if (known) clearTimeout(known.timer);
     const timer = setTimeout(() => this.edgeGone(edge, intervalMs), intervalMs * EDGE_MISSED_BEATS);
     timer.unref?.();
-    this.edges.set(edge, { intervalMs, timer });
+    this.edges.set(edge, { intervalMs, timer, heard: heard || known?.heard === true });
+  }
+
+  /**
+   * A connect from an edge that says it beats, which this serve has not heard beat: it gets the
+   * same deadline as one that just beat. An edge that died before serve started never beats, and
+   * the APs its frames in the stream bring online are taken offline. An edge already judged keeps
+   * its deadline: a connect is not a beat. Nothing is judged while NATS is down.
+   */
+  private edgeAnnounced(p: Presence): void {
+    if (this.edges.has(p.edge) || this.linkStatus !== 'connected') return;
+    const beatMs = p.beatMs;
+    if (typeof beatMs === 'number' && Number.isFinite(beatMs) && beatMs > 0) this.edgeBeat(p.edge, beatMs, false);
   }
 
   /** An edge closed cleanly: its APs' disconnect presence says the rest. */
@@ -295,12 +315,16 @@ export class NatsLinkManager {
 
   /** An edge stopped beating (killed, or cut from NATS): the APs it held cannot be reached. */
   private edgeGone(edge: string, intervalMs: number): void {
+    const heard = this.edges.get(edge)?.heard === true;
     this.edges.delete(edge);
     const at = (this.opts.clock ?? wallClock).now();
     const silentS = (intervalMs * EDGE_MISSED_BEATS) / 1000;
     const reason = `edge ${edge} stopped answering (no heartbeat for ${silentS} s)`;
     let aps = 0;
     for (const l of this.links.values()) if (l.edgeLost(edge, at, reason)) aps++;
+    // One only known from old presence in the stream that holds no AP now (it stopped cleanly
+    // long ago, its disconnects followed): nothing was lost.
+    if (!heard && aps === 0) return;
     this.edgesLost++;
     const log = aps > 0 ? this.opts.logger.warn : this.opts.logger.info;
     log.call(this.opts.logger, { edge, aps, silentS }, 'nats link: an edge stopped answering; the APs it held are offline until they connect again');
@@ -341,6 +365,7 @@ export class NatsLinkManager {
         return;
       }
       this.counts.presence++;
+      if (p.event === 'connect') this.edgeAnnounced(p);
       if (edgeTime(p.at, storedMs) === undefined) {
         this.counts.redated++;
         p.at = storedMs;

@@ -4,7 +4,7 @@
  *
  *   ucentral.<serial>.up        frames from the AP (JSON-RPC text, compress_64 already inflated)
  *   ucentral.<serial>.down      frames to the AP; a message with header Airtwin-Control: close drops it
- *   ucentral.<serial>.presence  {"event":"connect"|"disconnect","edge","at",ipAddress?,certificate?,reason?}
+ *   ucentral.<serial>.presence  {"event":"connect"|"disconnect","edge","at",session?,beatMs?,ipAddress?,certificate?,reason?}
  *   airtwin.edge.resync         serve asks every edge to announce its sessions again (after a restart)
  */
 import { AckPolicy, DeliverPolicy, RetentionPolicy, StorageType, type JetStreamManager } from 'nats';
@@ -41,6 +41,13 @@ export interface Presence {
   at: number;
   /** Session id within the edge: a late disconnect of a replaced socket is recognised and ignored. */
   session?: number;
+  /**
+   * The publisher beats on EDGE_ALIVE_SUBJECT at this interval. serve then judges it from its
+   * first connect on, even if it never hears it beat (an edge that died before serve started,
+   * whose frames wait in the stream). Absent (or not a positive number): a publisher that does
+   * not beat (an AP-side agent), never judged.
+   */
+  beatMs?: number;
   ipAddress?: string;
   certificate?: Certificate;
   reason?: string;

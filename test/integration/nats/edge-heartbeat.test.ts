@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WsApClient } from '../../../src/links/sim-ws-client.js';
 import { connectFrame } from './frames.js';
-import { startEdgeSide, startNats, startServeSide, waitFor, type Serve, type TestNats } from './harness.js';
+import { connect } from 'nats';
+import { apAgent, startEdgeSide, startNats, startServeSide, waitFor, type Serve, type TestNats } from './harness.js';
 
 describe('serve watches the edges beat', () => {
   let nats: TestNats;
@@ -81,5 +82,47 @@ describe('serve watches the edges beat', () => {
     expect(await waitFor(() => serve.manager.status().link === 'connected', 15_000)).toBe(true);
     expect(await waitFor(() => serve.manager.status().edgesLost === lostBefore + 1, 5_000)).toBe(true);
     expect(await waitFor(() => serve.manager.status().edges === edgesBefore + 1, 5_000)).toBe(true);
+  });
+});
+
+describe('an edge that died before serve started', () => {
+  let nats: TestNats;
+  let serve: Serve | undefined;
+  const cleanups: (() => unknown)[] = [];
+  beforeAll(async () => {
+    nats = await startNats({ jetstream: true });
+  });
+  afterAll(async () => {
+    for (const c of cleanups.reverse()) await c();
+    await serve?.stop();
+    await nats?.stop();
+  });
+
+  it('takes the APs its frames in the stream bring online offline, and never judges a publisher that does not beat', async () => {
+    const dead = await startEdgeSide(nats.url, { heartbeatMs: 100 });
+    cleanups.push(() => dead.stop());
+    const ap = new WsApClient({ url: `${dead.edge.url}/` });
+    cleanups.push(() => ap.terminate());
+    await ap.opened;
+    ap.send(connectFrame('a0b1c2000081'));
+    expect(await waitFor(() => dead.edge.stats().framesUp >= 1)).toBe(true);
+    await dead.nc.flush();
+    // Killed: no disconnect presence, no last beat. Its presence and connect wait in the stream.
+    await dead.nc.close();
+    // An AP-side agent that does not beat (its presence names no beatMs).
+    const agentNc = await connect({ servers: nats.url });
+    cleanups.push(() => agentNc.drain());
+    await apAgent(agentNc, ['a0b1c2000082']).session('a0b1c2000082');
+
+    serve = await startServeSide(nats.url);
+    const s = serve;
+    expect(await waitFor(() => s.events.some((e) => e.serial === 'a0b1c2000081' && e.type === 'connected'), 10_000)).toBe(true);
+    expect(await waitFor(() => s.fleet.status('a0b1c2000081')?.connected === false, 5_000)).toBe(true);
+    const gone = s.events.find((e) => e.serial === 'a0b1c2000081' && e.type === 'disconnected');
+    expect(gone?.type === 'disconnected' && gone.payload.reason).toBe(`edge ${dead.edge.id} stopped answering (no heartbeat for 0.3 s)`);
+    expect(s.manager.status()).toMatchObject({ edges: 0, edgesLost: 1 });
+    // Well past three of the dead edge's beats: the agent's AP stays online.
+    await new Promise((r) => setTimeout(r, 500));
+    expect(s.fleet.status('a0b1c2000082')?.connected).toBe(true);
   });
 });

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulateLoad, type LoadRun } from '../../../src/commands/simulate-load.js';
-import { HDR_RESYNC, RESYNC_SUBJECT, upSubject } from '../../../src/links/nats/subjects.js';
+import { connect, type NatsConnection } from 'nats';
+import { HDR_AT, HDR_RESYNC, RESYNC_SUBJECT, upSubject } from '../../../src/links/nats/subjects.js';
 import { startEdgeSide, startNats, startServeSide, waitFor, type EdgeSide, type Serve, type TestNats } from './harness.js';
 
 const LAB = ['a0b1c2000001', 'a0b1c2000002', 'a0b1c2000003'];
@@ -85,12 +86,19 @@ describe('simulated APs straight onto NATS (an AP-side agent, no edge)', () => {
   let nats: TestNats;
   let serve: Serve;
   let load: LoadRun;
+  let watcher: NatsConnection | undefined;
+  const stamps: { header: number; seen: number }[] = [];
   beforeAll(async () => {
     nats = await startNats({ jetstream: true });
     serve = await startServeSide(nats.url);
-    load = await startSimulateLoad({ scenario: 'lab', nats: nats.url, speed: 10 });
+    // What it publishes, with the time each message reached this subscriber.
+    watcher = await connect({ servers: nats.url });
+    watcher.subscribe('ucentral.*.up', { callback: (_e, m) => stamps.push({ header: Number(m.headers?.get(HDR_AT)), seen: Date.now() }) });
+    await watcher.flush();
+    load = await startSimulateLoad({ scenario: 'lab', nats: nats.url, speed: 10, heartbeatMs: 100 });
   });
   afterAll(async () => {
+    await watcher?.drain();
     await load?.stop();
     await serve?.stop();
     await nats?.stop();
@@ -101,7 +109,17 @@ describe('simulated APs straight onto NATS (an AP-side agent, no edge)', () => {
     const { command } = await serve.svc.ping(LAB[1]!);
     expect(command.status).toBe('completed');
     expect(load.stats().commands).toBeGreaterThanOrEqual(1);
+    // It beats as an edge does, and stamps frames with wall time though its venue runs 10x faster.
+    expect(await waitFor(() => serve.manager.status().edges === 1)).toBe(true);
+    // An edge stamps with its wall clock; the venue's clock, 10x faster, was seconds ahead by now.
+    expect(stamps.length).toBeGreaterThanOrEqual(3);
+    for (const st of stamps) expect(st.header).toBeLessThanOrEqual(st.seen);
+    expect(serve.manager.status().redated).toBe(0);
     await load.stop();
     expect(await waitFor(() => LAB.every((s) => serve.fleet.status(s)?.connected === false))).toBe(true);
+    // Its last beat said it was stopping: forgotten, not lost.
+    expect(await waitFor(() => serve.manager.status().edges === 0)).toBe(true);
+    await new Promise((r) => setTimeout(r, 500));
+    expect(serve.manager.status().edgesLost).toBe(0);
   });
 });
