@@ -38,8 +38,9 @@ export interface DeviceContext {
   provisioned: boolean;
   /** The `connect` of an AP the admission hook is asked about, and when the AP sent it. */
   heldConnect?: { params: JsonObject; at: number };
-  /** Frames that arrived while admission was pending, replayed once it says yes. */
-  heldFrames: HeldFrame[];
+  /** What the link said while admission was pending, replayed once it says yes; and the frames' bytes. */
+  heldEvents: HeldLinkEvent[];
+  heldBytes: number;
   protocolErrors: number;
   /** Notifications ignored for a missing params.serial (§1.2), over the actor's life; not protocol errors. */
   ignoredFrames: number;
@@ -55,14 +56,24 @@ export interface DeviceContext {
   pushedConfigUuid?: number;
 }
 
-export interface HeldFrame {
-  at: number;
-  bytes: number;
-  frame: DecodedFrame;
-}
+/**
+ * What the link said while admission was pending, replayed in order once it says yes. Not only
+ * frames: when an AP's whole session reaches serve at once (a stream backlog for a data dir
+ * that does not know it yet), its disconnect and its next session come during the admission too.
+ */
+export type HeldLinkEvent =
+  | { type: 'link.frame'; at: number; bytes: number; frame: DecodedFrame }
+  | { type: 'link.connected'; at: number; ipAddress?: string; certificate?: VerifiedCertificate }
+  | { type: 'link.disconnected'; at: number; reason?: string };
 
-/** Frames kept while admission is pending; an AP that floods past this loses the excess. */
-export const MAX_HELD_FRAMES = 64;
+/**
+ * Bounds of what is held while admission is pending. Past either, frames are not held: each is
+ * counted as ignored (`frame-ignored`, reason HELD_OVERFLOW) instead. Connects and disconnects
+ * of the link are always held: dropping one would leave the device in the wrong state.
+ */
+export const MAX_HELD_EVENTS = 4096;
+export const MAX_HELD_BYTES = 8 * 1024 * 1024;
+export const HELD_OVERFLOW = `more frames than can be held while admission is pending (${MAX_HELD_EVENTS} or ${MAX_HELD_BYTES / 1024 / 1024} MiB)`;
 
 export type TimerEvent = { type: 'command.due'; uuid: string } | { type: 'command.expire'; uuid: string };
 
@@ -91,7 +102,7 @@ export function initialContext(serial: string, deps: DeviceDeps, timeouts: Devic
   // order is already known as a fast shape, which the spread below records once.
   const ctx: EveryField<DeviceContext> = {
     serial, deps, timeouts, maxPending, link, status: emptyStatus(serial), lastState: undefined, lastHealthcheck: undefined,
-    capabilities: undefined, linkUp: false, sessionOpen: false, provisioned: false, heldConnect: undefined, heldFrames: [],
+    capabilities: undefined, linkUp: false, sessionOpen: false, provisioned: false, heldConnect: undefined, heldEvents: [], heldBytes: 0,
     protocolErrors: 0, ignoredFrames: 0, nextRpcId: 2, current: undefined, pending: [], closedRpcIds: [], reportWaiters: [],
     maintenance: undefined, pushedConfigUuid: undefined,
   };
@@ -177,7 +188,7 @@ export function abortCurrent(ctx: DeviceContext, reason: string): Fx {
 export function linkConnected(ctx: DeviceContext, e: { at: number; ipAddress?: string; certificate?: VerifiedCertificate }): Fx {
   return chain(ctx, (c) => abortCurrent(c, 'The device opened a new connection before replying.'), (c) => ({
     ctx: {
-      linkUp: true, sessionOpen: false, protocolErrors: 0, heldConnect: undefined, heldFrames: [],
+      linkUp: true, sessionOpen: false, protocolErrors: 0, heldConnect: undefined, heldEvents: [], heldBytes: 0,
       status: { ...c.status, connected: false, ipAddress: e.ipAddress ?? '', verifiedCertificate: e.certificate ?? 'NO_CERTIFICATE', lastContact: sec(c.deps.now()) },
     },
   }));
@@ -185,7 +196,7 @@ export function linkConnected(ctx: DeviceContext, e: { at: number; ipAddress?: s
 
 export function linkDisconnected(ctx: DeviceContext, reason: string, at = ctx.deps.now()): Fx {
   return chain(ctx, (c) => abortCurrent(c, 'The device disconnected before replying.'), (c) => ({
-    ctx: { linkUp: false, sessionOpen: false, heldConnect: undefined, heldFrames: [], status: { ...c.status, connected: false, started: 0 } },
+    ctx: { linkUp: false, sessionOpen: false, heldConnect: undefined, heldEvents: [], heldBytes: 0, status: { ...c.status, connected: false, started: 0 } },
     emit: [ev(c, { type: 'disconnected', payload: { reason } }, frameTime(c, at))],
   }));
 }
@@ -193,7 +204,7 @@ export function linkDisconnected(ctx: DeviceContext, reason: string, at = ctx.de
 /** Drop the AP: close its link and say why. The link's `disconnected` follows. */
 export function drop(ctx: DeviceContext, reason: Extract<DeviceEvent, { type: 'dropped' }>['payload']['reason'], detail: string): Fx {
   return chain(ctx, (c) => abortCurrent(c, `The device was dropped: ${detail}`), (c) => ({
-    ctx: { sessionOpen: false, heldConnect: undefined, heldFrames: [], status: { ...c.status, connected: false, started: 0 } },
+    ctx: { sessionOpen: false, heldConnect: undefined, heldEvents: [], heldBytes: 0, status: { ...c.status, connected: false, started: 0 } },
     emit: [ev(c, { type: 'dropped', payload: { reason, detail } })],
     close: detail,
   }));
@@ -236,6 +247,23 @@ export function protocolError(ctx: DeviceContext, reason: string): Fx {
   return { ctx: { protocolErrors: count }, emit: [ev(ctx, { type: 'protocol-error', payload: { reason, count } })] };
 }
 
+/**
+ * Keep a link event while admission is pending. A frame past the bounds is not kept: it counts
+ * as traffic and as ignored, with its reason, as a frame without params.serial does.
+ */
+export function holdLinkEvent(ctx: DeviceContext, e: HeldLinkEvent): Fx {
+  if (e.type !== 'link.frame') return { ctx: { heldEvents: [...ctx.heldEvents, e] } };
+  if (ctx.heldEvents.length >= MAX_HELD_EVENTS || ctx.heldBytes + e.bytes > MAX_HELD_BYTES) {
+    const method = 'method' in e.frame ? e.frame.method : e.frame.kind;
+    const count = ctx.ignoredFrames + 1;
+    return {
+      ctx: { status: countedStatus(ctx, e.bytes), ignoredFrames: count },
+      emit: [ev(ctx, { type: 'frame-ignored', payload: { method, reason: HELD_OVERFLOW, count } })],
+    };
+  }
+  return { ctx: { heldEvents: [...ctx.heldEvents, e], heldBytes: ctx.heldBytes + e.bytes } };
+}
+
 /** A notification without params.serial (§1.2): counted as traffic and as ignored, nothing else. */
 export function ignoreFrame(ctx: DeviceContext, bytes: number, f: Extract<DecodedFrame, { kind: 'ignored' }>): Fx {
   const count = ctx.ignoredFrames + 1;
@@ -266,7 +294,7 @@ export function openSession(ctx: DeviceContext, params: JsonObject, at = ctx.dep
   emit.push(ev(ctx, { type: 'connected', payload: { ipAddress: ctx.status.ipAddress, firmware, uuid, capabilities, reason, params } }, when));
   return chain(ctx, (c) => abortCurrent(c, 'The device reconnected before replying.'), (c) => ({
     ctx: {
-      sessionOpen: true, provisioned: true, heldConnect: undefined, heldFrames: [], capabilities, maintenance: undefined, pushedConfigUuid: undefined,
+      sessionOpen: true, provisioned: true, heldConnect: undefined, heldEvents: [], heldBytes: 0, capabilities, maintenance: undefined, pushedConfigUuid: undefined,
       status: { ...c.status, connected: true, UUID: uuid, firmware, compatible, connectReason: reason, started: sec(when) },
     },
     emit,

@@ -4,7 +4,7 @@ import { flush } from '../../test/helpers/fake-link.js';
 import { SERIAL, T0, startDevice, submission } from '../../test/helpers/device-fixtures.js';
 import { inflateParams } from '../../src/protocol/compress.js';
 import { deviceMachine } from './device.machine.js';
-import { MAX_PROTOCOL_ERRORS, SEND_RETRY_MS } from './device.logic.js';
+import { HELD_OVERFLOW, MAX_HELD_BYTES, MAX_HELD_EVENTS, MAX_PROTOCOL_ERRORS, SEND_RETRY_MS } from './device.logic.js';
 import type { DeviceDeps } from './device.types.js';
 
 async function online(opts: Parameters<typeof startDevice>[0] = {}, expected: unknown = { online: 'idle' }) {
@@ -126,6 +126,59 @@ describe('device machine: connection lifecycle', () => {
     d.link.stampAt = T0 + 3000;
     d.link.down('socket closed');
     expect(d.of('disconnected')[0]?.at).toBe(T0 + 3000);
+  });
+
+  it('keeps a disconnect and the next session that come while admission is pending, and plays them in order', async () => {
+    let admit: (a: 'accept') => void = () => undefined;
+    const d = startDevice({ admit: () => new Promise((resolve) => { admit = resolve; }) });
+    d.link.up();
+    d.link.connect();
+    d.link.notify('log', { log: 'first session', severity: 6 });
+    d.link.down('socket closed');
+    d.link.up();
+    d.link.connect({ firmware: 'fw-2' });
+    d.link.notify('log', { log: 'second session', severity: 6 });
+    expect(d.value()).toEqual({ connecting: 'admitting' });
+    admit('accept');
+    await flush();
+    expect(d.events.map((e) => e.type).filter((t) => ['connected', 'disconnected', 'log'].includes(t)))
+      .toEqual(['connected', 'log', 'disconnected', 'connected', 'log']);
+    expect(d.of('log').map((e) => e.payload.log)).toEqual(['first session', 'second session']);
+    expect(d.of('protocol-error')).toHaveLength(0);
+    expect(d.value()).toEqual({ online: 'idle' });
+    expect(d.actor.getSnapshot().context.status.firmware).toBe('fw-2');
+  });
+
+  it('counts the frames past what it can hold while admission is pending as ignored, and plays the rest', async () => {
+    let admit: (a: 'accept') => void = () => undefined;
+    const d = startDevice({ admit: () => new Promise((resolve) => { admit = resolve; }) });
+    d.link.up();
+    d.link.connect();
+    for (let i = 0; i < MAX_HELD_EVENTS + 3; i++) d.link.notify('log', { log: `log ${i}`, severity: 6 });
+    d.link.down('socket closed');
+    admit('accept');
+    await flush();
+    expect(d.of('log')).toHaveLength(MAX_HELD_EVENTS);
+    expect(d.of('log').at(-1)?.payload.log).toBe(`log ${MAX_HELD_EVENTS - 1}`);
+    expect(d.of('frame-ignored').map((e) => [e.payload.method, e.payload.reason, e.payload.count]))
+      .toEqual([1, 2, 3].map((n) => ['log', HELD_OVERFLOW, n]));
+    // Every frame is traffic; the disconnect held past the bound is played all the same.
+    expect(d.actor.getSnapshot().context.status.messageCount).toBe(MAX_HELD_EVENTS + 4);
+    expect(d.value()).toBe('offline');
+    expect(d.of('disconnected')).toHaveLength(1);
+  });
+
+  it('holds at most MAX_HELD_BYTES of frames while admission is pending', async () => {
+    let admit: (a: 'accept') => void = () => undefined;
+    const d = startDevice({ admit: () => new Promise((resolve) => { admit = resolve; }) });
+    d.link.up();
+    d.link.connect();
+    const big = 'x'.repeat(Math.floor(MAX_HELD_BYTES / 3));
+    for (let i = 0; i < 3; i++) d.link.notify('log', { log: `${i}${big}`, severity: 6 });
+    admit('accept');
+    await flush();
+    expect(d.of('log').map((e) => e.payload.log[0])).toEqual(['0', '1']);
+    expect(d.of('frame-ignored').map((e) => e.payload.reason)).toEqual([HELD_OVERFLOW]);
   });
 
   it('drops a device whose connect never comes, on the clock', () => {

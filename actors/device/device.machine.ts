@@ -6,7 +6,7 @@ import {
   DEFAULT_MAX_PENDING, DEFAULT_TIMEOUTS, type Admission, type CommandSubmission, type DeviceDeps, type DeviceTimeouts, type RestartKind,
 } from './device.types.js';
 import {
-  MAX_HELD_FRAMES, MAX_PROTOCOL_ERRORS, abandonAll, accept, completeCurrent, countFrame, drop, expire, frameViolation, hasKeys, ignoreFrame, initialContext,
+  MAX_PROTOCOL_ERRORS, abandonAll, accept, completeCurrent, countFrame, drop, expire, frameViolation, hasKeys, holdLinkEvent, ignoreFrame, initialContext,
   isCurrentResult, isScheduledLater, linkConnected, linkDisconnected, markDue, nextReady, nextRefusal, openSession,
   protocolError, queueFull, receiveNotification, refuseNext, reject, restartAfter, sendFailed, startNext, timeoutCurrent,
   type DeviceContext, type Fx, type TimerEvent,
@@ -116,6 +116,8 @@ export const deviceMachine = setup({
     nextIsOneWay: ({ context }) => nextReady(context)?.sub.awaitResult === false,
     nextIsRefused: ({ context }) => nextRefusal(context) !== undefined,
     sessionOpen: ({ context }) => context.sessionOpen,
+    /** A disconnect or reconnect of the link is held: what follows belongs to a later session. */
+    heldLinkChange: ({ context }) => context.heldEvents.some((e) => e.type !== 'link.frame'),
   },
   actions: {
     countFrame: enqueueActions(({ context, event, enqueue }) => run(enqueue, countFrame(context, (event as Ev<'link.frame'>).bytes))),
@@ -142,14 +144,15 @@ export const deviceMachine = setup({
       if (event.type === 'link.frame' && f?.kind === 'notification') run(enqueue, openSession(context, f.params, event.at));
     }),
     openSessionFromHeld: enqueueActions(({ context, enqueue }) => {
-      const held = context.heldFrames;
+      const held = context.heldEvents;
       run(enqueue, openSession(context, context.heldConnect?.params ?? {}, context.heldConnect?.at));
-      // Replayed through the root handlers, so blacklist and protocol checks still apply.
-      for (const h of held) enqueue.raise({ type: 'link.frame', ...h });
+      // Replayed in order through the root handlers, so blacklist and protocol checks still
+      // apply, and a held disconnect (then maybe a next session) comes after the frames before it.
+      for (const h of held) enqueue.raise(h);
     }),
-    holdFrame: enqueueActions(({ context, event, enqueue }) => {
-      if (event.type !== 'link.frame' || context.heldFrames.length >= MAX_HELD_FRAMES) return;
-      run(enqueue, { ctx: { heldFrames: [...context.heldFrames, { at: event.at, bytes: event.bytes, frame: event.frame }] } });
+    holdLinkEvent: enqueueActions(({ context, event, enqueue }) => {
+      if (event.type === 'link.frame') run(enqueue, holdLinkEvent(context, { type: 'link.frame', at: event.at, bytes: event.bytes, frame: event.frame }));
+      else if (event.type === 'link.connected' || event.type === 'link.disconnected') run(enqueue, holdLinkEvent(context, event));
     }),
     handleNotification: enqueueActions(({ context, event, enqueue }) => {
       const f = frameOf(event);
@@ -252,14 +255,19 @@ export const deviceMachine = setup({
           after: { admitTimeout: { target: '#device.offline', actions: 'admissionFailed' } },
           // The AP does not wait for the admission hook: keep what it says meanwhile (frames
           // without params.serial too: they are counted as ignored when replayed). A frame with a
-          // bad serial, a connect included, drops the AP at once, as on an open session.
+          // bad serial, a connect included, drops the AP at once, as on an open session. The
+          // link's disconnect and reconnect are kept too, in order, and so is everything after
+          // them: a session that reaches serve at once (a stream backlog) is played in full.
           on: {
             'link.frame': [
+              { guard: 'heldLinkChange', actions: 'holdLinkEvent' },
               { guard: 'blacklisted', target: '#device.offline', actions: ['countFrame', 'dropBlacklisted'] },
               { guard: 'badSerial', target: '#device.offline', actions: ['countFrame', 'dropBadSerial'] },
               { guard: 'isConnect', actions: ['countFrame', 'holdConnect'] },
-              { actions: 'holdFrame' },
+              { actions: 'holdLinkEvent' },
             ],
+            'link.disconnected': { actions: 'holdLinkEvent' },
+            'link.connected': { actions: 'holdLinkEvent' },
           },
         },
       },

@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { CommandService } from '../../../actors/command-service.js';
-import { Fleet, type FleetEvent } from '../../../actors/fleet.js';
+import { Fleet, type FleetEvent, type FleetOptions } from '../../../actors/fleet.js';
 import { createEdge, type Edge, type EdgeTls } from '../../../src/links/edge/edge-server.js';
 import type { EdgeLimits } from '../../../src/links/edge/edge-session.js';
 import { connectNats, silentLogger } from '../../../src/links/nats/connect.js';
@@ -35,8 +35,8 @@ export interface Serve {
 }
 
 /** What `serve --nats` wires: manager -> fleet.attach, a command service on the fleet. */
-export async function startServeSide(url: string, durable?: string): Promise<Serve> {
-  const fleet = new Fleet({ clock: wallClock, newId: randomUUID });
+export async function startServeSide(url: string, durable?: string, fleetOpts: Partial<FleetOptions> = {}): Promise<Serve> {
+  const fleet = new Fleet({ clock: wallClock, newId: randomUUID, ...fleetOpts });
   const events: FleetEvent[] = [];
   fleet.events$.subscribe((e) => events.push(e));
   const store = new MemoryCommandStore();
