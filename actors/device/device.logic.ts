@@ -345,7 +345,7 @@ function withFollowUps(ctx: DeviceContext, { fx, more }: { fx: Fx; more: ((c: De
  * push, recovery reboot, a `request`'s report) are chained after it as before.
  */
 export function receiveNotification(ctx: DeviceContext, bytes: number, f: NotificationFrame, at: number): Fx {
-  return withFollowUps(ctx, notificationParts(ctx, f, countedStatus(ctx, bytes), at));
+  return withFollowUps(ctx, notificationParts(ctx, f, bytes, at));
 }
 
 /**
@@ -355,25 +355,25 @@ export function receiveNotification(ctx: DeviceContext, bytes: number, f: Notifi
  * will then handle.
  */
 export function plainNotificationStep(ctx: DeviceContext, bytes: number, f: NotificationFrame, at: number): { ctx: Partial<DeviceContext>; emit: DeviceEvent[] } | undefined {
-  const { fx, more } = notificationParts(ctx, f, countedStatus(ctx, bytes), at);
-  // With a counted status the step always sets `status` (plus lastState / lastHealthcheck) and emits one event.
+  const { fx, more } = notificationParts(ctx, f, bytes, at);
+  // The step always sets `status` (plus lastState / lastHealthcheck) and emits one event.
   return more.length === 0 && fx.ctx && fx.emit ? { ctx: fx.ctx, emit: fx.emit } : undefined;
 }
 
 /**
- * `counted` is a status this step owns (countFrame's new one): it is updated in place and always
- * set. Without it only a state or healthcheck sets a new status.
+ * One notification's effects: a new status (traffic, contact and, for a state or healthcheck,
+ * its fields), its event, and the rarer follow-up steps.
  */
-function notificationParts(ctx: DeviceContext, f: NotificationFrame, counted: DeviceStatus | undefined, at: number): { fx: Fx; more: ((c: DeviceContext) => Fx)[] } {
+function notificationParts(ctx: DeviceContext, f: NotificationFrame, bytes: number, at: number): { fx: Fx; more: ((c: DeviceContext) => Fx)[] } {
   const now = ctx.deps.now();
   const when = frameTime(ctx, at);
   const event = eventOf(ctx.serial, f.method, f.params, when, ctx.status.UUID);
-  let next: Partial<DeviceContext> | undefined = counted ? { status: counted } : undefined;
+  const status = countedStatus(ctx, bytes);
+  let next: Partial<DeviceContext> = { status };
   let requestUuid: string | undefined;
   const more: ((c: DeviceContext) => Fx)[] = [];
   if (event.type === 'state') {
     const { uuid, state } = event.payload;
-    const status = counted ?? copyStatus(ctx.status);
     writeStateStatus(status, state, uuid);
     next = { lastState: state, status };
     requestUuid = event.payload.requestUuid;
@@ -382,7 +382,6 @@ function notificationParts(ctx: DeviceContext, f: NotificationFrame, counted: De
     if (wantsPush(ctx, status.UUID, stored)) more.push((c) => reconcileWith(c, stored));
   } else if (event.type === 'healthcheck') {
     const { uuid, sanity, data } = event.payload;
-    const status = counted ?? copyStatus(ctx.status);
     status.sanity = sanity;
     next = { lastHealthcheck: { uuid, sanity, data, recorded: sec(when) }, status };
     requestUuid = event.payload.requestUuid;
@@ -394,7 +393,7 @@ function notificationParts(ctx: DeviceContext, f: NotificationFrame, counted: De
     const uuid = requestUuid;
     more.push((c) => reportArrived(c, uuid, f.params));
   }
-  return { fx: next ? { ctx: next, emit: [event] } : { emit: [event] }, more };
+  return { fx: { ctx: next, emit: [event] }, more };
 }
 
 /** The state/healthcheck a `request` asked for becomes that command's results (§1.5 special cases). */

@@ -151,8 +151,7 @@ export const deviceMachine = setup({
       for (const h of held) enqueue.raise(h);
     }),
     holdLinkEvent: enqueueActions(({ context, event, enqueue }) => {
-      if (event.type === 'link.frame') run(enqueue, holdLinkEvent(context, { type: 'link.frame', at: event.at, bytes: event.bytes, frame: event.frame }));
-      else if (event.type === 'link.connected' || event.type === 'link.disconnected') run(enqueue, holdLinkEvent(context, event));
+      if (event.type === 'link.frame' || event.type === 'link.connected' || event.type === 'link.disconnected') run(enqueue, holdLinkEvent(context, event));
     }),
     handleNotification: enqueueActions(({ context, event, enqueue }) => {
       const f = frameOf(event);
