@@ -345,6 +345,14 @@ export class NatsLinkManager {
     this.taken(m);
   }
 
+  /** The edge's time for a message when it is plausible (edgeTime), else when nats-server stored it, counted. */
+  private dated(claimed: number, storedMs: number): number {
+    const at = edgeTime(claimed, storedMs);
+    if (at !== undefined) return at;
+    this.counts.redated++;
+    return storedMs;
+  }
+
   private route(m: JsMsg): void {
     // Checked even when the server filters: cheap, and right whoever applies the filter.
     if (this.filter.length > 0 && !this.filter.some((f) => subjectMatches(f, m.subject))) {
@@ -366,17 +374,10 @@ export class NatsLinkManager {
       }
       this.counts.presence++;
       if (p.event === 'connect') this.edgeAnnounced(p);
-      if (edgeTime(p.at, storedMs) === undefined) {
-        this.counts.redated++;
-        p.at = storedMs;
-      }
+      p.at = this.dated(p.at, storedMs);
       return link.presence(p);
     }
-    let at = edgeTime(Number(m.headers?.get(HDR_AT) ?? NaN), storedMs);
-    if (at === undefined) {
-      this.counts.redated++;
-      at = storedMs;
-    }
+    const at = this.dated(Number(m.headers?.get(HDR_AT)), storedMs);
     const bytes = m.data.length;
     const malformed = m.headers?.get(HDR_MALFORMED);
     if (malformed) {
