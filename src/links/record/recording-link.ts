@@ -12,7 +12,9 @@
  *   await recorder.close();            // on SIGTERM, after the fleet stopped
  *
  * - Order: lines go out in the order the process saw them, `t` from the process clock, never
- *   decreasing (a replay rejects a line whose `t` goes backwards).
+ *   decreasing (a replay rejects a line whose `t` goes backwards). An up frame or event that
+ *   happened before the last line's `t` (a link delivers it late: a NATS backlog, an edge's
+ *   outage buffer) is written at that `t` with `"at"`, when it happened, so a replay dates it so.
  * - Memory is bounded: lines gather in chunks (NdjsonWriter) and wait for the disk; when more
  *   than `maxBufferedBytes` are waiting (the disk cannot keep up) new lines are dropped and
  *   counted in `stats().droppedLines` rather than growing without bound. Links never wait on it.
@@ -215,6 +217,11 @@ export function createRecorder(opts: RecorderOptions): Recorder {
     lastT = t > lastT ? t : lastT;
     return lastT;
   };
+  /** `"t":..` of a line that happened at `at`, and its `"at"` when that is before `t`. */
+  const when = (at: number): string => {
+    const t = stamp(at);
+    return at < t ? `"t":${t},"at":${at}` : `"t":${t}`;
+  };
 
   /** Frame text for one line: raw text is used as is unless it spans lines (pretty-printed) or is no object. */
   const frameText = (frame: object | string): string | undefined => {
@@ -231,10 +238,11 @@ export function createRecorder(opts: RecorderOptions): Recorder {
   const frameLine = (serial: string, dir: 'up' | 'down', frame: object | string, at: number) => {
     const text = frameText(frame);
     if (text === undefined) st.malformedSkipped++;
-    else write(`{"t":${stamp(at)},"serial":"${serial}","dir":"${dir}","frame":${text}}`);
+    // A command is sent when it is replayed: when it went down the first time says nothing then.
+    else write(`{${dir === 'up' ? when(at) : `"t":${stamp(at)}`},"serial":"${serial}","dir":"${dir}","frame":${text}}`);
   };
   const eventLine = (serial: string, event: 'connect' | 'disconnect', at: number) => {
-    write(`{"t":${stamp(at)},"serial":"${serial}","event":"${event}"}`);
+    write(`{${when(at)},"serial":"${serial}","event":"${event}"}`);
   };
 
   const recordEvent = (serial: string, e: LinkEvent): void => {

@@ -6,7 +6,9 @@
  * Checks: JSON object; `t` a finite number not smaller than the previous accepted line's `t`
  * (a file is ordered by `t`); `serial` 12 hex digits (any case, ':'/'-' separators); then either
  * `dir: "up"|"down"` with an object `frame` (a `down` frame must be a command: method and id)
- * or `event: "connect"|"disconnect"`. Blank lines are not data and are passed over silently.
+ * or `event: "connect"|"disconnect"`. An `up` frame or an event may have `at`, when it happened if
+ * that is before `t` (a frame the recorder got late: a NATS backlog, an edge's outage buffer):
+ * a time in epoch ms, not after `t`. Blank lines are not data and are passed over silently.
  * An `up` frame is not judged further: the device actor checks it as it checks a live AP's.
  * A line longer than `maxLineBytes` (64 MiB) is rejected unread: no frame is that big, and a
  * file with no line breaks (an image, a database) must not end in V8's string length limit.
@@ -23,10 +25,14 @@ import { isCommand, isObject, type CommandFrame, type JsonObject } from '../../p
 import { rememberStateText, type SourceBytes } from '../../protocol/json-source.js';
 import { parseSerial } from '../../protocol/serial.js';
 
+/**
+ * `t` places the line in the file's order; `at`, when present, is when the AP did it, earlier
+ * than `t` (the recorder got it late: `t` may not go backwards, so it could not be the line's `t`).
+ */
 export type RecordLine =
-  | { kind: 'up'; t: number; serial: string; frame: JsonObject; bytes: number }
+  | { kind: 'up'; t: number; at?: number; serial: string; frame: JsonObject; bytes: number }
   | { kind: 'down'; t: number; serial: string; frame: CommandFrame }
-  | { kind: 'connect' | 'disconnect'; t: number; serial: string };
+  | { kind: 'connect' | 'disconnect'; t: number; at?: number; serial: string };
 
 /**
  * `size`: the bytes of the file the line took, with its break (in a gzip file, its share of the
@@ -103,7 +109,11 @@ function checkLine(text: string, lastT: number, bytes?: SourceBytes): { rec: Rec
   const s = parseSerial(serial);
   if (s === undefined) return { reason: `serial ${JSON.stringify(serial)} is not 12 hex digits` };
   if (v.event !== undefined) {
-    if (v.event === 'connect' || v.event === 'disconnect') return { rec: { kind: v.event, t, serial: s } };
+    if (v.event === 'connect' || v.event === 'disconnect') {
+      const at = lateAt(v.at, t);
+      if (typeof at === 'string') return { reason: at };
+      return { rec: at === undefined ? { kind: v.event, t, serial: s } : { kind: v.event, t, at, serial: s } };
+    }
     return { reason: `event must be connect or disconnect, got ${JSON.stringify(v.event)}` };
   }
   if (v.dir === undefined) return { reason: 'missing field dir (or event)' };
@@ -114,7 +124,19 @@ function checkLine(text: string, lastT: number, bytes?: SourceBytes): { rec: Rec
     if (!isCommand(v.frame)) return { reason: 'down frame is not a command (jsonrpc 2.0, known method, numeric id, params)' };
     return { rec: { kind: 'down', t, serial: s, frame: v.frame } };
   }
-  return { rec: { kind: 'up', t, serial: s, frame: v.frame, bytes: frameBytes(text, v.frame, bytes) } };
+  const at = lateAt(v.at, t);
+  if (typeof at === 'string') return { reason: at };
+  const size = frameBytes(text, v.frame, bytes);
+  return { rec: at === undefined ? { kind: 'up', t, serial: s, frame: v.frame, bytes: size } : { kind: 'up', t, at, serial: s, frame: v.frame, bytes: size } };
+}
+
+/** A line's `at`: absent, a time not after `t`, or why it is neither. A down frame's is not read (a command is sent when replayed). */
+function lateAt(at: unknown, t: number): number | string | undefined {
+  if (at === undefined) return undefined;
+  if (typeof at !== 'number' || !Number.isFinite(at)) return `at is not a number: ${JSON.stringify(at)}`;
+  if (Math.abs(at) > MAX_TIME_MS) return `at is not a time in epoch ms: ${at}`;
+  if (at > t) return `at is after t (${at} after ${t}): at says when a line recorded late happened`;
+  return at;
 }
 
 export interface ReadOptions {

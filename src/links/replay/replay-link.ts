@@ -80,22 +80,25 @@ export class ReplayLink implements DeviceLink {
 
   // --- driven by the replayer -----------------------------------------------------------------
 
-  /** A recorded connect event. */
-  connect(): void {
+  /** A recorded connect event; `at` when it happened, if before now (a line recorded late). */
+  connect(at = this.clock.now()): void {
     this.state = 'up';
-    this.dispatch({ type: 'connected', at: this.clock.now() });
+    this.dispatch({ type: 'connected', at });
   }
 
   /** A recorded disconnect event. Commands still expected will not be sent on this session. */
-  disconnect(reason = 'recorded disconnect'): void {
+  disconnect(reason = 'recorded disconnect', at = this.clock.now()): void {
     const wasUp = this.state === 'up';
     this.state = 'down';
-    if (wasUp) this.dispatch({ type: 'disconnected', at: this.clock.now(), reason });
+    if (wasUp) this.dispatch({ type: 'disconnected', at, reason });
   }
 
-  /** A recorded up frame, delivered now. Returns false when the AP was disconnected (dropped). */
-  deliver(frame: JsonObject, bytes: number): boolean {
-    if (this.state === 'new') this.connect();
+  /**
+   * A recorded up frame, delivered now; `at` when the AP sent it, if before now (a line recorded
+   * late). Returns false when the AP was disconnected (dropped).
+   */
+  deliver(frame: JsonObject, bytes: number, at = this.clock.now()): boolean {
+    if (this.state === 'new') this.connect(at);
     if (this.state === 'down') {
       this.dropped++;
       return false;
@@ -108,7 +111,7 @@ export class ReplayLink implements DeviceLink {
         out = { ...frame, id: mine };
       }
     }
-    this.dispatch({ type: 'frame', at: this.clock.now(), frame: out as unknown as UpFrame, bytes });
+    this.dispatch({ type: 'frame', at, frame: out as unknown as UpFrame, bytes });
     return true;
   }
 

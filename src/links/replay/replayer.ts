@@ -237,19 +237,22 @@ export function startReplay(opts: ReplayOptions): ReplayHandle {
     });
   };
 
-  const play = (rec: RecordLine, part: number, line: number, file?: string): void => {
+  /** `offset`: from the recording's times to the clock's. */
+  const play = (rec: RecordLine, offset: number, part: number, line: number, file?: string): void => {
     const link = linkOf(rec.serial);
+    // A line recorded late (`at` before its `t`) happened at `at`: the actor dates it so.
+    const at = rec.kind !== 'down' && rec.at !== undefined ? rec.at + offset : undefined;
     switch (rec.kind) {
       case 'connect':
-        link.connect();
+        link.connect(at);
         return;
       case 'disconnect':
-        link.disconnect();
+        link.disconnect(undefined, at);
         return;
       case 'up': {
         delivering = rec.serial;
         refusal = undefined;
-        const delivered = link.deliver(rec.frame, rec.bytes);
+        const delivered = link.deliver(rec.frame, rec.bytes, at);
         delivering = undefined;
         if (refusal !== undefined) {
           s.refusedCount++;
@@ -303,7 +306,7 @@ export function startReplay(opts: ReplayOptions): ReplayHandle {
           if (wait) await wait;
           if (signal.aborted) break reading;
           lastT = rec.t;
-          play(rec, part, item.line, file);
+          play(rec, offset, part, item.line, file);
           // Connects, commands and their results start asynchronous work in the actor (admission,
           // sending the next command): let it finish before the next line, as a live AP's next
           // frame would arrive after it. Plain notifications (nearly every line) need no turn.

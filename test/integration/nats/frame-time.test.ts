@@ -1,5 +1,14 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect, type NatsConnection } from 'nats';
+import { runReplay } from '../../../src/commands/replay.js';
+import { createRecorder } from '../../../src/links/record/recording-link.js';
+import { readRecording, type RecordLine } from '../../../src/links/replay/read-recording.js';
+import { wallClock } from '../../../src/protocol/clock.js';
+import { Store } from '../../../src/store/duckdb.js';
 import { EDGE_AHEAD_MS, edgeTime } from '../../../src/links/nats/nats-link-manager.js';
 import { presenceSubject, upSubject } from '../../../src/links/nats/subjects.js';
 import { connectFrame, logFrame } from './frames.js';
@@ -65,5 +74,79 @@ describe('the time serve gives a frame from NATS', () => {
     expect(edgeTime(stored - 8 * 86_400_000, stored)).toBeUndefined();
     expect(edgeTime(Number.NaN, stored)).toBeUndefined();
     expect(edgeTime(0, stored)).toBeUndefined();
+  });
+});
+
+/**
+ * serve --record: a frame that reaches serve late (here an edge's outage buffer, flushed after
+ * another edge's live frames were recorded) cannot have its own time as `t` (a recording never
+ * goes backwards), so its line says when it happened in `at`, and a replay dates it so.
+ */
+describe('serve --record of frames that come late', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'airtwin-late-record-'));
+  const file = join(dir, 'serve.ndjson');
+  const live = 'a0b1c2000071';
+  const held = 'a0b1c2000072';
+  let nats: TestNats;
+  let serve: Serve;
+  let nc: NatsConnection;
+
+  beforeAll(async () => {
+    nats = await startNats({ jetstream: true });
+    nc = await connect({ servers: nats.url });
+  });
+  afterAll(async () => {
+    await nc?.drain();
+    await serve?.stop();
+    await nats?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('writes them at the running t with their own time in at, and a replay into DuckDB dates each row as serve did', async () => {
+    const recorder = createRecorder({ path: file, clock: wallClock });
+    serve = await startServeSide(nats.url, undefined, {}, (link) => recorder.wrap(link));
+    const logsOf = (serial: string) => serve.events.filter((e) => e.type === 'log' && e.serial === serial);
+    // One edge's AP, live.
+    const a = apAgent(nc, [live]);
+    await a.pub(presenceSubject(live), { event: 'connect', edge: 'edge-a', at: Date.now() });
+    await a.pub(upSubject(live), connectFrame(live));
+    await a.pub(upSubject(live), logFrame(live, 'live'));
+    expect(await waitFor(() => logsOf(live).length === 1, 15_000)).toBe(true);
+    // The other edge's AP, from its outage buffer: a session that began ten minutes ago.
+    const b = apAgent(nc, [held]);
+    const began = Date.now() - 600_000;
+    await b.pub(presenceSubject(held), { event: 'connect', edge: 'edge-b', at: began });
+    await b.pub(upSubject(held), connectFrame(held), String(began));
+    for (const m of [1, 2, 3]) await b.pub(upSubject(held), logFrame(held, `held ${m}`), String(began + m * 60_000));
+    expect(await waitFor(() => logsOf(held).length === 3, 15_000)).toBe(true);
+    await serve.stop();
+    await recorder.close();
+
+    const recs: RecordLine[] = [];
+    for await (const item of readRecording(file)) {
+      expect(item.ok).toBe(true);
+      if (item.ok) recs.push(item.rec);
+    }
+    const liveLog = recs.find((r) => r.kind === 'up' && r.serial === live && r.frame.method === 'log')!;
+    const heldLines = recs.filter((r) => r.serial === held);
+    expect(heldLines.map((r) => r.kind)).toEqual(['connect', 'up', 'up', 'up', 'up']);
+    for (const r of heldLines) {
+      expect(r.t).toBeGreaterThanOrEqual(liveLog.t);
+      expect(r.kind !== 'down' && r.at).toBeLessThan(liveLog.t);
+    }
+    expect(heldLines.map((r) => (r.kind !== 'down' ? r.at : undefined))).toEqual([began, began, began + 60_000, began + 120_000, began + 180_000]);
+    expect(liveLog.kind === 'up' && liveLog.at).toBeUndefined();
+
+    const replayed = await runReplay({ file, dataDir: join(dir, 'replayed'), speed: 'max', keepTime: true }, { out: new PassThrough().resume() });
+    expect(replayed.summary).toMatchObject({ rejectedCount: 0, devices: 2 });
+    const store = await Store.open(join(dir, 'replayed'));
+    try {
+      const rows = await store.query<{ serial: string; log: string; recorded: number }>('SELECT serial, log, recorded::BIGINT::DOUBLE AS recorded FROM device_logs ORDER BY serial, log');
+      const liveRows = [...logsOf(live), ...logsOf(held)].map((e) => ({ serial: e.serial, log: (e.payload as { log: string }).log, recorded: (e.payload as { recorded: number }).recorded }));
+      expect(rows).toEqual(liveRows);
+      expect(rows.filter((r) => r.serial === held).map((r) => r.recorded)).toEqual([1, 2, 3].map((m) => Math.floor((began + m * 60_000) / 1000)));
+    } finally {
+      await store.close();
+    }
   });
 });

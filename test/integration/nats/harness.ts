@@ -10,6 +10,7 @@ import type { EdgeLimits } from '../../../src/links/edge/edge-session.js';
 import { connectNats, silentLogger } from '../../../src/links/nats/connect.js';
 import { NatsLinkManager } from '../../../src/links/nats/nats-link-manager.js';
 import { wallClock } from '../../../src/protocol/clock.js';
+import type { DeviceLink } from '../../../src/protocol/device-link.js';
 import { MemoryCommandStore } from '../../helpers/memory-command-store.js';
 import { startNats, type TestNats } from '../../helpers/nats.js';
 import { headers, type NatsConnection } from 'nats';
@@ -34,14 +35,14 @@ export interface Serve {
   stop(): Promise<void>;
 }
 
-/** What `serve --nats` wires: manager -> fleet.attach, a command service on the fleet. */
-export async function startServeSide(url: string, durable?: string, fleetOpts: Partial<FleetOptions> = {}): Promise<Serve> {
+/** What `serve --nats` wires: manager -> fleet.attach (through `wrapLink`: serve's recorder), a command service on the fleet. */
+export async function startServeSide(url: string, durable?: string, fleetOpts: Partial<FleetOptions> = {}, wrapLink: (link: DeviceLink) => DeviceLink = (link) => link): Promise<Serve> {
   const fleet = new Fleet({ clock: wallClock, newId: randomUUID, ...fleetOpts });
   const events: FleetEvent[] = [];
   fleet.events$.subscribe((e) => events.push(e));
   const store = new MemoryCommandStore();
   const svc = new CommandService({ fleet, store, clock: wallClock, newId: randomUUID, maxWaitMs: 20_000 });
-  const manager = await NatsLinkManager.start({ url, logger: silentLogger, onDevice: (link) => fleet.attach(link), ...(durable ? { durable } : {}) });
+  const manager = await NatsLinkManager.start({ url, logger: silentLogger, onDevice: (link) => fleet.attach(wrapLink(link)), ...(durable ? { durable } : {}) });
   return {
     fleet, events, manager, svc, store,
     stop: async () => {

@@ -363,7 +363,7 @@ describe('recorder tap (producers that are not links, e.g. the websocket edge)',
   const dir = mkdtempSync(join(tmpdir(), 'airtwin-tap-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('writes raw frame text and events as replayable lines, serials normalised, t never decreasing', async () => {
+  it('writes raw frame text and events as replayable lines, serials normalised, t never decreasing (a late line says when it happened)', async () => {
     const file = join(dir, 'tap.ndjson');
     const clock = new VirtualClock(1_767_600_000_000);
     const rec = createRecorder({ path: file, clock });
@@ -384,5 +384,7 @@ describe('recorder tap (producers that are not links, e.g. the websocket edge)',
     expect(recs.map((r) => r.kind)).toEqual(['connect', 'up', 'down', 'up', 'up', 'disconnect']);
     expect(new Set(recs.map((r) => r.serial))).toEqual(new Set(['aabbccddee03']));
     expect(recs.map((r) => r.t)).toEqual([0, 0, 10, 10, 15, 20].map((d) => 1_767_600_000_000 + d));
+    // The result came in at +5, before the command's +10: written at +10, saying when it came.
+    expect(recs.map((r) => (r.kind === 'down' ? undefined : r.at))).toEqual([undefined, undefined, undefined, 1_767_600_000_005, undefined, undefined]);
   });
 });

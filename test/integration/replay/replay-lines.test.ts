@@ -98,6 +98,50 @@ describe('startReplay: one line out of time order', () => {
   });
 });
 
+describe('startReplay: lines recorded late (`at` before `t`)', () => {
+  const late = (t: number, at: unknown, frame: object) => JSON.stringify({ t, serial: A, at, dir: 'up', frame });
+  const lines = [
+    ev(T, 'connect'), //                                                     1
+    up(T, connectFrame), //                                                  2
+    late(T + 5000, T + 1000, state(1)), //                                   3 happened at +1 s
+    JSON.stringify({ t: T + 6000, serial: A, at: T + 2000, event: 'disconnect' }), // 4 happened at +2 s
+    JSON.stringify({ t: T + 7000, serial: A, at: T + 3000, event: 'connect' }), // 5
+    late(T + 7000, T + 3000, connectFrame), //                               6
+    up(T + 7000, state(2)), //                                               7 on time
+    late(T + 8000, T + 9000, state(3)), //                                   8 at after t
+    late(T + 8000, '1767600000000', state(4)), //                            9 at not a number
+    late(T + 8000, 1e20, state(5)), //                                       10
+    JSON.stringify({ t: T + 8000, serial: A, at: 'whenever', dir: 'down', frame: { jsonrpc: '2.0', id: 1, method: 'ping', params: { serial: A } } }), // 11 a command's at is not read
+  ];
+
+  it('dates each by its at, keeping the recorded times, and rejects an at that is no time or after t', async () => {
+    const file = write('late.ndjson', lines);
+    const { clock, fleet, events } = setup();
+    const store = new MemoryCommandStore();
+    const svc = new CommandService({ fleet, store, clock, newId: () => '00000000-0000-4000-8000-00000000000a', maxWaitMs: 1000 });
+    const summary = await startReplay({ file, fleet, clock, speed: 'max', keepTime: true }).done;
+    svc.close();
+    expect(summary.rejected.map((r) => [r.line, r.reason])).toEqual([
+      [8, `at is after t (${T + 9000} after ${T + 8000}): at says when a line recorded late happened`],
+      [9, 'at is not a number: "1767600000000"'],
+      [10, 'at is not a time in epoch ms: 100000000000000000000'],
+    ]);
+    const mine = events.filter((e) => e.serial === A && ['state', 'connected', 'disconnected'].includes(e.type));
+    expect(mine.map((e) => [e.type, e.at - T])).toEqual([
+      ['connected', 0], ['state', 1000], ['disconnected', 2000], ['connected', 3000], ['state', 7000],
+    ]);
+  });
+
+  it('shifts at with t when the recording is moved to now', async () => {
+    const file = write('late-shifted.ndjson', lines.slice(0, 7));
+    const { clock, fleet, events } = setup();
+    clock.runUntil(T + 3_600_000);
+    await startReplay({ file, fleet, clock, speed: 'max' }).done;
+    const start = T + 3_600_000;
+    expect(events.filter((e) => e.serial === A && e.type === 'state').map((e) => e.at - start)).toEqual([1000, 7000]);
+  });
+});
+
 describe('startReplay: frames the device actor refuses', () => {
   it('reports them with their line and why, and does not count them as played', async () => {
     const file = write('refused.ndjson', [
