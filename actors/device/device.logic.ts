@@ -189,7 +189,7 @@ export function linkConnected(ctx: DeviceContext, e: { at: number; ipAddress?: s
   return chain(ctx, (c) => abortCurrent(c, 'The device opened a new connection before replying.'), (c) => ({
     ctx: {
       linkUp: true, sessionOpen: false, protocolErrors: 0, heldConnect: undefined, heldEvents: [], heldBytes: 0,
-      status: { ...c.status, connected: false, ipAddress: e.ipAddress ?? '', verifiedCertificate: e.certificate ?? 'NO_CERTIFICATE', lastContact: sec(c.deps.now()) },
+      status: { ...c.status, connected: false, ipAddress: e.ipAddress ?? '', verifiedCertificate: e.certificate ?? 'NO_CERTIFICATE', lastContact: contactAt(c, frameTime(c, e.at)) },
     },
   }));
 }
@@ -210,17 +210,28 @@ export function drop(ctx: DeviceContext, reason: Extract<DeviceEvent, { type: 'd
   }));
 }
 
-/** Every frame, valid or not, counts as traffic and contact. */
-export function countFrame(ctx: DeviceContext, bytes: number): Fx {
-  return { ctx: { status: countedStatus(ctx, bytes) } };
+/** Every frame, valid or not, counts as traffic and contact (at `at`, when the AP sent it). */
+export function countFrame(ctx: DeviceContext, bytes: number, at = ctx.deps.now()): Fx {
+  return { ctx: { status: countedStatus(ctx, bytes, frameTime(ctx, at)) } };
 }
 
-function countedStatus(ctx: DeviceContext, bytes: number): DeviceStatus {
+/** `when` (a frameTime) is when the AP sent the frame. */
+function countedStatus(ctx: DeviceContext, bytes: number, when: number): DeviceStatus {
   const status = copyStatus(ctx.status);
   status.rxBytes += bytes;
   status.messageCount += 1;
-  status.lastContact = sec(ctx.deps.now());
+  status.lastContact = contactAt(ctx, when);
   return status;
+}
+
+/**
+ * lastContact after hearing from the AP at `when`: when it sent that, not when serve read it (a
+ * backlog of an AP that went away an hour ago does not make it heard from now), and never earlier
+ * than a contact already known (frames of two edges may come out of order).
+ */
+function contactAt(ctx: DeviceContext, when: number): number {
+  // A known contact past now (a record from a replay that ran ahead) does not hold it back.
+  return Math.max(Math.min(ctx.status.lastContact, sec(ctx.deps.now())), sec(when));
 }
 
 /** Why a frame breaks the protocol in the current context, or undefined when it is acceptable. */
@@ -257,7 +268,7 @@ export function holdLinkEvent(ctx: DeviceContext, e: HeldLinkEvent): Fx {
     const method = 'method' in e.frame ? e.frame.method : e.frame.kind;
     const count = ctx.ignoredFrames + 1;
     return {
-      ctx: { status: countedStatus(ctx, e.bytes), ignoredFrames: count },
+      ctx: { status: countedStatus(ctx, e.bytes, frameTime(ctx, e.at)), ignoredFrames: count },
       emit: [ev(ctx, { type: 'frame-ignored', payload: { method, reason: HELD_OVERFLOW, count } })],
     };
   }
@@ -265,10 +276,10 @@ export function holdLinkEvent(ctx: DeviceContext, e: HeldLinkEvent): Fx {
 }
 
 /** A notification without params.serial (§1.2): counted as traffic and as ignored, nothing else. */
-export function ignoreFrame(ctx: DeviceContext, bytes: number, f: Extract<DecodedFrame, { kind: 'ignored' }>): Fx {
+export function ignoreFrame(ctx: DeviceContext, bytes: number, f: Extract<DecodedFrame, { kind: 'ignored' }>, at = ctx.deps.now()): Fx {
   const count = ctx.ignoredFrames + 1;
   return {
-    ctx: { status: countedStatus(ctx, bytes), ignoredFrames: count },
+    ctx: { status: countedStatus(ctx, bytes, frameTime(ctx, at)), ignoredFrames: count },
     emit: [ev(ctx, { type: 'frame-ignored', payload: { method: f.method, reason: f.reason, count } })],
   };
 }
@@ -368,7 +379,7 @@ function notificationParts(ctx: DeviceContext, f: NotificationFrame, bytes: numb
   const now = ctx.deps.now();
   const when = frameTime(ctx, at);
   const event = eventOf(ctx.serial, f.method, f.params, when, ctx.status.UUID);
-  const status = countedStatus(ctx, bytes);
+  const status = countedStatus(ctx, bytes, when);
   let next: Partial<DeviceContext> = { status };
   let requestUuid: string | undefined;
   const more: ((c: DeviceContext) => Fx)[] = [];

@@ -98,7 +98,7 @@ describe('device machine: connection lifecycle', () => {
     expect(d.actor.getSnapshot().context.status).toMatchObject({ sanity: 77, associations_2G: 2, messageCount: 3 });
   });
 
-  it('dates what an AP sent by when its link says it was sent (a frame that reaches serve late), never later than now', async () => {
+  it('dates what an AP sent, and its last contact, by when its link says it was sent (a frame that reaches serve late), never later than now', async () => {
     let admit: (a: 'accept') => void = () => undefined;
     const d = startDevice({ admit: () => new Promise((resolve) => { admit = resolve; }) });
     // The frames were held (JetStream's backlog, an edge's outage buffer) and arrive an hour late.
@@ -119,10 +119,18 @@ describe('device machine: connection lifecycle', () => {
     d.link.stampAt = T0 + 2000;
     d.link.notify('state', { uuid: 1, state: STATE });
     expect(d.of('state')[0]?.at).toBe(T0 + 2000);
+    // Last heard from when it sent that, not an hour later when it arrived.
+    const lastContact = () => d.actor.getSnapshot().context.status.lastContact;
+    expect(lastContact()).toBe(Math.floor((T0 + 2000) / 1000));
     // A link clock ahead of ours (an edge's) cannot date rows into the future.
     d.link.stampAt = T0 + 7_200_000;
     d.link.notify('log', { log: 'from the future', severity: 6 });
     expect(d.of('log')[0]?.at).toBe(T0 + 3_600_000);
+    expect(lastContact()).toBe(Math.floor((T0 + 3_600_000) / 1000));
+    // An older frame after it (another edge's backlog) does not move the last contact back.
+    d.link.stampAt = T0 + 2500;
+    d.link.notify('log', { log: 'older', severity: 6 });
+    expect(lastContact()).toBe(Math.floor((T0 + 3_600_000) / 1000));
     d.link.stampAt = T0 + 3000;
     d.link.down('socket closed');
     expect(d.of('disconnected')[0]?.at).toBe(T0 + 3000);

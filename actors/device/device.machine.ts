@@ -120,7 +120,7 @@ export const deviceMachine = setup({
     heldLinkChange: ({ context }) => context.heldEvents.some((e) => e.type !== 'link.frame'),
   },
   actions: {
-    countFrame: enqueueActions(({ context, event, enqueue }) => run(enqueue, countFrame(context, (event as Ev<'link.frame'>).bytes))),
+    countFrame: enqueueActions(({ context, event, enqueue }) => run(enqueue, countFrame(context, (event as Ev<'link.frame'>).bytes, (event as Ev<'link.frame'>).at))),
     noteProtocolError: enqueueActions(({ context, event, enqueue }) => run(enqueue, protocolError(context, violation(context, event) ?? 'invalid frame'))),
     dropForErrors: enqueueActions(({ context, enqueue }) => run(enqueue, drop(context, 'protocol-errors', `${context.protocolErrors} protocol errors`))),
     dropBadSerial: enqueueActions(({ context, event, enqueue }) => {
@@ -129,7 +129,7 @@ export const deviceMachine = setup({
     }),
     noteIgnored: enqueueActions(({ context, event, enqueue }) => {
       const f = frameOf(event);
-      if (event.type === 'link.frame' && f?.kind === 'ignored') run(enqueue, ignoreFrame(context, event.bytes, f));
+      if (event.type === 'link.frame' && f?.kind === 'ignored') run(enqueue, ignoreFrame(context, event.bytes, f, event.at));
     }),
     dropBlacklisted: enqueueActions(({ context, enqueue }) => run(enqueue, drop(context, 'blacklisted', `${context.serial} is blacklisted`))),
     dropNoConnect: enqueueActions(({ context, enqueue }) => run(enqueue, drop(context, 'no-connect', 'no connect message in time'))),

@@ -119,6 +119,8 @@ describe('serve --record of frames that come late', () => {
     await b.pub(upSubject(held), connectFrame(held), String(began));
     for (const m of [1, 2, 3]) await b.pub(upSubject(held), logFrame(held, `held ${m}`), String(began + m * 60_000));
     expect(await waitFor(() => logsOf(held).length === 3, 15_000)).toBe(true);
+    // Last heard from when its last frame was sent, not when serve read it.
+    expect(serve.fleet.status(held)?.lastContact).toBe(Math.floor((began + 180_000) / 1000));
     await serve.stop();
     await recorder.close();
 
