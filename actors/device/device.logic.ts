@@ -38,9 +38,8 @@ export interface DeviceContext {
   provisioned: boolean;
   /** The `connect` of an AP the admission hook is asked about, and when the AP sent it. */
   heldConnect?: { params: JsonObject; at: number };
-  /** What the link said while admission was pending, replayed once it says yes; and the frames' bytes. */
-  heldEvents: HeldLinkEvent[];
-  heldBytes: number;
+  /** What the link said while admission was pending, replayed once it says yes. */
+  held?: HeldEvents;
   protocolErrors: number;
   /** Notifications ignored for a missing params.serial (§1.2), over the actor's life; not protocol errors. */
   ignoredFrames: number;
@@ -65,6 +64,27 @@ export type HeldLinkEvent =
   | { type: 'link.frame'; at: number; bytes: number; frame: DecodedFrame }
   | { type: 'link.connected'; at: number; ipAddress?: string; certificate?: VerifiedCertificate }
   | { type: 'link.disconnected'; at: number; reason?: string };
+
+/**
+ * The held events, newest first, each linked to the one before: holding one more is a new head,
+ * not a copy of the list (a backlog of thousands of frames was quadratic). `inOrder` gives them
+ * oldest first.
+ */
+export interface HeldEvents {
+  event: HeldLinkEvent;
+  before: HeldEvents | undefined;
+  /** Events held in all, the frames' bytes, and whether a connect or disconnect is among them. */
+  count: number;
+  bytes: number;
+  linkChange: boolean;
+}
+
+/** The held events, oldest first. */
+export function inOrder(held: HeldEvents | undefined): HeldLinkEvent[] {
+  const out: HeldLinkEvent[] = [];
+  for (let h = held; h; h = h.before) out.push(h.event);
+  return out.reverse();
+}
 
 /**
  * Bounds of what is held while admission is pending. Past either, frames are not held: each is
@@ -102,7 +122,7 @@ export function initialContext(serial: string, deps: DeviceDeps, timeouts: Devic
   // order is already known as a fast shape, which the spread below records once.
   const ctx: EveryField<DeviceContext> = {
     serial, deps, timeouts, maxPending, link, status: emptyStatus(serial), lastState: undefined, lastHealthcheck: undefined,
-    capabilities: undefined, linkUp: false, sessionOpen: false, provisioned: false, heldConnect: undefined, heldEvents: [], heldBytes: 0,
+    capabilities: undefined, linkUp: false, sessionOpen: false, provisioned: false, heldConnect: undefined, held: undefined,
     protocolErrors: 0, ignoredFrames: 0, nextRpcId: 2, current: undefined, pending: [], closedRpcIds: [], reportWaiters: [],
     maintenance: undefined, pushedConfigUuid: undefined,
   };
@@ -188,7 +208,7 @@ export function abortCurrent(ctx: DeviceContext, reason: string): Fx {
 export function linkConnected(ctx: DeviceContext, e: { at: number; ipAddress?: string; certificate?: VerifiedCertificate }): Fx {
   return chain(ctx, (c) => abortCurrent(c, 'The device opened a new connection before replying.'), (c) => ({
     ctx: {
-      linkUp: true, sessionOpen: false, protocolErrors: 0, heldConnect: undefined, heldEvents: [], heldBytes: 0,
+      linkUp: true, sessionOpen: false, protocolErrors: 0, heldConnect: undefined, held: undefined,
       status: { ...c.status, connected: false, ipAddress: e.ipAddress ?? '', verifiedCertificate: e.certificate ?? 'NO_CERTIFICATE', lastContact: contactAt(c, frameTime(c, e.at)) },
     },
   }));
@@ -196,7 +216,7 @@ export function linkConnected(ctx: DeviceContext, e: { at: number; ipAddress?: s
 
 export function linkDisconnected(ctx: DeviceContext, reason: string, at = ctx.deps.now()): Fx {
   return chain(ctx, (c) => abortCurrent(c, 'The device disconnected before replying.'), (c) => ({
-    ctx: { linkUp: false, sessionOpen: false, heldConnect: undefined, heldEvents: [], heldBytes: 0, status: { ...c.status, connected: false, started: 0 } },
+    ctx: { linkUp: false, sessionOpen: false, heldConnect: undefined, held: undefined, status: { ...c.status, connected: false, started: 0 } },
     emit: [ev(c, { type: 'disconnected', payload: { reason } }, frameTime(c, at))],
   }));
 }
@@ -204,7 +224,7 @@ export function linkDisconnected(ctx: DeviceContext, reason: string, at = ctx.de
 /** Drop the AP: close its link and say why. The link's `disconnected` follows. */
 export function drop(ctx: DeviceContext, reason: Extract<DeviceEvent, { type: 'dropped' }>['payload']['reason'], detail: string): Fx {
   return chain(ctx, (c) => abortCurrent(c, `The device was dropped: ${detail}`), (c) => ({
-    ctx: { sessionOpen: false, heldConnect: undefined, heldEvents: [], heldBytes: 0, status: { ...c.status, connected: false, started: 0 } },
+    ctx: { sessionOpen: false, heldConnect: undefined, held: undefined, status: { ...c.status, connected: false, started: 0 } },
     emit: [ev(c, { type: 'dropped', payload: { reason, detail } })],
     close: detail,
   }));
@@ -263,16 +283,19 @@ export function protocolError(ctx: DeviceContext, reason: string): Fx {
  * as traffic and as ignored, with its reason, as a frame without params.serial does.
  */
 export function holdLinkEvent(ctx: DeviceContext, e: HeldLinkEvent): Fx {
-  if (e.type !== 'link.frame') return { ctx: { heldEvents: [...ctx.heldEvents, e] } };
-  if (ctx.heldEvents.length >= MAX_HELD_EVENTS || ctx.heldBytes + e.bytes > MAX_HELD_BYTES) {
+  const { held } = ctx;
+  const count = (held?.count ?? 0) + 1;
+  const bytes = held?.bytes ?? 0;
+  if (e.type !== 'link.frame') return { ctx: { held: { event: e, before: held, count, bytes, linkChange: true } } };
+  if (count > MAX_HELD_EVENTS || bytes + e.bytes > MAX_HELD_BYTES) {
     const method = 'method' in e.frame ? e.frame.method : e.frame.kind;
-    const count = ctx.ignoredFrames + 1;
+    const ignored = ctx.ignoredFrames + 1;
     return {
-      ctx: { status: countedStatus(ctx, e.bytes, frameTime(ctx, e.at)), ignoredFrames: count },
-      emit: [ev(ctx, { type: 'frame-ignored', payload: { method, reason: HELD_OVERFLOW, count } })],
+      ctx: { status: countedStatus(ctx, e.bytes, frameTime(ctx, e.at)), ignoredFrames: ignored },
+      emit: [ev(ctx, { type: 'frame-ignored', payload: { method, reason: HELD_OVERFLOW, count: ignored } })],
     };
   }
-  return { ctx: { heldEvents: [...ctx.heldEvents, e], heldBytes: ctx.heldBytes + e.bytes } };
+  return { ctx: { held: { event: e, before: held, count, bytes: bytes + e.bytes, linkChange: held?.linkChange ?? false } } };
 }
 
 /** A notification without params.serial (§1.2): counted as traffic and as ignored, nothing else. */
@@ -305,7 +328,7 @@ export function openSession(ctx: DeviceContext, params: JsonObject, at = ctx.dep
   emit.push(ev(ctx, { type: 'connected', payload: { ipAddress: ctx.status.ipAddress, firmware, uuid, capabilities, reason, params } }, when));
   return chain(ctx, (c) => abortCurrent(c, 'The device reconnected before replying.'), (c) => ({
     ctx: {
-      sessionOpen: true, provisioned: true, heldConnect: undefined, heldEvents: [], heldBytes: 0, capabilities, maintenance: undefined, pushedConfigUuid: undefined,
+      sessionOpen: true, provisioned: true, heldConnect: undefined, held: undefined, capabilities, maintenance: undefined, pushedConfigUuid: undefined,
       status: { ...c.status, connected: true, UUID: uuid, firmware, compatible, connectReason: reason, started: sec(when) },
     },
     emit,

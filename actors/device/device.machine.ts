@@ -6,7 +6,7 @@ import {
   DEFAULT_MAX_PENDING, DEFAULT_TIMEOUTS, type Admission, type CommandSubmission, type DeviceDeps, type DeviceTimeouts, type RestartKind,
 } from './device.types.js';
 import {
-  MAX_PROTOCOL_ERRORS, abandonAll, accept, completeCurrent, countFrame, drop, expire, frameViolation, hasKeys, holdLinkEvent, ignoreFrame, initialContext,
+  MAX_PROTOCOL_ERRORS, abandonAll, accept, completeCurrent, countFrame, drop, expire, frameViolation, hasKeys, holdLinkEvent, ignoreFrame, inOrder, initialContext,
   isCurrentResult, isScheduledLater, linkConnected, linkDisconnected, markDue, nextReady, nextRefusal, openSession,
   protocolError, queueFull, receiveNotification, refuseNext, reject, restartAfter, sendFailed, startNext, timeoutCurrent,
   type DeviceContext, type Fx, type TimerEvent,
@@ -117,7 +117,7 @@ export const deviceMachine = setup({
     nextIsRefused: ({ context }) => nextRefusal(context) !== undefined,
     sessionOpen: ({ context }) => context.sessionOpen,
     /** A disconnect or reconnect of the link is held: what follows belongs to a later session. */
-    heldLinkChange: ({ context }) => context.heldEvents.some((e) => e.type !== 'link.frame'),
+    heldLinkChange: ({ context }) => context.held?.linkChange === true,
   },
   actions: {
     countFrame: enqueueActions(({ context, event, enqueue }) => run(enqueue, countFrame(context, (event as Ev<'link.frame'>).bytes, (event as Ev<'link.frame'>).at))),
@@ -144,7 +144,7 @@ export const deviceMachine = setup({
       if (event.type === 'link.frame' && f?.kind === 'notification') run(enqueue, openSession(context, f.params, event.at));
     }),
     openSessionFromHeld: enqueueActions(({ context, enqueue }) => {
-      const held = context.heldEvents;
+      const held = inOrder(context.held);
       run(enqueue, openSession(context, context.heldConnect?.params ?? {}, context.heldConnect?.at));
       // Replayed in order through the root handlers, so blacklist and protocol checks still
       // apply, and a held disconnect (then maybe a next session) comes after the frames before it.
