@@ -70,6 +70,8 @@ export interface RecordImportSummary {
   skipped: { file: string; reason: string }[];
   /** The exported `recorded` times of the reports, or the made-up spacing (some or all had none). */
   timeBase: 'recorded' | 'synthetic';
+  /** What the import did that may not be what was meant, as printed (e.g. a folder whose states look like several APs). */
+  warnings: string[];
 }
 
 /** `log`: a device log entry of an API export, as the frame that made it (`body`: method and params). */
@@ -82,6 +84,10 @@ interface Doc {
 interface Device { serial: string; capabilities?: JsonObject; uuid?: number; firmware?: string; reports: Doc[] }
 
 const DEFAULT_START_MS = 1_700_000_000_000;
+
+/** Path order: a name's folder before the next name (the order a walk by name gives). */
+const pathKey = (p: string) => p.replaceAll(sep, '\0');
+const byPath = (a: string, b: string) => (pathKey(a) < pathKey(b) ? -1 : pathKey(a) > pathKey(b) ? 1 : 0);
 const SERIAL_IN_NAME = /(?:^|[^0-9a-f])([0-9a-f]{2}(?:[:-]?[0-9a-f]{2}){5})(?![0-9a-f])/gi;
 
 /**
@@ -165,8 +171,6 @@ function jsonFiles(dir: string, skipped: RecordImportSummary['skipped']): string
   // Links found in a linked folder join the end of the list.
   for (let i = 0; i < links.length; i++) walk(links[i]!.path, links[i]!.hidden);
   // Back into path order (a name's folder before the next name): the order a walk by name gives.
-  const key = (p: string) => p.replaceAll(sep, '\0');
-  const byPath = (a: string, b: string) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0);
   // A file by its own path first, then links to files: the first way to a file is the one read.
   files.sort((a, b) => (a.link === b.link ? byPath(a.path, b.path) : a.link ? 1 : -1));
   const read = new Map<string, string>();
@@ -384,6 +388,51 @@ function devicesOf(dir: string, docs: Doc[]): Device[] {
   return [...bySerial.values()].sort((a, b) => (a.serial < b.serial ? -1 : 1));
 }
 
+/** The BSSIDs of a state's SSIDs, the AP's own radio addresses (lower case, colons). */
+function stateBssids(state: JsonObject): string[] {
+  const out: string[] = [];
+  for (const i of Array.isArray(state.interfaces) ? state.interfaces : []) {
+    if (!isObject(i) || !Array.isArray(i.ssids)) continue;
+    for (const ssid of i.ssids) if (isObject(ssid) && typeof ssid.bssid === 'string' && ssid.bssid !== '') out.push(ssid.bssid.toLowerCase());
+  }
+  return out;
+}
+
+/**
+ * Folders whose states name no serial yet fall apart into groups that share no BSSID: likely
+ * several APs, which the import makes one (a folder is one AP unless its files name serials).
+ * Said, not acted on: an AP reconfigured between two captures can change every BSSID.
+ * Each group is listed by its files (relative to `dir`, in path order).
+ */
+function foldersOfSeveralAps(dir: string, docs: Doc[]): { folder: string; groups: string[][] }[] {
+  const byFolder = new Map<string, Doc[]>();
+  for (const d of docs) {
+    if (d.kind !== 'state' || d.serial !== undefined) continue;
+    const folder = dirname(d.file);
+    byFolder.set(folder, [...(byFolder.get(folder) ?? []), d]);
+  }
+  const out: { folder: string; groups: string[][] }[] = [];
+  for (const [folder, states] of byFolder) {
+    // Groups by a shared BSSID: each state joins every group it shares one with.
+    let groups: { bssids: Set<string>; files: string[] }[] = [];
+    for (const st of states) {
+      const mine = stateBssids(st.body);
+      if (mine.length === 0) continue;
+      const joined = { bssids: new Set(mine), files: [relative(dir, st.file)] };
+      const rest = [];
+      for (const g of groups) {
+        if (mine.some((b) => g.bssids.has(b))) {
+          for (const b of g.bssids) joined.bssids.add(b);
+          joined.files.push(...g.files);
+        } else rest.push(g);
+      }
+      groups = [...rest, joined];
+    }
+    if (groups.length > 1) out.push({ folder: relative(dir, folder) || '.', groups: groups.map((g) => g.files.sort(byPath)).sort((a, b) => byPath(a[0]!, b[0]!)) });
+  }
+  return out.sort((a, b) => byPath(a.folder, b.folder));
+}
+
 function frameLine(t: number, serial: string, method: string, params: JsonObject): { t: number; text: string } {
   return { t, text: `{"t":${t},"serial":"${serial}","dir":"up","frame":${JSON.stringify({ jsonrpc: '2.0', method, params })}}` };
 }
@@ -438,6 +487,10 @@ export async function runRecordImport(opts: RecordImportOptions, out?: NodeJS.Wr
     for (const s of skipped) out?.write(skippedLine(s));
     throw new NothingToRecordError(opts.fromStates, skipped.length);
   }
+  const warnings = foldersOfSeveralAps(opts.fromStates, docs).map(({ folder, groups }) =>
+    `record: the states in ${printable(folder === '.' ? './' : `${folder}/`)} look like ${groups.length} APs (no BSSID in common: ${groups.map((g) => printable(g.join(', '))).join(' | ')}); `
+    + 'they are imported as one device, as a folder is one AP: put each AP\'s states in a folder of its own, or name its serial in the file or folder name');
+  for (const w of warnings) out?.write(`${w}\n`);
   const lines: { t: number; dev: number; seq: number; text: string }[] = [];
   // Exported times when every report of every device has one, else the synthetic spacing for
   // all: one time base per file (mixing 2023 and this year, a paced replay would wait a year).
@@ -495,5 +548,5 @@ export async function runRecordImport(opts: RecordImportOptions, out?: NodeJS.Wr
   }
   out?.write(`record: ${devices.length} device${devices.length === 1 ? '' : 's'}, ${lines.length} lines from ${opts.fromStates} -> ${opts.out}\n`);
   for (const s of skipped) out?.write(skippedLine(s));
-  return { devices: devices.length, lines: lines.length, skipped, timeBase: exported ? 'recorded' : 'synthetic' };
+  return { devices: devices.length, lines: lines.length, skipped, timeBase: exported ? 'recorded' : 'synthetic', warnings };
 }

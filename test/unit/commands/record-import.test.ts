@@ -114,6 +114,40 @@ describe('record --from-states: which device a capture is of', () => {
   });
 });
 
+describe('record --from-states: a folder whose states look like several APs', () => {
+  const withBssids = (localtime: number, ...bssids: string[]) => JSON.stringify({
+    unit: { uptime: 10, localtime }, radios: [{ channel: 36 }], interfaces: [{ name: 'up0v0', ssids: bssids.map((bssid) => ({ bssid, ssid: 'venue', band: '5G' })) }],
+  });
+
+  it('says so, naming the states of each, and still imports the folder as one AP', async () => {
+    const src = join(dir, 'several-aps');
+    // Two APs in one folder: a and c share a BSSID (a reboot later, one SSID more), b shares none.
+    put(join(src, 'site', 'a.json'), withBssids(1_700_000_000, '90:3C:B3:BB:1C:9A', '90:3c:b3:bb:1c:9b'));
+    put(join(src, 'site', 'b.json'), withBssids(1_700_000_100, '90:3c:b3:bb:1e:07'));
+    put(join(src, 'site', 'c.json'), withBssids(1_700_000_200, '90:3c:b3:bb:1c:9b', '90:3c:b3:bb:1c:9c'));
+    // A state with no SSID up says nothing either way.
+    put(join(src, 'site', 'd.json'), rawState([{ channel: 36 }]));
+    // One AP's states sharing a BSSID, and a named AP next to an unnamed one: nothing to say.
+    put(join(src, 'one-ap', 'x.json'), withBssids(1_700_000_000, '02:00:00:00:00:01'));
+    put(join(src, 'one-ap', 'y.json'), withBssids(1_700_000_100, '02:00:00:00:00:01', '02:00:00:00:00:02'));
+    put(join(src, 'named', 'a0b1c2d3e4f5-state.json'), withBssids(1_700_000_000, '02:00:00:00:00:09'));
+    put(join(src, 'named', 'state.json'), withBssids(1_700_000_100, '02:00:00:00:00:0a'));
+    const out = join(dir, 'several-aps.ndjson');
+    const printed = printedTo();
+    const summary = await runRecordImport({ fromStates: src, out }, printed.out);
+    const warning = `record: the states in site/ look like 2 APs (no BSSID in common: site/a.json, site/c.json | site/b.json); `
+      + 'they are imported as one device, as a folder is one AP: put each AP\'s states in a folder of its own, or name its serial in the file or folder name';
+    expect(summary.warnings).toEqual([warning]);
+    expect(printed.text().split('\n')).toContain(warning);
+    // Said, not acted on: site is one device with its four states, as before.
+    expect(summary.devices).toBe(4);
+    const perSerial = new Map<string, number>();
+    for (const l of linesOf(out)) if (l.frame?.method === 'state') perSerial.set(l.serial, (perSerial.get(l.serial) ?? 0) + 1);
+    expect([...perSerial.values()].sort()).toEqual([1, 1, 2, 4]);
+    expect(perSerial.get('a0b1c2d3e4f5')).toBe(1);
+  });
+});
+
 describe('record --from-states: files that are not .json', () => {
   it('imports .json in any case and lists every other file as skipped, hidden ones aside', async () => {
     const src = join(dir, 'mixed');
