@@ -409,24 +409,28 @@ function foldersOfSeveralAps(dir: string, docs: Doc[]): { folder: string; groups
   for (const d of docs) {
     if (d.kind !== 'state' || d.serial !== undefined) continue;
     const folder = dirname(d.file);
-    byFolder.set(folder, [...(byFolder.get(folder) ?? []), d]);
+    const states = byFolder.get(folder);
+    if (states) states.push(d);
+    else byFolder.set(folder, [d]);
   }
   const out: { folder: string; groups: string[][] }[] = [];
   for (const [folder, states] of byFolder) {
-    // Groups by a shared BSSID: each state joins every group it shares one with.
+    // Groups by a shared BSSID: a state joins the group it shares one with, and groups it links
+    // become one (into the biggest, so a year of one AP's states is not copied at each state).
     let groups: { bssids: Set<string>; files: string[] }[] = [];
     for (const st of states) {
       const mine = stateBssids(st.body);
       if (mine.length === 0) continue;
-      const joined = { bssids: new Set(mine), files: [relative(dir, st.file)] };
-      const rest = [];
-      for (const g of groups) {
-        if (mine.some((b) => g.bssids.has(b))) {
-          for (const b of g.bssids) joined.bssids.add(b);
-          joined.files.push(...g.files);
-        } else rest.push(g);
+      const sharing = groups.filter((g) => mine.some((b) => g.bssids.has(b))).sort((x, y) => y.files.length - x.files.length);
+      const into = sharing[0] ?? { bssids: new Set<string>(), files: [] };
+      if (sharing.length === 0) groups.push(into);
+      for (const b of mine) into.bssids.add(b);
+      into.files.push(relative(dir, st.file));
+      for (const g of sharing.slice(1)) {
+        for (const b of g.bssids) into.bssids.add(b);
+        for (const f of g.files) into.files.push(f);
       }
-      groups = [...rest, joined];
+      if (sharing.length > 1) groups = groups.filter((g) => !sharing.includes(g) || g === into);
     }
     if (groups.length > 1) out.push({ folder: relative(dir, folder) || '.', groups: groups.map((g) => g.files.sort(byPath)).sort((a, b) => byPath(a[0]!, b[0]!)) });
   }

@@ -132,6 +132,10 @@ describe('record --from-states: a folder whose states look like several APs', ()
     put(join(src, 'one-ap', 'y.json'), withBssids(1_700_000_100, '02:00:00:00:00:01', '02:00:00:00:00:02'));
     put(join(src, 'named', 'a0b1c2d3e4f5-state.json'), withBssids(1_700_000_000, '02:00:00:00:00:09'));
     put(join(src, 'named', 'state.json'), withBssids(1_700_000_100, '02:00:00:00:00:0a'));
+    // Two groups that a third state links: one AP.
+    put(join(src, 'linked', 'p.json'), withBssids(1_700_000_000, '02:00:00:00:00:11'));
+    put(join(src, 'linked', 'q.json'), withBssids(1_700_000_100, '02:00:00:00:00:12'));
+    put(join(src, 'linked', 'r.json'), withBssids(1_700_000_200, '02:00:00:00:00:12', '02:00:00:00:00:11'));
     const out = join(dir, 'several-aps.ndjson');
     const printed = printedTo();
     const summary = await runRecordImport({ fromStates: src, out }, printed.out);
@@ -140,10 +144,10 @@ describe('record --from-states: a folder whose states look like several APs', ()
     expect(summary.warnings).toEqual([warning]);
     expect(printed.text().split('\n')).toContain(warning);
     // Said, not acted on: site is one device with its four states, as before.
-    expect(summary.devices).toBe(4);
+    expect(summary.devices).toBe(5);
     const perSerial = new Map<string, number>();
     for (const l of linesOf(out)) if (l.frame?.method === 'state') perSerial.set(l.serial, (perSerial.get(l.serial) ?? 0) + 1);
-    expect([...perSerial.values()].sort()).toEqual([1, 1, 2, 4]);
+    expect([...perSerial.values()].sort()).toEqual([1, 1, 2, 3, 4]);
     expect(perSerial.get('a0b1c2d3e4f5')).toBe(1);
   });
 });
