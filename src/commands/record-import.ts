@@ -170,8 +170,8 @@ function jsonFiles(dir: string, skipped: RecordImportSummary['skipped']): string
   walk(dir, false);
   // Links found in a linked folder join the end of the list.
   for (let i = 0; i < links.length; i++) walk(links[i]!.path, links[i]!.hidden);
-  // Back into path order (a name's folder before the next name): the order a walk by name gives.
-  // A file by its own path first, then links to files: the first way to a file is the one read.
+  // Back into path order (byPath), a file by its own path first, then links to files: the first
+  // way to a file is the one read.
   files.sort((a, b) => (a.link === b.link ? byPath(a.path, b.path) : a.link ? 1 : -1));
   const read = new Map<string, string>();
   const out: string[] = [];
