@@ -290,7 +290,11 @@ export class NatsLinkManager {
   private edgeBeat(edge: string, intervalMs: number, heard = true): void {
     const known = this.edges.get(edge);
     if (known) clearTimeout(known.timer);
-    const timer = setTimeout(() => this.edgeGone(edge, intervalMs), intervalMs * EDGE_MISSED_BEATS);
+    const timer = setTimeout(() => {
+      // Judged after this turn's I/O: a process busy past the deadline (GC, a burst) runs its
+      // timers before it reads the socket, where the edge's next beat may be waiting already.
+      setImmediate(() => { if (this.edges.get(edge)?.timer === timer) this.edgeGone(edge, intervalMs); });
+    }, intervalMs * EDGE_MISSED_BEATS);
     timer.unref?.();
     this.edges.set(edge, { intervalMs, timer, heard: heard || known?.heard === true });
   }
