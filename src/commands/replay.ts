@@ -159,24 +159,29 @@ export async function openDataDir(dataDir: string): Promise<Store> {
 }
 
 /** The summary of a replay, one line each: counts, then every reported line with its number and why. */
+/** `n` and `noun`, in the plural unless n is 1 ("1 frame", "0 frames"). */
+function counted(n: number, noun: string, nouns = `${noun}s`): string {
+  return `${n} ${n === 1 ? noun : nouns}`;
+}
+
 export function replaySummaryLines(file: string, s: ReplaySummary, wallMs: number): string[] {
   const perSecond = wallMs > 0 ? s.frames / (wallMs / 1000) : s.frames;
   // A paced replay of a quiet recording plays under one frame a second: one decimal, not "0".
   const rate = perSecond < 9.95 ? perSecond.toFixed(1) : String(Math.round(perSecond));
-  const lines = [`replay: ${s.frames} frames from ${s.devices} devices, ${(s.durationMs / 1000).toFixed(1)} s recorded, `
+  const lines = [`replay: ${counted(s.frames, 'frame')} from ${counted(s.devices, 'device')}, ${(s.durationMs / 1000).toFixed(1)} s recorded, `
     + `played in ${(wallMs / 1000).toFixed(2)} s (${rate} frames/s)${s.stopped ? ', stopped early' : ''}`];
-  if (s.dropped > 0) lines.push(`replay: ${s.dropped} frames recorded while their AP was disconnected were not delivered`);
+  if (s.dropped > 0) lines.push(`replay: ${counted(s.dropped, 'frame')} recorded while ${s.dropped === 1 ? 'its AP was disconnected was' : 'their AP was disconnected were'} not delivered`);
   // Each reported line with its file, number and why; past the reported ones, how many more.
   const listed = (items: readonly RejectedLine[], count: number): void => {
     for (const r of items) lines.push(`  ${r.file ?? file}:${r.line}: ${r.reason}`);
     if (count > items.length) lines.push(`  ... and ${count - items.length} more`);
   };
-  lines.push(`replay: ${s.rejectedCount} rejected lines${s.rejectedCount > 0 ? ':' : ''}`);
+  lines.push(`replay: ${counted(s.rejectedCount, 'rejected line')}${s.rejectedCount > 0 ? ':' : ''}`);
   listed(s.rejected, s.rejectedCount);
-  if (s.refusedCount > 0) lines.push(`replay: ${s.refusedCount} frames refused by their device actor, as a live AP's would be:`);
+  if (s.refusedCount > 0) lines.push(`replay: ${counted(s.refusedCount, 'frame')} refused by their device actor, as a live AP's would be:`);
   listed(s.refused, s.refusedCount);
-  if (s.unmatched.length > 0) lines.push(`replay: ${s.unmatched.length} recorded commands not run by their device actor:`);
-  listed(s.unmatched, s.unmatched.length);
+  if (s.unmatchedCount > 0) lines.push(`replay: ${counted(s.unmatchedCount, 'recorded command')} not run by their device actor, or results of none it ran:`);
+  listed(s.unmatched, s.unmatchedCount);
   return lines;
 }
 

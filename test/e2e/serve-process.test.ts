@@ -434,10 +434,10 @@ describe('airtwin replay as a process', () => {
     const r = spawnSync(process.execPath, [BIN, 'replay', part, '--data-dir', join(dir, 'part')], { encoding: 'utf8' });
     expect(r.stderr).toBe('');
     expect(r.status).toBe(0);
-    expect(r.stdout).toMatch(/replay: 0 frames from 1 devices/);
+    expect(r.stdout).toMatch(/replay: 0 frames from 1 device/);
     // The first is refused (no connect yet); the AP is then dropped, so the second is not delivered.
-    expect(r.stdout).toMatch(/replay: 1 frames refused by their device actor/);
-    expect(r.stdout).toMatch(/replay: 1 frames recorded while their AP was disconnected/);
+    expect(r.stdout).toMatch(/replay: 1 frame refused by their device actor/);
+    expect(r.stdout).toMatch(/replay: 1 frame recorded while its AP was disconnected/);
     expect(r.stdout).toMatch(/part\.ndjson:3: not JSON/);
   }, 30_000);
 
@@ -527,7 +527,7 @@ describe('a stream replayed as a process: Ctrl-C while it is copied, and /dev/st
     });
     expect(r.status, r.stderr).toBe(0);
     expect(r.stdout).toContain('replay: /dev/stdin at speed max');
-    expect(r.stdout).toContain('replay: 0 frames from 1 devices, 1.0 s recorded');
+    expect(r.stdout).toContain('replay: 0 frames from 1 device, 1.0 s recorded');
   }, 30_000);
 
   it('reads standard input redirected from a file where it is; from an offset, it copies what is left', () => {
@@ -542,7 +542,7 @@ describe('a stream replayed as a process: Ctrl-C while it is copied, and /dev/st
       expect(r.status, r.stderr).toBe(0);
       expect(r.stdout).not.toContain('copying');
       expect(r.stdout).toContain('replay: standard input at speed max');
-      expect(r.stdout).toContain('replay: 0 frames from 1 devices, 3.0 s recorded');
+      expect(r.stdout).toContain('replay: 0 frames from 1 device, 3.0 s recorded');
       // Named as the user named it, not /proc/self/fd/0.
       expect(r.stdout).toContain('  standard input:4: not JSON');
       // Read in place, it is the file itself: recording over it is refused, as by its name.
@@ -564,7 +564,7 @@ describe('a stream replayed as a process: Ctrl-C while it is copied, and /dev/st
       const r = replayFd(rest, 'offset-data');
       expect(r.status, r.stderr).toBe(0);
       expect(r.stdout).toContain('replay: copying standard input');
-      expect(r.stdout).toContain('replay: 0 frames from 1 devices, 2.0 s recorded');
+      expect(r.stdout).toContain('replay: 0 frames from 1 device, 2.0 s recorded');
       expect(r.stdout).toContain('  standard input:3: not JSON');
     } finally {
       closeSync(rest);

@@ -95,13 +95,16 @@ export class ReplayLink implements DeviceLink {
 
   /**
    * A recorded up frame, delivered now; `at` when the AP sent it, if before now (a line recorded
-   * late). Returns false when the AP was disconnected (dropped).
+   * late). 'dropped' when the AP was disconnected; 'unmatched' for a result whose recorded
+   * command the actor did not send in this replay (none recorded before it, or not run), which
+   * is not delivered: under its recorded id it could complete another command of the actor's
+   * that happens to have that id.
    */
-  deliver(frame: JsonObject, bytes: number, at = this.clock.now()): boolean {
+  deliver(frame: JsonObject, bytes: number, at = this.clock.now()): 'delivered' | 'dropped' | 'unmatched' {
     if (this.state === 'new') this.connect(at);
     if (this.state === 'down') {
       this.dropped++;
-      return false;
+      return 'dropped';
     }
     let out = frame;
     if (typeof frame.id === 'number' && frame.result !== undefined) {
@@ -109,10 +112,13 @@ export class ReplayLink implements DeviceLink {
       if (mine !== undefined) {
         this.ids.delete(frame.id);
         out = { ...frame, id: mine };
+      } else if (frame.id > 1) {
+        // Ids 0 and 1 are one-way (the actor ignores replies to them): those pass as recorded.
+        return 'unmatched';
       }
     }
     this.dispatch({ type: 'frame', at, frame: out as unknown as UpFrame, bytes });
-    return true;
+    return 'delivered';
   }
 
   /** The replayer is about to submit this recorded command to the actor. */

@@ -91,8 +91,8 @@ export interface RejectedLine {
 
 export interface ReplaySummary {
   /**
-   * Frames played: `up` frames the device actor took plus `down` commands submitted (not the
-   * `dropped` nor the `refused` ones).
+   * Frames played: `up` frames the device actor took plus recorded commands it ran (not the
+   * `dropped`, `refused` or `unmatched` ones).
    */
   frames: number;
   /** Distinct recorded serials. */
@@ -112,8 +112,13 @@ export interface ReplaySummary {
    */
   refused: RejectedLine[];
   refusedCount: number;
-  /** Recorded commands the device actor did not run (it was offline or busy then): line and why. */
+  /**
+   * Recorded commands the device actor did not run (it was offline or busy then), and recorded
+   * results of no command it ran (not delivered): line and why, the first 1,000;
+   * `unmatchedCount` has them all. Neither is counted in `frames`.
+   */
   unmatched: RejectedLine[];
+  unmatchedCount: number;
   /** True when `stop()` ended the replay before the last line. */
   stopped: boolean;
 }
@@ -183,7 +188,11 @@ export function startReplay(opts: ReplayOptions): ReplayHandle {
   const signal = { aborted: false };
   let wake: (() => void) | undefined;
   let timer: unknown;
-  const s: ReplaySummary = { frames: 0, devices: 0, accepted: 0, rejected: [], rejectedCount: 0, durationMs: 0, dropped: 0, refused: [], refusedCount: 0, unmatched: [], stopped: false };
+  const s: ReplaySummary = { frames: 0, devices: 0, accepted: 0, rejected: [], rejectedCount: 0, durationMs: 0, dropped: 0, refused: [], refusedCount: 0, unmatched: [], unmatchedCount: 0, stopped: false };
+  const unmatched = (line: number, reason: string, file: string | undefined): void => {
+    s.unmatchedCount++;
+    if (s.unmatched.length < MAX_REPORTED) s.unmatched.push({ line, reason, file });
+  };
   // The up frame being delivered: the actor handles it in the same turn, so a refusal it emits
   // for that serial meanwhile is this frame's.
   let delivering: string | undefined;
@@ -206,7 +215,9 @@ export function startReplay(opts: ReplayOptions): ReplayHandle {
     if (why === undefined) return;
     submitted.delete(cmd.UUID);
     sub.link.cancelExpected(sub.recordedId);
-    if (s.unmatched.length < MAX_REPORTED) s.unmatched.push({ line: sub.line, reason: `recorded ${cmd.command} not run by the device actor (${why})`, file: sub.file });
+    // Counted as played when submitted; it was not.
+    s.frames--;
+    unmatched(sub.line, `recorded ${cmd.command} not run by the device actor (${why})`, sub.file);
   });
 
   const linkOf = (serial: string): ReplayLink => {
@@ -254,10 +265,12 @@ export function startReplay(opts: ReplayOptions): ReplayHandle {
         refusal = undefined;
         const delivered = link.deliver(rec.frame, rec.bytes, at);
         delivering = undefined;
-        if (refusal !== undefined) {
+        if (delivered === 'unmatched') {
+          unmatched(line, `result for recorded command id ${String(rec.frame.id)}, which the device actor did not run in this replay (not recorded before it, or not run): not delivered`, file);
+        } else if (refusal !== undefined) {
           s.refusedCount++;
           if (s.refused.length < MAX_REPORTED) s.refused.push({ line, reason: `refused by the device actor: ${refusal}`, file });
-        } else if (delivered) s.frames++;
+        } else if (delivered === 'delivered') s.frames++;
         return;
       }
       case 'down': {

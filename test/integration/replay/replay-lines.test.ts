@@ -196,6 +196,37 @@ describe('startReplay: connection state and commands', () => {
     expect(events.filter((e) => e.type === 'protocol-error')).toEqual([]);
   });
 
+  it('does not deliver a result of no command the actor ran: it used to complete the actor\'s own command of that number', async () => {
+    // The actor numbers its commands from 2: the recorded ping (57) goes out as 2, and the AP never
+    // answers it. A result recorded under id 2 (its command came before the recording began)
+    // passed through as 2 and completed the ping with another command's answer.
+    const file = write('orphan-result.ndjson', [
+      ev(T, 'connect'),
+      up(T, connectFrame),
+      JSON.stringify({ t: T + 10_000, serial: A, dir: 'down', frame: { jsonrpc: '2.0', id: 57, method: 'ping', params: { serial: A } } }),
+      up(T + 10_040, { jsonrpc: '2.0', id: 2, result: { serial: A, uuid: 77, status: { error: 0, text: 'not the ping\'s' } } }),
+      up(T + 20_000, state(1)),
+    ]);
+    const { clock, fleet, events } = setup();
+    const summary = await startReplay({ file, fleet, clock, speed: 'max' }).done;
+    const ping = events.flatMap((e) => (e.type === 'command-updated' && e.payload.command.command === 'ping' ? [e.payload.command] : []));
+    expect(ping.at(-1)).toMatchObject({ status: 'executed', completed: 0 });
+    expect(ping.some((c) => c.results.includes('not the ping'))).toBe(false);
+    expect(summary).toMatchObject({ unmatchedCount: 1, refusedCount: 0, frames: 3 });
+    expect(summary.unmatched).toEqual([{ line: 4, reason: expect.stringMatching(/^result for recorded command id 2, which the device actor did not run/) }]);
+  });
+
+  it('counts every recorded command its actor did not run, past the 1,000 it lists, and not as frames', async () => {
+    const n = 1_005;
+    const lines = Array.from({ length: n }, (_, i) => JSON.stringify({ t: T + i, serial: A, dir: 'down', frame: { jsonrpc: '2.0', id: 10 + i, method: 'ping', params: { serial: A } } }));
+    const { clock, fleet } = setup();
+    const summary = await startReplay({ file: write('never-online.ndjson', lines), fleet, clock, speed: 'max' }).done;
+    expect(summary.unmatchedCount).toBe(n);
+    expect(summary.unmatched).toHaveLength(1_000);
+    expect(summary.unmatched[0]!.reason).toMatch(/recorded ping not run by the device actor \(DEVICE_OFFLINE/);
+    expect(summary.frames).toBe(0);
+  });
+
   it('refuses a new command on a replayed device at once with DEVICE_OFFLINE, leaving no record', async () => {
     const { clock, fleet, newId } = setup();
     const file = write('online.ndjson', [ev(T, 'connect'), up(T, connectFrame), up(T + 5000, state(1))]);
@@ -244,7 +275,7 @@ describe('startReplay: connection state and commands', () => {
     const states: number[] = [];
     fleet.events$.subscribe((e) => { if (e.type === 'state') states.push(e.at); });
     const summary = await startReplay({ file: recording, fleet, clock, speed: 10_000, keepTime: true }).done;
-    expect(summary.frames).toBe(5);
+    expect(summary.frames).toBe(4); // connect, ping, its result, state; not the reboot it could not run
     expect(states).toHaveLength(1);
     expect(states[0]).toBeGreaterThanOrEqual(T + 20_000);
     expect(summary.unmatched).toHaveLength(1);

@@ -169,7 +169,7 @@ describe('a stream given to replay: - (standard input) or a pipe', () => {
     try {
       expect(left).toEqual([]);
       expect(printed.join('\n')).toContain(`  ${fifo}:3: not JSON`);
-      expect(printed.join('\n')).toContain('replay: 0 frames from 1 devices, 1.0 s recorded');
+      expect(printed.join('\n')).toContain('replay: 0 frames from 1 device, 1.0 s recorded');
       expect((await server.gw('GET', '/devices')).status).toBe(200);
     } finally {
       await server.running.close();
@@ -212,7 +212,7 @@ describe('serve --replay, when the replay ends after start-up', () => {
       const pending = printed.some((l) => l.startsWith('replay: 0 frames'));
       await s.running.replay!.done;
       expect(pending).toBe(false);
-      expect(printed).toContainEqual(expect.stringMatching(/^replay: 0 frames from 1 devices, 3\.0 s recorded, played in/));
+      expect(printed).toContainEqual(expect.stringMatching(/^replay: 0 frames from 1 device, 3\.0 s recorded, played in/));
       expect(printed).toContain('replay: 0 rejected lines');
     } finally {
       await s.running.close();
