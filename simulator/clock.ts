@@ -246,7 +246,9 @@ export class ScaledClock implements Clock {
       run: () => fn(),
       arm: (ms: number) => {
         handle.id = this.base.setTimeout(() => {
-          const left = handle.due - this.now();
+          // Against the exact time: a hold at a time between two ms (a recording's decimal `t`)
+          // keeps now() short of it, and a timer due there re-armed itself for ever.
+          const left = handle.due - this.exactNow();
           if (left > 0) {
             // Held short of it: wait for the hold to move instead of polling.
             if (this.heldAt !== undefined && handle.due > this.heldAt && this.rawNow() >= this.heldAt) {

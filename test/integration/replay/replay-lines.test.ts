@@ -281,6 +281,18 @@ describe('startReplay: connection state and commands', () => {
     expect(summary.unmatched).toHaveLength(1);
   });
 
+  it('plays lines whose t has decimals on a held, paced clock (it waited for ever for a time its ms never reached)', async () => {
+    // replayClock's clock: held at the start, moved line by line. now() is whole ms, so a hold at
+    // T + 1000.5 never let a timer due then see its time come.
+    const clock = new ScaledClock(wallClock, 1_000, T, { held: true });
+    const fleet = new Fleet({ clock, newId: () => '00000000-0000-4000-8000-000000000001' });
+    const file = write('decimal-t.ndjson', [ev(T + 0.25, 'connect'), up(T + 1000.5, connectFrame), up(T + 3000.75, state(1)), up(T + 5000.5, state(2))]);
+    const r = startReplay({ file, fleet, clock, speed: 1_000, keepTime: true });
+    const summary = await Promise.race([r.done, new Promise<'hung'>((resolve) => setTimeout(() => resolve('hung'), 5_000))]);
+    if (summary === 'hung') r.stop();
+    expect(summary).toMatchObject({ frames: 3, rejectedCount: 0, stopped: false });
+  });
+
   it('ends when stopped between two waits, on a virtual clock nobody advances any more', async () => {
     // stop() lands while the replayer yields after the AP's connect (not while it waits for the
     // next line's time): the next line must not arm a timer on a clock that will not move.
