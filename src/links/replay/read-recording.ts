@@ -274,6 +274,12 @@ async function* gunzipChunks(fh: FileHandle, size: number): AsyncGenerator<Sourc
  * lines of look-ahead, see `held`). Lines end at "\n", "\r\n" or a lone "\r", as node's readline
  * splits them.
  */
+/**
+ * Rejected lines held behind a line whose look-ahead is not settled yet, at most: a thousand
+ * lines of garbage between two lines is no clock glitch the look-ahead could tell.
+ */
+const MAX_HELD = 1024;
+
 export async function* readRecordingChunks(files: string | readonly string[], opts: ReadOptions = {}): AsyncGenerator<ReadItem[]> {
   // The time of the last line that is played: no later line may go back before it.
   let lastT = -Infinity;
@@ -286,8 +292,21 @@ export async function* readRecordingChunks(files: string | readonly string[], op
   const held: ReadItem[] = [];
   let suspect = -1; // index in `held` of N, when there is one
   const lookAhead = opts.contains === undefined;
-  // A rejection goes after a line still held, so items stay in line order.
-  const reject = (item: ReadItem, out: ReadItem[]): void => void (held.length > 0 ? held : out).push(item);
+  // A rejection goes after a line still held, so items stay in line order. Past MAX_HELD of
+  // them (`cat new.ndjson old.ndjson`: every old line goes backwards) the held lines are settled
+  // as the end of the file settles them (release), so memory stays bounded: 130,000 rejections
+  // waited in memory for the next accepted line, and their spread into `out` overflowed the stack.
+  const reject = (item: ReadItem, out: ReadItem[]): void => {
+    if (held.length === 0) {
+      out.push(item);
+      return;
+    }
+    held.push(item);
+    if (held.length > MAX_HELD) {
+      lastT = (held[0] as Accepted).rec.t;
+      for (const settled of release()) out.push(settled);
+    }
+  };
   const rejected = (item: Accepted, reason: string): ReadItem => ({ ok: false, line: item.line, file: item.file, size: item.size, reason });
   const late = (n: Accepted, tP: number): ReadItem => rejected(n, `t goes backwards (${n.rec.t} after ${tP})`);
   const accept = (item: Accepted, out: ReadItem[]): void => {

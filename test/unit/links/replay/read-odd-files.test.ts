@@ -89,6 +89,27 @@ describe('reading a recording: lines over the length cap', () => {
   });
 });
 
+describe('reading a recording: many rejected lines behind a line still held', () => {
+  it('reads a line, 200,000 bad lines and a line without overflowing the stack, releasing the bad lines as it reads them', async () => {
+    // `cat new.ndjson old.ndjson` or appended junk: every bad line waited, held behind the first
+    // line until the next accepted one, and their spread into the output overflowed the stack.
+    const bad = 200_000;
+    const file = join(dir, `f${n++}.ndjson`);
+    writeFileSync(file, `${connect(1)}\n${'x\n'.repeat(bad)}${connect(2)}\n`);
+    const sizes: number[] = [];
+    let rejected = 0;
+    const accepted: number[] = [];
+    for await (const chunk of readRecordingChunks(file, { chunkBytes: 64 * 1024 })) {
+      sizes.push(chunk.length);
+      for (const item of chunk) if (item.ok) accepted.push(item.line); else rejected++;
+    }
+    expect(accepted).toEqual([1, bad + 2]);
+    expect(rejected).toBe(bad);
+    // Bounded: no read's worth of items holds more than a read's lines and the bounded hold.
+    expect(Math.max(...sizes)).toBeLessThan(64 * 1024 / 2 + 2_000);
+  });
+});
+
 describe('reading a recording: a byte order mark and binary bytes', () => {
   it('passes over a UTF-8 byte order mark at the start of the file', async () => {
     const items = await read(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(`${connect(1)}\n${connect(2)}\n`)]));
