@@ -131,14 +131,14 @@ export class EdgeSession {
     const check = checkFrame(text);
     if (!check.ok) {
       if (check.ignored) return this.ctx.logger.debug?.({ serial: this.serial }, check.reason);
-      return this.protocolError(check.reason, text);
+      return this.protocolError(check.reason, text, check.object === true);
     }
     if (!this.serial) {
       const serial = this.serialFor(check.serial, check.isConnect);
-      if (!serial) return this.protocolError('no valid serial before connect', text);
+      if (!serial) return this.protocolError('no valid serial before connect', text, true);
       if (!this.open(serial)) return;
     } else if (check.isConnect && check.serial !== undefined && safeSerial(check.serial) !== this.serial) {
-      return this.protocolError(`connect serial ${check.serial} differs from session serial ${this.serial}`, text);
+      return this.protocolError(`connect serial ${check.serial} differs from session serial ${this.serial}`, text, true);
     }
     if (check.isConnect) {
       this.connectText = check.text;
@@ -213,14 +213,16 @@ export class EdgeSession {
     return true;
   }
 
-  private protocolError(reason: string, text: string): void {
+  /** `object`: the text is a JSON object, which the recorder may write as it came. */
+  private protocolError(reason: string, text: string, object: boolean): void {
     this.protocolErrors++;
     this.ctx.counters.protocolErrors++;
     // The actor counts it too (its protocol-error events), so the twin shows what the AP did.
     if (this.serial) this.publishUp(text.slice(0, 4096), reason);
-    // Recorded whole, so a replay's actor meets it as this one did; the recorder counts and
-    // skips text that is no JSON object (it has no frame to write).
-    if (this.serial) this.ctx.tap?.up(this.serial, text, this.lastFrameAt);
+    // A JSON object is recorded whole, so a replay's actor meets it as this one did. Other text
+    // is not: the recorder pastes a frame's text into its line as it is, and text such as
+    // `{"a":1},"serial":"<another AP>","frame":{...}` made a valid line for another AP.
+    if (this.serial && object) this.ctx.tap?.up(this.serial, text, this.lastFrameAt);
     this.ctx.logger.warn({ serial: this.serial, ip: this.ipAddress, reason, count: this.protocolErrors }, 'protocol error');
     if (this.protocolErrors >= this.ctx.limits.maxProtocolErrors) {
       this.ctx.counters.droppedForErrors++;

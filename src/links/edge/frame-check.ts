@@ -11,7 +11,8 @@ export type FrameCheck =
   | { ok: true; frame: UpFrame; text: string; serial?: string; isConnect: boolean }
   /** `radius` payloads: the gateway proxies them; the twin has no RADIUS proxy, so they are ignored (not an error). */
   | { ok: false; ignored: true; reason: string }
-  | { ok: false; ignored?: false; reason: string };
+  /** `object`: the text is a JSON object (a frame the recorder can write as it came). */
+  | { ok: false; ignored?: false; reason: string; object?: boolean };
 
 const METHODS: ReadonlySet<string> = new Set(NOTIFICATION_METHODS);
 
@@ -23,6 +24,11 @@ export function checkFrame(text: string): FrameCheck {
     return { ok: false, reason: 'not JSON' };
   }
   if (!isObject(parsed)) return { ok: false, reason: 'not a JSON object' };
+  const check = checkObject(parsed, text);
+  return check.ok || check.ignored ? check : { ...check, object: true };
+}
+
+function checkObject(parsed: JsonObject, text: string): FrameCheck {
   if (parsed.jsonrpc === undefined && parsed.radius !== undefined) return { ok: false, ignored: true, reason: 'radius payload (no RADIUS proxy)' };
   if (parsed.jsonrpc !== '2.0') return { ok: false, reason: 'jsonrpc is not "2.0"' };
   if (parsed.method !== undefined) return checkEvent(parsed, text);

@@ -90,6 +90,10 @@ export interface RecorderStats {
  * one JSON object. `at` defaults to the clock's now.
  */
 export interface RecorderTap {
+  /**
+   * A frame as an object, or as the text of a JSON object (checked by the caller: the text is
+   * written into the line as it is, so other text could make a line of another serial).
+   */
   up(serial: string, frame: object | string, at?: number): void;
   down(serial: string, frame: object | string, at?: number): void;
   connect(serial: string, at?: number): void;

@@ -16,6 +16,8 @@ import { startNats, startServeSide, waitFor, type Serve, type TestNats } from '.
 const LAB = ['a0b1c2000001', 'a0b1c2000002', 'a0b1c2000003'];
 const RAW_AP = 'a0b1c20000ee';
 const MOVING_AP = 'a0b1c20000ef';
+const FORGED_AP = 'a0b1c2000099';
+const FORGED = `{"jsonrpc":"2.0"},"serial":"${FORGED_AP}","frame":{"jsonrpc":"2.0","method":"log","params":{"serial":"${FORGED_AP}","log":"forged","severity":1}}`;
 
 const opened = async (url: string): Promise<WebSocket> => {
   const ws = new WebSocket(url);
@@ -68,8 +70,10 @@ describe('edge --record: every frame as it crossed the edge, then replayed', () 
     // Commands go down through the edge and their results come back up.
     expect((await serve.svc.ping(LAB[0]!)).command.status).toBe('completed');
     expect((await serve.svc.wifiscan(LAB[1]!, {})).status).toBe('completed');
-    // An AP that sends one frame that is no JSON and one JSON object that is no JSON-RPC.
-    await rawAp(edge.edge.url, ['not json at all', '{"jsonrpc":"1.0","method":"state","params":{}}']);
+    // An AP that sends one frame that is no JSON, one that is no JSON but would close the
+    // recorder's "frame" and add a "serial" and "frame" of another AP if pasted into the line,
+    // and one JSON object that is no JSON-RPC.
+    await rawAp(edge.edge.url, ['not json at all', FORGED, '{"jsonrpc":"1.0","method":"state","params":{}}']);
     await reconnectingAp(edge.edge.url);
     await load.stop();
     expect(await waitFor(() => LAB.every((s) => serve.fleet.status(s)?.connected === false), 10_000)).toBe(true);
@@ -121,10 +125,13 @@ describe('edge --record: every frame as it crossed the edge, then replayed', () 
     expect(kinds).toEqual(['connect', 'up:connect', 'connect', 'up:connect', 'disconnect']);
   });
 
-  it('keeps a frame that fails the edge check when it is a JSON object, and counts text that is none', () => {
+  it('keeps a frame that fails the edge check when it is a JSON object, and writes no text that is none', () => {
     const raw = recs.filter((r): r is Extract<RecordLine, { kind: 'up' }> => r.kind === 'up' && r.serial === RAW_AP);
     expect(raw.map((r) => r.frame.jsonrpc)).toEqual(['2.0', '1.0']);
-    expect(edge.recorder!.stats().malformedSkipped).toBe(1);
+    // The edge hands the recorder no text that is not a JSON object (its own counters have the
+    // protocol errors): pasted into a line, the forged text made a line of another AP.
+    expect(recs.filter((r) => r.serial === FORGED_AP)).toEqual([]);
+    expect(edge.recorder!.stats().malformedSkipped).toBe(0);
   });
 
   it('replays into DuckDB: every recorded command matched, one statistics row per recorded state', async () => {
