@@ -92,6 +92,7 @@ export class Fleet {
       // gateway pushed, if any, and a push of ours could only be refused (it left a failed
       // `configure` by *system in the history of every replay whose AP reconnected).
       storedConfigFor: (s) => (this.playsBack(s) ? undefined : storedConfigFor?.(s)),
+      playsBack: (s) => this.playsBack(s),
       // The lane's events join the machine's on the one stream, in the order they happen.
       lane: opts.notificationLane === false ? undefined : { publish: (e) => this.subject.next(e), open: () => this.delivering === 0 },
     };

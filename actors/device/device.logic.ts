@@ -419,8 +419,10 @@ function notificationParts(ctx: DeviceContext, f: NotificationFrame, bytes: numb
     status.sanity = sanity;
     next = { lastHealthcheck: { uuid, sanity, data, recorded: sec(when) }, status };
     requestUuid = event.payload.requestUuid;
-  } else if (f.method === 'recovery' && f.params.reboot === true) {
+  } else if (f.method === 'recovery' && f.params.reboot === true && !ctx.deps.playsBack?.(ctx.serial)) {
     // The AP asks to be rebooted out of recovery; it runs as soon as a session is open and idle.
+    // Not for a replayed AP: the recording holds the reboot the live gateway sent, which the
+    // replayer submits (one of our own was refused, and took the recorded one's turn).
     more.push((c) => accept(c, recoveryRebootSubmission(c.serial, now, c.deps.newId), 'queued'));
   }
   if (requestUuid) {

@@ -125,6 +125,12 @@ export interface DeviceDeps {
   admit: (serial: string, connectParams: JsonObject) => Promise<Admission>;
   storedConfigFor: (serial: string) => StoredConfig | undefined;
   /**
+   * Whether the AP is played back from a recording (DeviceLink.playsBack): the actor then starts
+   * no command of its own (a recovery reboot), as the recording holds the ones the live actor
+   * started. Absent: never.
+   */
+  playsBack?: (serial: string) => boolean;
+  /**
    * The notification lane (notification-lane.ts), when the owner of the actor enables it.
    * Absent: every frame takes a machine step.
    */

@@ -227,6 +227,26 @@ describe('startReplay: connection state and commands', () => {
     expect(summary.frames).toBe(0);
   });
 
+  it('runs the recorded reboot after a recorded recovery asking for one, and no reboot of its own', async () => {
+    // What `serve --record` writes for an AP that reports recovery with reboot: true: the live
+    // actor's own reboot went down and was answered. The replayed actor queued one of its own
+    // too, which the link refused (a failed *system reboot that never happened), and the
+    // recorded reboot, refused DEVICE_BUSY meanwhile, never ran.
+    const file = write('recovery.ndjson', [
+      ev(T, 'connect'),
+      up(T, connectFrame),
+      up(T + 1000, { jsonrpc: '2.0', method: 'recovery', params: { serial: A, uuid: 5, firmware: 'fw-1', reboot: true, loglines: ['x'] } }),
+      JSON.stringify({ t: T + 1001, serial: A, dir: 'down', frame: { jsonrpc: '2.0', id: 2, method: 'reboot', params: { serial: A, when: 0 } } }),
+      up(T + 1500, { jsonrpc: '2.0', id: 2, result: { serial: A, uuid: 5, status: { error: 0, text: '', when: 0 } } }),
+    ]);
+    const { clock, fleet, events } = setup();
+    const summary = await startReplay({ file, fleet, clock, speed: 'max' }).done;
+    const commands = events.flatMap((e) => (e.type === 'command-updated' || e.type === 'command-rejected' ? [e.payload.command] : []));
+    expect(commands.filter((c) => c.submittedBy !== 'replay')).toEqual([]);
+    expect(commands.at(-1)).toMatchObject({ command: 'reboot', submittedBy: 'replay', status: 'completed' });
+    expect(summary).toMatchObject({ unmatchedCount: 0, refusedCount: 0 });
+  });
+
   it('refuses a new command on a replayed device at once with DEVICE_OFFLINE, leaving no record', async () => {
     const { clock, fleet, newId } = setup();
     const file = write('online.ndjson', [ev(T, 'connect'), up(T, connectFrame), up(T + 5000, state(1))]);
