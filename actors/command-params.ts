@@ -1,6 +1,6 @@
 import { airtwinError, badRequest } from '../src/errors.js';
 import { COMMAND_METHODS, isObject, type CommandMethod, type JsonObject } from '../src/protocol/frame.js';
-import { COMMAND_TIMEOUT_MS } from './device/commands.js';
+import { COMMAND_TIMEOUT_MS, commandTimeoutMs } from './device/commands.js';
 import type { RestartKind } from './device/device.types.js';
 
 /**
@@ -258,8 +258,7 @@ export function planScript(serial: string, body: Body, lookup?: (id: string) => 
   const params: JsonObject = { serial, type: source.type, script: source.script, timeout, when };
   const signature = optStr(body, 'signature');
   if (signature) params.signature = signature;
-  // The AP may use the whole script timeout; allow it plus a margin for the reply.
-  return plan('script', params, { when, timeoutMs: Math.max(60_000, (timeout + 30) * 1000) });
+  return plan('script', params, { when, timeoutMs: commandTimeoutMs('script', params) });
 }
 
 /** Where rtty sessions point (the gateway's `rtty.*` settings, reference/gateway-behaviour.md §0). */

@@ -126,6 +126,15 @@ export const COMMAND_TIMEOUT_MS: Record<string, number> = {
   rtty: 60_000, perform: 60_000,
 };
 
+/**
+ * How long a command waits for its reply: the method's time, and for a script its own timeout
+ * plus a margin for the reply (the AP may use all of it), at least a minute.
+ */
+export function commandTimeoutMs(method: string, params: JsonObject): number {
+  if (method === 'script' && typeof params.timeout === 'number' && params.timeout > 0) return Math.max(60_000, (params.timeout + 30) * 1000);
+  return COMMAND_TIMEOUT_MS[method] ?? 60_000;
+}
+
 /** A reboot the gateway itself asks for: a `recovery` notification with `reboot: true` (§1.3). */
 export function recoveryRebootSubmission(serial: string, nowMs: number, id: () => string): CommandSubmission {
   const params = { serial, when: 0 };

@@ -22,6 +22,7 @@
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import type { Observable } from 'rxjs';
 import type { DeviceEvent } from '../../../actors/device/device.events.js';
+import { commandTimeoutMs } from '../../../actors/device/commands.js';
 import type { Command, CommandSubmission, RestartKind } from '../../../actors/device/device.types.js';
 import type { Clock } from '../../protocol/clock.js';
 import type { DeviceLink } from '../../protocol/device-link.js';
@@ -133,12 +134,6 @@ export interface ReplayHandle {
 
 const MAX_REPORTED = 1000;
 
-/** Per-method reply timeouts, as the gateway's REST wait table (actors/device/commands.ts). */
-const TIMEOUT_MS: Record<string, number> = {
-  configure: 120_000, upgrade: 30_000, reboot: 30_000, factory: 30_000, leds: 120_000, trace: 300_000,
-  request: 120_000, wifiscan: 120_000, event: 30_000, telemetry: 30_000, ping: 60_000, script: 60_000,
-  rtty: 60_000, perform: 60_000,
-};
 const RESTARTS: Record<string, RestartKind> = { reboot: 'reboot', upgrade: 'upgrade', factory: 'factory' };
 
 /** A UUID-shaped id unique per (file part, line, serial), so replays are repeatable. */
@@ -166,7 +161,7 @@ function submissionOf(serial: string, frame: CommandFrame, uuid: string, nowMs: 
     custom: 0, waitingForFile: 0, attachFile: 0, attachSize: 0, attachType: '',
   };
   return {
-    command, method: frame.method, params, timeoutMs: TIMEOUT_MS[frame.method] ?? 60_000,
+    command, method: frame.method, params, timeoutMs: commandTimeoutMs(frame.method, params),
     queueable: false, awaitResult: frame.method !== 'telemetry', restart: RESTARTS[frame.method], runAt: 0, recorded: true,
   };
 }

@@ -247,6 +247,22 @@ describe('startReplay: connection state and commands', () => {
     expect(summary).toMatchObject({ unmatchedCount: 0, refusedCount: 0 });
   });
 
+  it('gives a recorded script the time its own timeout asks for, as the live submission did', async () => {
+    // timeout 120 s: live waited 150 s for the reply; the replay waited 60 s, timed the script
+    // out and dropped its recorded result 90 s later.
+    const script = { serial: A, type: 'shell', script: 'ZWNobyBoaQ==', timeout: 120, when: 0 };
+    const file = write('script.ndjson', [
+      ev(T, 'connect'),
+      up(T, connectFrame),
+      JSON.stringify({ t: T + 1000, serial: A, dir: 'down', frame: { jsonrpc: '2.0', id: 2, method: 'script', params: script } }),
+      up(T + 91_000, { jsonrpc: '2.0', id: 2, result: { serial: A, uuid: 5, status: { error: 0, result: 'hi', when: 0 } } }),
+    ]);
+    const { clock, fleet, events } = setup();
+    await startReplay({ file, fleet, clock, speed: 'max' }).done;
+    const scripts = events.flatMap((e) => (e.type === 'command-updated' && e.payload.command.command === 'script' ? [e.payload.command] : []));
+    expect(scripts.at(-1)).toMatchObject({ status: 'completed', completed: Math.floor((T + 91_000) / 1000) });
+  });
+
   it('refuses a new command on a replayed device at once with DEVICE_OFFLINE, leaving no record', async () => {
     const { clock, fleet, newId } = setup();
     const file = write('online.ndjson', [ev(T, 'connect'), up(T, connectFrame), up(T + 5000, state(1))]);
