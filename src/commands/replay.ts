@@ -34,7 +34,7 @@ import type { IngestMetrics } from '../pipelines/metrics.js';
 import { isPartName } from '../links/record/ndjson-writer.js';
 import { firstTime, lastTime, NotARecordingError, recordedConnects } from '../links/replay/read-recording.js';
 import { inputLabel, openReplayInput, partsAfterGapNote, type ReplayInput } from './replay-input.js';
-import { startReplay, type RejectedLine, type ReplayProgress, type ReplaySummary } from '../links/replay/replayer.js';
+import { recordingTag, startReplay, type RejectedLine, type ReplayProgress, type ReplaySummary } from '../links/replay/replayer.js';
 
 export interface ReplayCommandOptions {
   file: string;
@@ -134,10 +134,13 @@ const quietLogger = (say: (line: string) => void): PipelineLogger => ({
   error: (o, msg) => say(`replay: ${msg} ${shownFields(o)}`),
 });
 
-/** Ids for commands the actors create themselves (recovery reboots): stable per run, UUID-shaped. */
-function systemIds(): () => string {
+/**
+ * Ids for commands the actors create themselves (a reconcile configure): stable per run of a
+ * recording (`tag`, recordingTag), UUID-shaped, and apart from another recording's.
+ */
+function systemIds(tag: string): () => string {
   let n = 0;
-  return () => `00000000-0000-4000-9000-${(++n).toString(16).padStart(12, '0')}`;
+  return () => `${tag}00-0000-4000-9000-${(++n).toString(16).padStart(12, '0')}`;
 }
 
 /** The command history of a replay: a record whose UUID is already stored (a second replay of the same file) is replaced. */
@@ -308,7 +311,7 @@ async function replayInto(input: ReplayInput, opts: ReplayCommandOptions, io: Re
     runtime = startFleetRuntime({
       clock, devices: await DevicesRepo.load(store), blacklist: await BlacklistRepo.load(store),
       defaultConfigs: await DefaultConfigsRepo.load(store), commands: new ReplacingCommands(store),
-      autoProvision: true, logger, newId: systemIds(),
+      autoProvision: true, logger, newId: systemIds(recordingTag(input.files)),
     });
     const { fleet } = runtime;
     const connects = await recordedConnects(files, acceptedConnect);

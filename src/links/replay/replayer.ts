@@ -16,9 +16,12 @@
  * the same end state per device (what the RRM `currentModel` comparison relies on).
  *
  * Commands: a `down` line is submitted to the device actor as a command (see replay-link.ts for
- * how its recorded result is matched). Command UUIDs derive from the file and line, so a replay
- * is repeatable and a second replay into the same data dir updates the same records.
+ * how its recorded result is matched). Command UUIDs derive from the recording's head, the part
+ * and the line, so a replay is repeatable and a second replay of the same recording into the
+ * same data dir updates the same records.
  */
+import { createHash } from 'node:crypto';
+import { closeSync, openSync, readSync } from 'node:fs';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import type { Observable } from 'rxjs';
 import type { DeviceEvent } from '../../../actors/device/device.events.js';
@@ -136,10 +139,35 @@ const MAX_REPORTED = 1000;
 
 const RESTARTS: Record<string, RestartKind> = { reboot: 'reboot', upgrade: 'upgrade', factory: 'factory' };
 
-/** A UUID-shaped id unique per (file part, line, serial), so replays are repeatable. */
-export function replayCommandUuid(part: number, line: number, serial: string): string {
-  const l = line.toString(16).padStart(12, '0').slice(-12);
-  return `${l.slice(0, 8)}-${l.slice(8)}-4${(part & 0xfff).toString(16).padStart(3, '0')}-8000-${serial}`;
+/**
+ * Six hex digits that tell recordings apart: a digest of the first 64 KiB of the first file.
+ * A replay of the same recording gets the same; another recording into the same data dir (the
+ * next day's, another venue's) gets others, where (part, line, serial) alone gave its commands
+ * the UUIDs of the first one's and replaced them.
+ */
+export function recordingTag(files: readonly string[]): string {
+  const head = Buffer.alloc(64 * 1024);
+  let n = 0;
+  try {
+    const fd = openSync(files[0]!, 'r');
+    try {
+      n = readSync(fd, head, 0, head.length, 0);
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    // Unreadable: the replay reports it when it reads the file.
+  }
+  return createHash('sha256').update(head.subarray(0, n)).digest('hex').slice(0, 6);
+}
+
+/**
+ * A UUID-shaped id unique per (recording, part, line, serial), so replays are repeatable:
+ * `TTTTTTLL-LLLL-4LLL-8PPP-SSSSSSSSSSSS` (tag, line, part, serial).
+ */
+export function replayCommandUuid(tag: string, part: number, line: number, serial: string): string {
+  const l = line.toString(16).padStart(9, '0').slice(-9);
+  return `${tag}${l.slice(0, 2)}-${l.slice(2, 6)}-4${l.slice(6)}-8${(part & 0xfff).toString(16).padStart(3, '0')}-${serial}`;
 }
 
 /**
@@ -179,6 +207,7 @@ export function startReplay(opts: ReplayOptions): ReplayHandle {
   if (speed === 'max' && !isDiscrete(clock)) throw new TypeError("startReplay: speed 'max' needs a discrete-event clock (runUntil)");
   if (speed !== 'max' && !(speed > 0)) throw new RangeError(`startReplay: speed must be > 0 or 'max', got ${speed}`);
   const files = typeof opts.file === 'string' ? [opts.file] : [...opts.file];
+  const tag = recordingTag(files);
   const links = new Map<string, ReplayLink>();
   const signal = { aborted: false };
   let wake: (() => void) | undefined;
@@ -270,7 +299,7 @@ export function startReplay(opts: ReplayOptions): ReplayHandle {
       }
       case 'down': {
         s.frames++;
-        const uuid = replayCommandUuid(part, line, rec.serial);
+        const uuid = replayCommandUuid(tag, part, line, rec.serial);
         submitted.set(uuid, { link, recordedId: rec.frame.id, line, file });
         link.expectCommand(rec.frame);
         fleet.submit(rec.serial, submissionOf(rec.serial, rec.frame, uuid, clock.now()));

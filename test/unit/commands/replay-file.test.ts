@@ -219,3 +219,32 @@ describe('serve --replay, when the replay ends after start-up', () => {
     }
   });
 });
+
+describe('two recordings replayed into one data dir', () => {
+  it('keeps the commands of both, and a second replay of one updates its own', async () => {
+    // Each recording has a command at line 3 of the same AP. Their UUIDs came from (part, line,
+    // serial) alone, so the second recording's command replaced the first one's record.
+    const S = 'a0b1c2000001';
+    const day = (t0: number, method: string) => [
+      JSON.stringify({ t: t0, serial: S, event: 'connect' }),
+      JSON.stringify({ t: t0, serial: S, dir: 'up', frame: { jsonrpc: '2.0', method: 'connect', params: { serial: S, uuid: 1, firmware: 'fw', capabilities: { compatible: 'edgecore_eap101', platform: 'ap', wifi: {} } } } }),
+      JSON.stringify({ t: t0 + 1000, serial: S, dir: 'down', frame: { jsonrpc: '2.0', id: 2, method, params: { serial: S } } }),
+      JSON.stringify({ t: t0 + 1500, serial: S, dir: 'up', frame: { jsonrpc: '2.0', id: 2, result: { serial: S, uuid: 1, status: { error: 0, text: method } } } }),
+    ].join('\n') + '\n';
+    const day1 = join(dir, 'day1.ndjson');
+    const day2 = join(dir, 'day2.ndjson');
+    writeFileSync(day1, day(1_767_600_000_000, 'ping'));
+    writeFileSync(day2, day(1_767_686_400_000, 'leds'));
+    const dataDir = join(dir, 'two-days');
+    const quiet = { out: new PassThrough().resume() };
+    for (const file of [day1, day2, day1]) await runReplay({ file, dataDir, speed: 'max', keepTime: true }, quiet);
+    const { Store } = await import('../../../src/store/duckdb.js');
+    const store = await Store.open(dataDir);
+    try {
+      const rows = await store.query<{ command: string; status: string }>('SELECT command, status FROM commands ORDER BY submitted');
+      expect(rows).toEqual([{ command: 'ping', status: 'completed' }, { command: 'leds', status: 'completed' }]);
+    } finally {
+      await store.close();
+    }
+  });
+});
