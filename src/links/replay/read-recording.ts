@@ -48,13 +48,22 @@ type Accepted = Extract<ReadItem, { ok: true }>;
 const UP_FRAME_KEY = ',"dir":"up","frame":';
 
 
+/** Whether `frame` is the last key of the line (a for-in stops after the envelope's few keys). */
+function frameIsLast(line: JsonObject): boolean {
+  let last: string | undefined;
+  for (const k in line) last = k;
+  return last === 'frame';
+}
+
 /**
  * Size of the frame as the AP sent it, for the device's rxBytes. Our writers put `frame` last,
  * so it is the rest of the line; other writers' lines are measured by serialising the frame.
+ * A line with a key after `frame` (`"meta":{"src":{"host":"h1"}}` from another tool) is such a
+ * line too: it also ends in `}}`, and its state was stored with the meta in it, not as JSON.
  */
-function frameBytes(text: string, frame: JsonObject, bytes: SourceBytes | undefined): number {
+function frameBytes(text: string, line: JsonObject, frame: JsonObject, bytes: SourceBytes | undefined): number {
   const at = text.indexOf(UP_FRAME_KEY);
-  if (at > 0 && text.endsWith('}}')) {
+  if (at > 0 && text.endsWith('}}') && frameIsLast(line)) {
     const start = at + UP_FRAME_KEY.length;
     // The state's own text (its bytes, for an ASCII line), so ingest does not serialise it again.
     if (frame.method === 'state') rememberStateText(frame, text, start, text.length - 1, bytes);
@@ -126,7 +135,7 @@ function checkLine(text: string, lastT: number, bytes?: SourceBytes): { rec: Rec
   }
   const at = lateAt(v.at, t);
   if (typeof at === 'string') return { reason: at };
-  const size = frameBytes(text, v.frame, bytes);
+  const size = frameBytes(text, v, v.frame, bytes);
   return { rec: at === undefined ? { kind: 'up', t, serial: s, frame: v.frame, bytes: size } : { kind: 'up', t, at, serial: s, frame: v.frame, bytes: size } };
 }
 
