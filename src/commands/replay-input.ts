@@ -8,7 +8,7 @@
  * Standard input redirected from a regular file (`airtwin replay - < traffic.ndjson`) is read in
  * place, through /proc/self/fd/0, when nothing of it has been read yet.
  */
-import { closeSync, constants, createReadStream, createWriteStream, existsSync, fstatSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, type Stats } from 'node:fs';
+import { closeSync, constants, createReadStream, createWriteStream, existsSync, fstatSync, lstatSync, mkdtempSync, openSync, readFileSync, realpathSync, rmSync, statSync, type Stats } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
@@ -108,7 +108,33 @@ export async function openReplayInput(prefix: string, file: string, io: ReplayIn
   if (st.isSocket()) throw new ConfigError(`${prefix} ${file} is a socket, which cannot be read by name; give the stream as standard input (-)`);
   // A terminal or a device (/dev/zero would never end).
   if (!st.isFile()) throw new ConfigError(`${prefix} ${file} is not a regular file or a pipe`);
-  return { files: recordingParts(file), name: file, copied: false, stream: false, partsAfterGap: partsAfterGap(file), dispose: () => undefined };
+  // A link to the first file of a rotated recording (`latest.ndjson -> 2026-11-20/traffic.ndjson`):
+  // its parts lie next to the target, not next to the link.
+  const partsOf = lstatSync(file).isSymbolicLink() && laterParts(file).length === 0 ? realpathSync(file) : file;
+  const files = [file, ...laterParts(partsOf)];
+  checkReadable(prefix, files);
+  return { files, name: file, copied: false, stream: false, partsAfterGap: partsAfterGap(partsOf), dispose: () => undefined };
+}
+
+/**
+ * Each file opens for reading and is a regular file: one that does not (no read permission, a
+ * part that is a folder) is a usage error, before the data dir is touched. It used to end the
+ * replay with a stack trace (EACCES), the data dir already made.
+ */
+export function checkReadable(prefix: string, files: readonly string[]): void {
+  for (const f of files) {
+    let fd: number | undefined;
+    try {
+      fd = openSync(f, 'r');
+      if (!fstatSync(fd).isFile()) throw new ConfigError(`${prefix} ${f} is not a regular file`);
+    } catch (e) {
+      if (e instanceof ConfigError) throw e;
+      const code = (e as NodeJS.ErrnoException).code ?? String(e);
+      throw new ConfigError(`${prefix} ${f} cannot be read (${code === 'EACCES' ? 'EACCES: no permission to read it' : code})`);
+    } finally {
+      if (fd !== undefined) closeSync(fd);
+    }
+  }
 }
 
 /** Standard input: read in place when it can be (stdinInPlace), else copied. */

@@ -276,6 +276,12 @@ async function* gunzipChunks(fh: FileHandle, size: number): AsyncGenerator<Sourc
 }
 
 /**
+ * Rejected lines held behind a line whose look-ahead is not settled yet, at most: a thousand
+ * lines of garbage between two lines is no clock glitch the look-ahead could tell.
+ */
+const MAX_HELD = 1024;
+
+/**
  * Every line of `files`, in order, as accepted records or rejections, a read's worth at a time
  * (one await per MiB instead of one per line: ~45,000 lines per hour of a 200-AP venue). Several
  * files are one recording split by rotation (FILE, FILE.1, ...): `t` must keep rising across
@@ -283,12 +289,6 @@ async function* gunzipChunks(fh: FileHandle, size: number): AsyncGenerator<Sourc
  * lines of look-ahead, see `held`). Lines end at "\n", "\r\n" or a lone "\r", as node's readline
  * splits them.
  */
-/**
- * Rejected lines held behind a line whose look-ahead is not settled yet, at most: a thousand
- * lines of garbage between two lines is no clock glitch the look-ahead could tell.
- */
-const MAX_HELD = 1024;
-
 export async function* readRecordingChunks(files: string | readonly string[], opts: ReadOptions = {}): AsyncGenerator<ReadItem[]> {
   // The time of the last line that is played: no later line may go back before it.
   let lastT = -Infinity;

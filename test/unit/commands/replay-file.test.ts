@@ -1,5 +1,5 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { once } from 'node:events';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -8,6 +8,7 @@ import { PassThrough, Readable } from 'node:stream';
 import { gzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runReplay } from '../../../src/commands/replay.js';
+import { checkReadable } from '../../../src/commands/replay-input.js';
 import { HEAD_LINES, NotARecordingError } from '../../../src/links/replay/read-recording.js';
 import { startTestServer } from '../../helpers/server.js';
 import { until } from '../../helpers/until.js';
@@ -34,6 +35,55 @@ describe('the file given to replay', () => {
     }
     await expect(startTestServer({ sim: false, replay: dir, dataDir: join(dir, 'serve') }))
       .rejects.toMatchObject({ name: 'ConfigError', message: `--replay: ${dir} is a folder, not a recording` });
+  });
+
+  it('says a part it cannot read is a usage error, before the data dir is made', async () => {
+    // A part that is a folder opens but cannot be read; it used to end the replay with a stack
+    // trace once the data dir was made (as did a part without read permission, below).
+    const file = join(dir, 'folder-part.ndjson');
+    writeFileSync(file, `${line(0)}\n`);
+    mkdirSync(`${file}.1`);
+    const dataDir = join(dir, 'folder-part-data');
+    await expect(runReplay({ file, dataDir }, { out: new PassThrough().resume() }))
+      .rejects.toMatchObject({ name: 'ConfigError', message: `replay: ${file}.1 is not a regular file` });
+    expect(existsSync(dataDir)).toBe(false);
+    await expect(startTestServer({ sim: false, replay: file, dataDir: join(dir, 'folder-part-serve') }))
+      .rejects.toMatchObject({ name: 'ConfigError', message: `--replay: ${file}.1 is not a regular file` });
+  });
+
+  it('says a file without read permission cannot be read (EACCES)', () => {
+    // A folder of its own that anyone may enter (the suite's is mkdtemp's 0700).
+    const open = mkdtempSync(join(tmpdir(), 'airtwin-perm-'));
+    chmodSync(open, 0o755);
+    const file = join(open, 'r.ndjson');
+    writeFileSync(file, `${line(0)}\n`, { mode: 0o644 });
+    writeFileSync(`${file}.1`, `${line(1000)}\n`, { mode: 0o000 });
+    chmodSync(`${file}.1`, 0o000);
+    // Root reads any file: check as nobody, whose access the kernel does judge.
+    const root = process.geteuid?.() === 0;
+    if (root) process.seteuid!(65534);
+    let thrown: unknown;
+    try {
+      checkReadable('replay:', [file, `${file}.1`]);
+    } catch (e) {
+      thrown = e;
+    } finally {
+      if (root) process.seteuid!(0);
+      rmSync(open, { recursive: true, force: true });
+    }
+    expect(thrown).toMatchObject({ name: 'ConfigError', message: `replay: ${file}.1 cannot be read (EACCES: no permission to read it)` });
+  });
+
+  it('reads the parts of a rotated recording given by a link to its first file, next to the target', async () => {
+    const rot = join(dir, 'rot');
+    mkdirSync(rot);
+    writeFileSync(join(rot, 'lab.ndjson'), `${line(0)}\n`);
+    writeFileSync(join(rot, 'lab.ndjson.1'), `${line(1000)}\n`);
+    writeFileSync(join(rot, 'lab.ndjson.2'), `${line(2000)}\n`);
+    const latest = join(dir, 'latest.ndjson');
+    symlinkSync(join(rot, 'lab.ndjson'), latest);
+    const r = await runReplay({ file: latest, dataDir: join(dir, 'latest-data') }, { out: new PassThrough().resume() });
+    expect(r.summary).toMatchObject({ accepted: 3, durationMs: 2000 });
   });
 
   it('plays a regular file', async () => {
