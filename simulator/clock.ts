@@ -123,6 +123,9 @@ export class VirtualClock implements Clock {
   }
 }
 
+/** The longest delay a Node timer holds. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
 /**
  * Real time times `speed`: `now()` runs `speed` times faster than the base clock from the
  * moment of construction, and delays are shortened accordingly.
@@ -259,7 +262,9 @@ export class ScaledClock implements Clock {
           }
           this.live.delete(handle);
           fn();
-        }, ms / this.speed);
+          // Node holds at most 2^31 - 1 ms and fires a longer timer after 1 ms (a slow clock's
+          // wait, --speed 1e-7): it is taken in steps, each re-armed for the rest as above.
+        }, Math.min(ms / this.speed, MAX_TIMER_MS));
       },
     };
     this.live.add(handle);

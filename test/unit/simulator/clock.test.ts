@@ -67,6 +67,30 @@ describe('ScaledClock', () => {
     expect(() => new ScaledClock(base, 0)).toThrow(RangeError);
   });
 
+  it('arms no base timer past what Node holds (2^31 - 1 ms): a slow clock\'s long waits are taken in steps', () => {
+    // --speed 0.0000001: a minute is 6e11 ms of wall time. Node fires a longer timer after 1 ms
+    // (TimeoutOverflowWarning), and the early timer re-armed itself for ever, a busy loop.
+    let t = 0;
+    const timers = new Map<number, { fn: () => void; ms: number }>();
+    let next = 0;
+    const base: Clock = { now: () => t, setTimeout: (fn, ms) => { timers.set(++next, { fn, ms }); return next; }, clearTimeout: (id) => void timers.delete(id as number) };
+    const c = new ScaledClock(base, 1e-7, 0);
+    let ran = false;
+    c.setTimeout(() => { ran = true; }, 60_000);
+    const MAX = 2 ** 31 - 1;
+    let steps = 0;
+    while (!ran) {
+      const [id, timer] = [...timers][0]!;
+      expect(timer.ms).toBeLessThanOrEqual(MAX);
+      timers.delete(id);
+      t += timer.ms;
+      timer.fn();
+      steps++;
+    }
+    expect(c.now()).toBeGreaterThanOrEqual(60_000);
+    expect(steps).toBe(Math.ceil(6e11 / MAX));
+  });
+
   it('re-arms a base timer that fires early, so nothing runs before it is due; clearTimeout cancels the re-armed one', () => {
     let t = 0;
     const timers = new Map<number, () => void>();
