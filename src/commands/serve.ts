@@ -265,8 +265,9 @@ export async function startServe(config: Readonly<ServeConfig>, io: ServeIo): Pr
       void running.done.then(async (summary) => {
         input?.dispose();
         bar?.stop(summary);
-        log.info({ frames: summary.frames, devices: summary.devices, rejected: summary.rejectedCount, refused: summary.refusedCount, dropped: summary.dropped }, 'replay finished; serving the last state');
-        for (const r of summary.rejected.slice(0, 20)) log.warn({ line: r.line, reason: r.reason }, 'replay skipped a line');
+        log.info({ frames: summary.frames, devices: summary.devices, rejected: summary.rejectedCount, refused: summary.refusedCount, unmatched: summary.unmatchedCount, dropped: summary.dropped }, 'replay finished; serving the last state');
+        // Each with its file: with rotated parts, line 3 of FILE and of FILE.2 looked the same in the log.
+        for (const r of summary.rejected.slice(0, 20)) log.warn({ file: r.file ?? input!.name, line: r.line, reason: r.reason }, 'replay skipped a line');
         // The same summary as `airtwin replay`, where the banner went.
         for (const line of replaySummaryLines(input!.name, summary, performance.now() - began)) io.print(line);
         // After the last line, time goes on at wall speed, so command timeouts still fire (not

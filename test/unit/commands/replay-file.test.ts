@@ -298,3 +298,21 @@ describe('two recordings replayed into one data dir', () => {
     }
   });
 });
+
+describe('serve --replay of a rotated recording', () => {
+  it('logs each skipped line with the file it is in', async () => {
+    const file = join(dir, 'rot-log.ndjson');
+    writeFileSync(file, `${line(0)}\ngarbage\n`);
+    writeFileSync(`${file}.1`, `${line(1000)}\ngarbage\n`);
+    const logs: string[] = [];
+    const logDestination = new PassThrough().on('data', (c: Buffer) => logs.push(...c.toString().split('\n').filter(Boolean)));
+    const s = await startTestServer({ sim: false, replay: file, speed: 'max', logLevel: 'warn', dataDir: join(dir, 'rot-log-data') }, { print: () => undefined, logDestination });
+    try {
+      await s.running.replay!.done;
+      const skipped = logs.map((l) => JSON.parse(l) as { msg: string; file?: string; line?: number }).filter((l) => l.msg === 'replay skipped a line');
+      expect(skipped.map((l) => [l.file, l.line])).toEqual([[file, 2], [`${file}.1`, 2]]);
+    } finally {
+      await s.running.close();
+    }
+  });
+});
