@@ -19,7 +19,11 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const capabilities = { compatible: 'edgecore_eap101', platform: 'ap', wifi: {} };
 const up = (t: number, frame: object, serial = A) => JSON.stringify({ t, serial, dir: 'up', frame });
 const ev = (t: number, event: string, serial = A) => JSON.stringify({ t, serial, event });
+/** A recorded command to A. */
+const down = (t: number, id: number, method: string, params: object = { serial: A }) => JSON.stringify({ t, serial: A, dir: 'down', frame: { jsonrpc: '2.0', id, method, params } });
 const connectFrame = { jsonrpc: '2.0', method: 'connect', params: { serial: A, uuid: 5, firmware: 'fw-1', capabilities } };
+/** A's session opening: the connect event and its connect frame. */
+const opening = (t = T) => [ev(t, 'connect'), up(t, connectFrame)];
 const state = (n: number) => ({ jsonrpc: '2.0', method: 'state', params: { serial: A, uuid: 5, state: { unit: { uptime: n }, radios: [] } } });
 
 function write(name: string, lines: string[]): string {
@@ -171,12 +175,12 @@ describe('startReplay: connection state and commands', () => {
   const recording = write('cmds.ndjson', [
     ev(T, 'connect'),
     up(T, connectFrame),
-    JSON.stringify({ t: T + 10_000, serial: A, dir: 'down', frame: { jsonrpc: '2.0', id: 57, method: 'ping', params: { serial: A } } }),
+    down(T + 10_000, 57, 'ping'),
     up(T + 10_040, { jsonrpc: '2.0', id: 57, result: { serial: A, uuid: 5, status: { error: 0, text: 'pong' } } }),
     up(T + 20_000, state(1)),
     ev(T + 30_000, 'disconnect'),
     up(T + 31_000, state(2)),
-    JSON.stringify({ t: T + 32_000, serial: A, dir: 'down', frame: { jsonrpc: '2.0', id: 58, method: 'reboot', params: { serial: A } } }),
+    down(T + 32_000, 58, 'reboot'),
   ]);
 
   it('completes the recorded command with its recorded result, matched by id, and keeps the recorded connection state', async () => {
@@ -201,9 +205,8 @@ describe('startReplay: connection state and commands', () => {
     // answers it. A result recorded under id 2 (its command came before the recording began)
     // passed through as 2 and completed the ping with another command's answer.
     const file = write('orphan-result.ndjson', [
-      ev(T, 'connect'),
-      up(T, connectFrame),
-      JSON.stringify({ t: T + 10_000, serial: A, dir: 'down', frame: { jsonrpc: '2.0', id: 57, method: 'ping', params: { serial: A } } }),
+      ...opening(),
+      down(T + 10_000, 57, 'ping'),
       up(T + 10_040, { jsonrpc: '2.0', id: 2, result: { serial: A, uuid: 77, status: { error: 0, text: 'not the ping\'s' } } }),
       up(T + 20_000, state(1)),
     ]);
@@ -218,7 +221,7 @@ describe('startReplay: connection state and commands', () => {
 
   it('counts every recorded command its actor did not run, past the 1,000 it lists, and not as frames', async () => {
     const n = 1_005;
-    const lines = Array.from({ length: n }, (_, i) => JSON.stringify({ t: T + i, serial: A, dir: 'down', frame: { jsonrpc: '2.0', id: 10 + i, method: 'ping', params: { serial: A } } }));
+    const lines = Array.from({ length: n }, (_, i) => down(T + i, 10 + i, 'ping'));
     const { clock, fleet } = setup();
     const summary = await startReplay({ file: write('never-online.ndjson', lines), fleet, clock, speed: 'max' }).done;
     expect(summary.unmatchedCount).toBe(n);
@@ -233,10 +236,9 @@ describe('startReplay: connection state and commands', () => {
     // too, which the link refused (a failed *system reboot that never happened), and the
     // recorded reboot, refused DEVICE_BUSY meanwhile, never ran.
     const file = write('recovery.ndjson', [
-      ev(T, 'connect'),
-      up(T, connectFrame),
+      ...opening(),
       up(T + 1000, { jsonrpc: '2.0', method: 'recovery', params: { serial: A, uuid: 5, firmware: 'fw-1', reboot: true, loglines: ['x'] } }),
-      JSON.stringify({ t: T + 1001, serial: A, dir: 'down', frame: { jsonrpc: '2.0', id: 2, method: 'reboot', params: { serial: A, when: 0 } } }),
+      down(T + 1001, 2, 'reboot', { serial: A, when: 0 }),
       up(T + 1500, { jsonrpc: '2.0', id: 2, result: { serial: A, uuid: 5, status: { error: 0, text: '', when: 0 } } }),
     ]);
     const { clock, fleet, events } = setup();
@@ -252,9 +254,8 @@ describe('startReplay: connection state and commands', () => {
     // out and dropped its recorded result 90 s later.
     const script = { serial: A, type: 'shell', script: 'ZWNobyBoaQ==', timeout: 120, when: 0 };
     const file = write('script.ndjson', [
-      ev(T, 'connect'),
-      up(T, connectFrame),
-      JSON.stringify({ t: T + 1000, serial: A, dir: 'down', frame: { jsonrpc: '2.0', id: 2, method: 'script', params: script } }),
+      ...opening(),
+      down(T + 1000, 2, 'script', script),
       up(T + 91_000, { jsonrpc: '2.0', id: 2, result: { serial: A, uuid: 5, status: { error: 0, result: 'hi', when: 0 } } }),
     ]);
     const { clock, fleet, events } = setup();
