@@ -88,10 +88,8 @@ export class Fleet {
         if (isKnownDevice && (await isKnownDevice(s))) return 'accept';
         return autoProvision ? autoProvision.onUnknownDevice(s, params) : 'accept';
       },
-      // A replayed AP has nothing to reconcile: the recording holds the configure the live
-      // gateway pushed, if any, and a push of ours could only be refused (it left a failed
-      // `configure` by *system in the history of every replay whose AP reconnected).
-      storedConfigFor: (s) => (this.playsBack(s) ? undefined : storedConfigFor?.(s)),
+      storedConfigFor: (s) => storedConfigFor?.(s),
+      // A replayed AP's actor starts no command of its own (reconcile push, recovery reboot).
       playsBack: (s) => this.playsBack(s),
       // The lane's events join the machine's on the one stream, in the order they happen.
       lane: opts.notificationLane === false ? undefined : { publish: (e) => this.subject.next(e), open: () => this.delivering === 0 },

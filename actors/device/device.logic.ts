@@ -337,7 +337,17 @@ export function openSession(ctx: DeviceContext, params: JsonObject, at = ctx.dep
 
 /** Config uuid reconciliation (§1.6): push a stored configuration newer than the AP's, once per session. */
 export function reconcile(ctx: DeviceContext): Fx {
-  return reconcileWith(ctx, ctx.deps.storedConfigFor(ctx.serial));
+  return reconcileWith(ctx, storedConfigToPush(ctx));
+}
+
+/**
+ * The stored configuration reconciliation compares the AP's with; none for a replayed AP, which
+ * starts no command of its own: the recording holds the configure the live gateway pushed, if
+ * any, and a push of ours could only be refused (it left a failed `configure` by *system in the
+ * history of every replay whose AP reconnected).
+ */
+function storedConfigToPush(ctx: DeviceContext): StoredConfig | undefined {
+  return ctx.deps.playsBack?.(ctx.serial) ? undefined : ctx.deps.storedConfigFor(ctx.serial);
 }
 
 /** Whether `stored` is a configuration this session has not pushed yet. */
@@ -412,7 +422,7 @@ function notificationParts(ctx: DeviceContext, f: NotificationFrame, bytes: numb
     next = { lastState: state, status };
     requestUuid = event.payload.requestUuid;
     // Reconciliation sees the status this state set; the stored config is looked up once.
-    const stored = ctx.deps.storedConfigFor(ctx.serial);
+    const stored = storedConfigToPush(ctx);
     if (wantsPush(ctx, status.UUID, stored)) more.push((c) => reconcileWith(c, stored));
   } else if (event.type === 'healthcheck') {
     const { uuid, sanity, data } = event.payload;
@@ -421,8 +431,8 @@ function notificationParts(ctx: DeviceContext, f: NotificationFrame, bytes: numb
     requestUuid = event.payload.requestUuid;
   } else if (f.method === 'recovery' && f.params.reboot === true && !ctx.deps.playsBack?.(ctx.serial)) {
     // The AP asks to be rebooted out of recovery; it runs as soon as a session is open and idle.
-    // Not for a replayed AP: the recording holds the reboot the live gateway sent, which the
-    // replayer submits (one of our own was refused, and took the recorded one's turn).
+    // Not for a replayed AP (as no reconcile push): the recording holds the reboot the live
+    // gateway sent, which the replayer submits (ours was refused, and took its turn).
     more.push((c) => accept(c, recoveryRebootSubmission(c.serial, now, c.deps.newId), 'queued'));
   }
   if (requestUuid) {

@@ -126,8 +126,8 @@ export interface DeviceDeps {
   storedConfigFor: (serial: string) => StoredConfig | undefined;
   /**
    * Whether the AP is played back from a recording (DeviceLink.playsBack): the actor then starts
-   * no command of its own (a recovery reboot), as the recording holds the ones the live actor
-   * started. Absent: never.
+   * no command of its own (a reconcile push, a recovery reboot), as the recording holds the ones
+   * the live actor started. Absent: never.
    */
   playsBack?: (serial: string) => boolean;
   /**

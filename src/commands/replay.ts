@@ -300,6 +300,8 @@ async function replayInto(input: ReplayInput, opts: ReplayCommandOptions, io: Re
   if (gapNote) io.out.write(`${gapNote}\n`);
 
   const store = await openDataDir(opts.dataDir);
+  // One read of the recording's head names both the replayed commands and the actors' own.
+  const tag = recordingTag(files);
   let ingest: Ingest | undefined;
   let runtime: FleetRuntime | undefined;
   let stopped = false;
@@ -311,7 +313,7 @@ async function replayInto(input: ReplayInput, opts: ReplayCommandOptions, io: Re
     runtime = startFleetRuntime({
       clock, devices: await DevicesRepo.load(store), blacklist: await BlacklistRepo.load(store),
       defaultConfigs: await DefaultConfigsRepo.load(store), commands: new ReplacingCommands(store),
-      autoProvision: true, logger, newId: systemIds(recordingTag(input.files)),
+      autoProvision: true, logger, newId: systemIds(tag),
     });
     const { fleet } = runtime;
     const connects = await recordedConnects(files, acceptedConnect);
@@ -333,7 +335,7 @@ async function replayInto(input: ReplayInput, opts: ReplayCommandOptions, io: Re
     const running = ingest;
     const began = performance.now();
     const replay = startReplay({
-      file: files, fleet, clock, speed, keepTime: opts.keepTime,
+      file: files, tag, fleet, clock, speed, keepTime: opts.keepTime,
       onProgress: (p) => bar?.update(p),
       // Paced replays move a line every few (scaled) seconds: show each one.
       progressEvery: max ? 1000 : 1,

@@ -82,6 +82,8 @@ export interface ReplayOptions {
    */
   backpressure?: () => Promise<void> | undefined;
   yieldEvery?: number;
+  /** The recording's `recordingTag`, when the caller has it already (default: read from the file). */
+  tag?: string;
   /** Decorates each replay link before the fleet gets it (`recorder.wrap` to record a replay). */
   wrapLink?: (link: DeviceLink) => DeviceLink;
 }
@@ -207,7 +209,7 @@ export function startReplay(opts: ReplayOptions): ReplayHandle {
   if (speed === 'max' && !isDiscrete(clock)) throw new TypeError("startReplay: speed 'max' needs a discrete-event clock (runUntil)");
   if (speed !== 'max' && !(speed > 0)) throw new RangeError(`startReplay: speed must be > 0 or 'max', got ${speed}`);
   const files = typeof opts.file === 'string' ? [opts.file] : [...opts.file];
-  const tag = recordingTag(files);
+  const tag = opts.tag ?? recordingTag(files);
   const links = new Map<string, ReplayLink>();
   const signal = { aborted: false };
   let wake: (() => void) | undefined;
