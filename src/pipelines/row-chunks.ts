@@ -7,14 +7,16 @@ import type { Cell, ColumnKind } from './tables.js';
 /**
  * Rows into DuckDB data chunks (the ingest sink fills the chunks its INSERT asks for), written straight through DuckDB's C API bindings (node-api's
  * vector classes keep a JS cache per item and a BigInt per validity bit). A chunk is filled
- * column by column:
+ * column by column, each column in one pass over its rows:
  * - numbers go into one Float64Array and reach DuckDB in one copy per column; they are DOUBLE and
  *   DuckDB casts them to the table's column types; a value the column cannot hold (an INTEGER
  *   past 2^31) fails the statement or the append;
- * - short ASCII text (a serial, a band) is written inline into the column's string slots and
- *   copied with the column at once; longer text is assigned per value, a string as DuckDB's
- *   bindings encode it, a Uint8Array (UTF-8 the caller kept, e.g. a state document's bytes from a
- *   recording) copied as it is;
+ * - text: each value's `duckdb_string_t` is written here and the column's slots are copied at
+ *   once. Up to 12 bytes are stored in the slot itself; the longer values of the column (MAC
+ *   addresses, JSON documents, a state document's bytes as a recording kept them) are gathered
+ *   as UTF-8 into one buffer that a single C API call copies into the vector's string heap, and
+ *   their slots point into that copy (one call per column instead of one per value, each of
+ *   which converted, allocated and copied on its own);
  * - nulls clear their bit in the column's validity mask, copied once per column that has any.
  */
 
@@ -22,7 +24,8 @@ import type { Cell, ColumnKind } from './tables.js';
 export const chunkType = (kind: ColumnKind): DuckDBType => (kind === 'text' ? VARCHAR : kind === 'bool' ? BOOLEAN : DOUBLE);
 
 // The validity mask below is DuckDB's uint64 words written as bytes: bit r of word r/64 is bit
-// r%8 of byte r/8 only on a little-endian host (x86-64, arm64).
+// r%8 of byte r/8 only on a little-endian host (x86-64, arm64). The string slots' lengths and
+// pointers are written as little-endian words too.
 if (endianness() !== 'LE') throw new Error('row-chunks: validity masks are written for a little-endian host');
 
 const SIZE = duckdb.vector_size();
@@ -36,94 +39,188 @@ function setNull(r: number, hadNull: boolean): void {
   mask[r >> 3]! &= ~(1 << (r & 7));
 }
 
-type At = (r: number) => Cell | undefined;
+type Rows = readonly { values: readonly Cell[] }[];
 
-/** Calls `set` for each value of a column that is not null, marks the nulls in `mask`; true when there was one. */
-function eachValue(n: number, at: At, set: (r: number, v: Cell) => void): boolean {
+/**
+ * Fixed-width values of column `c` go into `out` (scratch) and are copied into the vector at
+ * once. A null's slot is 0, not what the previous column left there: DuckDB casts the doubles to
+ * the column's type. True when the column had a null (its bits are cleared in `mask`).
+ */
+function fillNumbers(vector: duckdb.Vector, n: number, rows: Rows, from: number, c: number): boolean {
   let nulls = false;
   for (let r = 0; r < n; r++) {
-    const v = at(r);
-    if (v === null || v === undefined) {
+    const v = rows[from + r]!.values[c];
+    if (typeof v === 'number') numbers[r] = v;
+    else if (v === null || v === undefined) {
+      numbers[r] = 0;
       setNull(r, nulls);
       nulls = true;
-    } else set(r, v);
+    } else numbers[r] = Number(v);
   }
+  duckdb.copy_data_to_vector(vector, 0, numbers.buffer, 0, n * 8);
+  return nulls;
+}
+
+function fillBools(vector: duckdb.Vector, n: number, rows: Rows, from: number, c: number): boolean {
+  let nulls = false;
+  for (let r = 0; r < n; r++) {
+    const v = rows[from + r]!.values[c];
+    if (v === null || v === undefined) {
+      bools[r] = 0;
+      setNull(r, nulls);
+      nulls = true;
+    } else bools[r] = v === true ? 1 : 0;
+  }
+  duckdb.copy_data_to_vector(vector, 0, bools.buffer, 0, n);
   return nulls;
 }
 
 /**
- * Fixed-width values go into `out` (scratch) and are copied into the vector at once. A null's slot
- * is 0, not what the previous column left there: DuckDB casts the doubles to the column's type.
+ * A VARCHAR vector's data is one 16-byte `duckdb_string_t` per row (duckdb.h): a string of up to
+ * 12 bytes is stored inline (its length, then its bytes, zero-padded), a longer one as its length,
+ * its first 4 bytes and a pointer to its bytes, which DuckDB reads while the chunk lives.
  */
-function fillFixed(vector: duckdb.Vector, n: number, at: At, out: Float64Array<ArrayBuffer> | Uint8Array<ArrayBuffer>, put: (v: Cell) => number): boolean {
-  out.fill(0, 0, n);
-  const nulls = eachValue(n, at, (r, v) => {
-    out[r] = put(v);
-  });
-  duckdb.copy_data_to_vector(vector, 0, out.buffer, 0, n * out.BYTES_PER_ELEMENT);
-  return nulls;
-}
-
-const toDouble = (v: Cell): number => (typeof v === 'number' ? v : Number(v));
-const toBool = (v: Cell): number => (v === true ? 1 : 0);
-const fillNumbers = (vector: duckdb.Vector, n: number, at: At): boolean => fillFixed(vector, n, at, numbers, toDouble);
-const fillBools = (vector: duckdb.Vector, n: number, at: At): boolean => fillFixed(vector, n, at, bools, toBool);
-
-/**
- * A VARCHAR vector's data is one 16-byte `duckdb_string_t` per row (duckdb.h): a string of up
- * to 12 bytes is stored inline (length, then the bytes, zero-padded), a longer one as its length,
- * a 4-byte prefix and a pointer into the vector's string heap. Short ASCII values (a serial, a
- * band, a radio's phy) are written inline into this scratch and copied with the column at once;
- * only the others are assigned one by one through the C API, which copies them into the heap.
- */
+const INLINE = 12;
 const strings = new Uint8Array(SIZE * 16);
-const lengths = new Uint32Array(strings.buffer);
-/** Rows of the column being filled whose value goes through the C API, and those values. */
+const words = new Uint32Array(strings.buffer);
+
+/**
+ * The long values of the column being filled, as UTF-8, back to back (grown as needed), and
+ * where each one is: its row, offset and length. The bytes are copied into the vector's string
+ * heap in parts of at most PART_BYTES (a DuckDB string is at most 4 GiB).
+ */
+let heap = Buffer.allocUnsafeSlow(1 << 20);
 const heapRows = new Int32Array(SIZE);
-const heapValues: Cell[] = new Array<Cell>(SIZE).fill(null);
+const heapAt = new Float64Array(SIZE);
+const heapLength = new Uint32Array(SIZE);
+export const PART_BYTES = 256 * 1024 * 1024;
+/** Strings up to this long are copied character by character; longer ones by Buffer's UTF-8 writer. */
+const SHORT = 64;
+/** A heap scratch grown past this is let go after the column (a chunk of unusually big documents). */
+const KEEP_HEAP_BYTES = 64 * 1024 * 1024;
+
+function heapRoom(used: number, more: number): void {
+  if (used + more <= heap.length) return;
+  const grown = Buffer.allocUnsafeSlow(Math.max(heap.length * 2, used + more));
+  heap.copy(grown, 0, 0, used);
+  heap = grown;
+}
+
+/** Row r's slot holds `length` bytes of `bytes` from `at` (at most 12: inline, zero-padded past them). */
+function inlineBytes(r: number, bytes: Uint8Array, at: number, length: number): void {
+  const slot = r * 16;
+  words[r * 4] = length;
+  for (let i = 0; i < length; i++) strings[slot + 4 + i] = bytes[at + i]!;
+}
 
 /** Writes `v` inline at row `r` when it is ASCII and at most 12 characters long; false otherwise (nothing written). */
 function inlineAscii(r: number, v: string): boolean {
   const n = v.length;
-  if (n > 12) return false;
+  if (n > INLINE) return false;
   const at = r * 16 + 4;
   for (let i = 0; i < n; i++) {
     const c = v.charCodeAt(i);
     if (c > 0x7f) return false;
     strings[at + i] = c;
   }
-  lengths[r * 4] = n;
+  words[r * 4] = n;
   return true;
 }
 
-/** One value into the vector's string heap. Bytes that are not UTF-8 go in decoded (U+FFFD for what is invalid), as a string would. */
-function assignText(vector: duckdb.Vector, r: number, v: Cell): void {
-  if (typeof v === 'string') duckdb.vector_assign_string_element(vector, r, v);
-  else if (v instanceof Uint8Array && isUtf8(v)) duckdb.vector_assign_string_element_len(vector, r, v);
-  else if (v instanceof Uint8Array) duckdb.vector_assign_string_element(vector, r, Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString('utf8'));
-  else duckdb.vector_assign_string_element(vector, r, String(v));
+/** A text value's UTF-8 written into `heap` at `used`; returns its length. Bytes that are not UTF-8 go in decoded (U+FFFD for what is invalid), as a string would. */
+function writeUtf8(v: Cell, used: number): number {
+  if (typeof v === 'string') {
+    const n = v.length;
+    heapRoom(used, n * 3);
+    if (n > SHORT) return heap.write(v, used, 'utf8');
+    // A short one (a MAC address, an SSID): byte by byte while ASCII, cheaper than a call.
+    for (let i = 0; i < n; i++) {
+      const c = v.charCodeAt(i);
+      if (c > 0x7f) return heap.write(v, used, 'utf8');
+      heap[used + i] = c;
+    }
+    return n;
+  }
+  if (v instanceof Uint8Array) {
+    if (!isUtf8(v)) return writeUtf8(Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString('utf8'), used);
+    heapRoom(used, v.byteLength);
+    heap.set(v, used);
+    return v.byteLength;
+  }
+  return writeUtf8(String(v), used);
 }
 
 /**
- * Text: the inline values and the nulls' empty slots are copied first, then the others are
- * assigned over their slots (DuckDB would mark a row with invalid UTF-8 null on its own, and the
- * column's mask, copied afterwards, would undo that; so such bytes are decoded first).
+ * Copies heap[0, used) into the vector's string heap through row `heapRows[first]`'s slot (one C
+ * API call), then points the slots of long values first..last-1 into that copy. Their slots in
+ * `strings` are then copied with the column's other slots, over the one the call wrote.
  */
-function fillText(vector: duckdb.Vector, n: number, at: At): boolean {
-  strings.fill(0, 0, n * 16);
-  let heap = 0;
-  const nulls = eachValue(n, at, (r, v) => {
-    if (typeof v === 'string' && inlineAscii(r, v)) return;
-    heapRows[heap] = r;
-    heapValues[heap++] = v;
-  });
-  try {
-    duckdb.copy_data_to_vector(vector, 0, strings.buffer, 0, n * 16);
-    for (let i = 0; i < heap; i++) assignText(vector, heapRows[i]!, heapValues[i]!);
-  } finally {
-    // The scratch must not keep a batch's values (state documents) alive, whatever happened.
-    heapValues.fill(null, 0, heap);
+function placeLongValues(vector: duckdb.Vector, first: number, last: number, used: number): void {
+  const row0 = heapRows[first]!;
+  duckdb.vector_assign_string_element_len(vector, row0, heap.subarray(0, used));
+  // Where DuckDB put the bytes: the pointer of the slot the call wrote (its bytes 8-15).
+  const data = duckdb.vector_get_data(vector, (row0 + 1) * 16);
+  const slot = new DataView(data.buffer, data.byteOffset + row0 * 16, 16);
+  const lo = slot.getUint32(8, true);
+  const hi = slot.getUint32(12, true);
+  for (let i = first; i < last; i++) {
+    const r = heapRows[i]!;
+    const at = heapAt[i]!;
+    const w = r * 4;
+    words[w] = heapLength[i]!;
+    // The first 4 bytes (DuckDB compares them before following the pointer).
+    strings[r * 16 + 4] = heap[at]!;
+    strings[r * 16 + 5] = heap[at + 1]!;
+    strings[r * 16 + 6] = heap[at + 2]!;
+    strings[r * 16 + 7] = heap[at + 3]!;
+    // The 64-bit pointer lo/hi + at, as two 32-bit words with the carry.
+    const sum = lo + at;
+    words[w + 2] = sum >>> 0;
+    words[w + 3] = (hi + Math.floor(sum / 0x1_0000_0000)) >>> 0;
   }
+}
+
+/**
+ * Text: every slot is written in `strings` (inline values, nulls' empty slots, long values'
+ * pointers) and copied at once, after the long values' bytes went into the vector's heap.
+ * DuckDB would mark a row with invalid UTF-8 null on its own, and the column's mask, copied
+ * afterwards, would undo that: such bytes are decoded first.
+ */
+function fillText(vector: duckdb.Vector, n: number, rows: Rows, from: number, c: number, partBytes = PART_BYTES): boolean {
+  strings.fill(0, 0, n * 16);
+  let nulls = false;
+  let longs = 0;
+  let part = 0;
+  let used = 0;
+  for (let r = 0; r < n; r++) {
+    const v = rows[from + r]!.values[c];
+    if (v === null || v === undefined) {
+      setNull(r, nulls);
+      nulls = true;
+      continue;
+    }
+    if (typeof v === 'string' && inlineAscii(r, v)) continue;
+    const length = writeUtf8(v, used);
+    if (length <= INLINE) {
+      inlineBytes(r, heap, used, length);
+      continue;
+    }
+    if (used > 0 && used + length > partBytes) {
+      // This value starts the next part: move its bytes to the front once the part is placed.
+      placeLongValues(vector, part, longs, used);
+      heap.copyWithin(0, used, used + length);
+      part = longs;
+      used = 0;
+    }
+    heapRows[longs] = r;
+    heapAt[longs] = used;
+    heapLength[longs] = length;
+    longs++;
+    used += length;
+  }
+  if (longs > part) placeLongValues(vector, part, longs, used);
+  duckdb.copy_data_to_vector(vector, 0, strings.buffer, 0, n * 16);
+  if (heap.length > KEEP_HEAP_BYTES) heap = Buffer.allocUnsafeSlow(1 << 20);
   return nulls;
 }
 
@@ -132,21 +229,24 @@ const FILL = { text: fillText, bool: fillBools, number: fillNumbers, id: fillNum
 /**
  * Fills `chunk` (its columns: the ids when given, then `kinds`) with up to 2,048 rows of `rows`
  * from `from` on, sets its size and returns how many (0 past the end). The ingest sink fills
- * DuckDB's own chunks with it (Store.tableInserter).
+ * DuckDB's own chunks with it (Store.tableInserter). `partBytes`: see PART_BYTES (tests make it
+ * small, so a column's long values span several parts).
  */
-export function fillChunk(chunk: duckdb.DataChunk, kinds: readonly ColumnKind[], rows: readonly { values: readonly Cell[] }[], ids: readonly number[] | undefined, from: number): number {
+export function fillChunk(chunk: duckdb.DataChunk, kinds: readonly ColumnKind[], rows: readonly { values: readonly Cell[] }[], ids: readonly number[] | undefined, from: number, partBytes = PART_BYTES): number {
   const first = ids ? 1 : 0;
   const n = Math.max(0, Math.min(SIZE, rows.length - from));
   duckdb.data_chunk_set_size(chunk, n);
   if (n === 0) return 0;
-  const column = (c: number, fill: typeof fillText, at: At) => {
+  const column = (c: number, nulls: boolean) => {
+    if (!nulls) return;
     const vector = duckdb.data_chunk_get_vector(chunk, c);
-    if (fill(vector, n, at)) {
-      duckdb.vector_ensure_validity_writable(vector);
-      duckdb.copy_data_to_vector_validity(vector, 0, mask.buffer, 0, Math.ceil(n / 64) * 8);
-    }
+    duckdb.vector_ensure_validity_writable(vector);
+    duckdb.copy_data_to_vector_validity(vector, 0, mask.buffer, 0, Math.ceil(n / 64) * 8);
   };
-  if (ids) column(0, fillNumbers, (r) => ids[from + r]);
-  for (let c = 0; c < kinds.length; c++) column(c + first, FILL[kinds[c]!], (r) => rows[from + r]!.values[c]);
+  if (ids) {
+    for (let r = 0; r < n; r++) numbers[r] = ids[from + r]!;
+    duckdb.copy_data_to_vector(duckdb.data_chunk_get_vector(chunk, 0), 0, numbers.buffer, 0, n * 8);
+  }
+  for (let c = 0; c < kinds.length; c++) column(c + first, FILL[kinds[c]!](duckdb.data_chunk_get_vector(chunk, c + first), n, rows, from, c, partBytes));
   return n;
 }

@@ -14,11 +14,11 @@ import type { Cell, ColumnKind } from '../../src/pipelines/tables.js';
  */
 
 /** Chunks of `rows` made with fillChunk, for an appender (`ids`, when given, is a first column of its own). */
-function* rowChunks(kinds: readonly ColumnKind[], rows: readonly { values: readonly Cell[] }[], ids?: readonly number[]): Generator<DuckDBDataChunk> {
+function* rowChunks(kinds: readonly ColumnKind[], rows: readonly { values: readonly Cell[] }[], ids?: readonly number[], partBytes?: number): Generator<DuckDBDataChunk> {
   const types = [...(ids ? [DOUBLE] : []), ...kinds.map(chunkType)].map((t) => t.toLogicalType().logical_type);
   for (let from = 0; from < rows.length; from += duckdb.vector_size()) {
     const chunk = duckdb.create_data_chunk(types);
-    fillChunk(chunk, kinds, rows, ids, from);
+    fillChunk(chunk, kinds, rows, ids, from, partBytes);
     yield new DuckDBDataChunk(chunk);
   }
 }
@@ -74,8 +74,10 @@ const read = async (table: string) => JSON.stringify((await conn.runAndReadAll(`
 describe('rowChunks', () => {
   it('appends the same rows as appending value by value, chunk after chunk', async () => {
     await fc.assert(fc.asyncProperty(
-      fc.array(rowArb, { maxLength: 60 }), fc.integer({ min: 0, max: 4500 }), fc.boolean(),
-      async (sample, extra, withIds) => {
+      // The long values' bytes go into the vector's heap in parts of at most partBytes: small
+      // parts here, so a column's values span several of them (and one value may exceed one).
+      fc.array(rowArb, { maxLength: 60 }), fc.integer({ min: 0, max: 4500 }), fc.boolean(), fc.constantFrom(undefined, 13, 40, 300),
+      async (sample, extra, withIds, partBytes) => {
         // Past 2,048 rows the rows span several chunks: repeat the sample to get there cheaply.
         const rows = Array.from({ length: sample.length === 0 ? 0 : sample.length + extra }, (_, i) => sample[i % sample.length]!);
         const ids = rows.map((_, i) => i + 1);
@@ -87,7 +89,7 @@ describe('rowChunks', () => {
         byValue.closeSync();
         const byChunk = await conn.createAppender(b);
         // Without ids the chunk's first column is the table's first column: prepend them as a value.
-        const chunks = withIds ? rowChunks(KINDS, rows, ids) : rowChunks(['number', ...KINDS], rows.map((r, i) => ({ values: [ids[i]!, ...r.values] })));
+        const chunks = withIds ? rowChunks(KINDS, rows, ids, partBytes) : rowChunks(['number', ...KINDS], rows.map((r, i) => ({ values: [ids[i]!, ...r.values] })), undefined, partBytes);
         let n = 0;
         for (const chunk of chunks) {
           expect(chunk.rowCount).toBeLessThanOrEqual(2048);
