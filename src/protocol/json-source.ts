@@ -41,11 +41,19 @@ export interface SourceBytes {
 export function rememberStateText(frame: JsonObject, text: string, start = 0, end = text.length, bytes?: SourceBytes): void {
   const params = frame.params;
   if (!isObject(params) || !isObject(params.state) || lastKey(frame) !== 'params' || lastKey(params) !== 'state') return;
-  // `..."state":0}}` with everything before the state exactly as JSON.stringify writes it.
-  const head = JSON.stringify({ ...frame, params: { ...params, state: 0 } });
+  // `..."state":0}}` with everything before the state exactly as JSON.stringify writes it. The
+  // state is set aside for the call (its key keeps its place) rather than copying two objects.
+  const state = params.state;
+  params.state = 0;
+  let head: string;
+  try {
+    head = JSON.stringify(frame);
+  } finally {
+    params.state = state;
+  }
   const prefix = head.length - 3;
   if (end - start < prefix + 4 || text.charCodeAt(end - 1) !== 125 || text.charCodeAt(end - 2) !== 125) return;
   if (!text.startsWith(head.slice(0, prefix), start)) return;
   const from = start + prefix;
-  sources.set(params.state, bytes ? bytes.buf.subarray(bytes.at + from, bytes.at + end - 2) : text.slice(from, end - 2));
+  sources.set(state, bytes ? bytes.buf.subarray(bytes.at + from, bytes.at + end - 2) : text.slice(from, end - 2));
 }

@@ -414,7 +414,10 @@ export async function* readRecordingChunks(files: string | readonly string[], op
           // "\r" in it would have made it several lines.
           if (cr < from) cr = at(data, 13, from);
           line += cr < end ? 1 + crs(data, from, end) : 1;
-        } else takeText(data.toString('utf8', from, end), out, true, ascii || isAscii(data.subarray(from, end)) ? { buf: data, at: from } : undefined);
+        } else if (ascii || isAscii(data.subarray(from, end))) {
+          // ASCII bytes are their characters: latin1 copies them without UTF-8 decoding.
+          takeText(data.toString('latin1', from, end), out, true, { buf: data, at: from });
+        } else takeText(data.toString('utf8', from, end), out, true);
         from = nl + 1;
       }
       return from;
