@@ -221,8 +221,6 @@ export function startFleetRuntime(deps: FleetRuntimeDeps): FleetRuntime {
       default:
         break;
     }
-    // Nearly every event is a report (state, healthcheck, ...) that changes no device record.
-    if (e.type !== 'connected' && e.type !== 'disconnected' && e.type !== 'firmware-changed' && e.type !== 'command-updated') return;
     const d = devices.get(e.serial);
     if (!d) return;
     const at = Math.floor(e.at / 1000);
