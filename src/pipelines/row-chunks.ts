@@ -42,9 +42,9 @@ function setNull(r: number, hadNull: boolean): void {
 type Rows = readonly { values: readonly Cell[] }[];
 
 /**
- * Fixed-width values of column `c` go into `out` (scratch) and are copied into the vector at
- * once. A null's slot is 0, not what the previous column left there: DuckDB casts the doubles to
- * the column's type. True when the column had a null (its bits are cleared in `mask`).
+ * Fixed-width values of column `c` go into their scratch (`numbers`, `bools`) and are copied into
+ * the vector at once. A null's slot is 0, not what the previous column left there: DuckDB casts
+ * the doubles to the column's type. True when the column had a null (its bits are cleared in `mask`).
  */
 function fillNumbers(vector: duckdb.Vector, n: number, rows: Rows, from: number, c: number): boolean {
   let nulls = false;
