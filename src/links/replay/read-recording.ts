@@ -20,9 +20,10 @@
  */
 import { isAscii } from 'node:buffer';
 import { open, type FileHandle } from 'node:fs/promises';
-import { constants, createGunzip } from 'node:zlib';
+import { constants } from 'node:zlib';
 import { isCommand, isObject, type CommandFrame, type JsonObject } from '../../protocol/frame.js';
 import { rememberStateText, type SourceBytes } from '../../protocol/json-source.js';
+import { gzipText, TrailingData } from './gzip-text.js';
 import { parseSerial } from '../../protocol/serial.js';
 
 /**
@@ -228,52 +229,8 @@ async function* plainChunks(fh: FileHandle, size: number): AsyncGenerator<Source
   }
 }
 
-/** Text out of gunzip per chunk: what inflate produced in the call that hits damaged data is lost with it, so this bounds the loss. */
+/** Text out of inflate per chunk: what inflate produced in the step that hits damaged data is lost with it, so this bounds the loss. */
 const GUNZIP_CHUNK = 64 * 1024;
-
-/**
- * A gzip file's text (several members, as `cat a.gz b.gz` makes, are one text). Each output
- * chunk of node's gunzip is its own region of memory, never written again, so views of it stay
- * valid. Read with read() rather than the stream's async iterator, which throws at a zlib error
- * at once and drops the text already decoded but not yet taken (a paced replay takes it slowly).
- */
-async function* gunzipChunks(fh: FileHandle, size: number): AsyncGenerator<SourceChunk> {
-  // The stream closes the handle when it ends or is destroyed; closing it again is harmless.
-  const file = fh.createReadStream({ start: 0, highWaterMark: size });
-  const gunzip = createGunzip({ chunkSize: Math.max(constants.Z_MIN_CHUNK, Math.min(size, GUNZIP_CHUNK)) });
-  let failure: unknown;
-  let ended = false;
-  let wake: (() => void) | undefined;
-  const poke = () => {
-    wake?.();
-    wake = undefined;
-  };
-  gunzip.on('readable', poke);
-  gunzip.on('end', () => { ended = true; poke(); });
-  gunzip.on('error', (e) => { failure = e; poke(); });
-  // A failed read of the file ends the text with that error.
-  file.on('error', (e) => gunzip.destroy(e));
-  file.pipe(gunzip);
-  let consumed = 0;
-  try {
-    for (;;) {
-      const data = gunzip.read() as Buffer | null;
-      if (data) {
-        const fileBytes = gunzip.bytesWritten - consumed;
-        consumed = gunzip.bytesWritten;
-        yield { data, fileBytes };
-        continue;
-      }
-      if (failure !== undefined) throw failure;
-      if (ended) return;
-      await new Promise<void>((resolve) => { wake = resolve; });
-    }
-  } finally {
-    file.unpipe(gunzip);
-    file.destroy();
-    gunzip.destroy();
-  }
-}
 
 /**
  * Rejected lines held behind a line whose look-ahead is not settled yet, at most: a thousand
@@ -426,7 +383,9 @@ export async function* readRecordingChunks(files: string | readonly string[], op
     let source: AsyncGenerator<SourceChunk> | undefined;
     try {
       const compressed = await isGzip(fh);
-      source = compressed ? gunzipChunks(fh, size) : plainChunks(fh, size);
+      // Each output chunk of inflate is its own region of memory, never written again, so views
+      // of it stay valid.
+      source = compressed ? gzipText(plainChunks(fh, size), Math.max(constants.Z_MIN_CHUNK, Math.min(size, GUNZIP_CHUNK))) : plainChunks(fh, size);
       // The start of a line cut by the last read(s): its parts (copied, so the views of their
       // buffers can end), its length and whether it ends in "\r" (half of a "\r\n" that the
       // next read may complete). Past the cap the parts are dropped and only counted; a "\r" at
@@ -438,6 +397,9 @@ export async function* readRecordingChunks(files: string | readonly string[], op
       let atStart = true;
       // Why a compressed file ends before its end (cut off, corrupt): the rest of it is unreadable.
       let broken: string | undefined;
+      // Bytes after the last whole gzip member that are not gzip data: every line before them
+      // is read, then they are reported (gzip itself warns "trailing garbage ignored").
+      let trailing: string | undefined;
       // Bytes of the file and of its (decompressed) text since the last lines were yielded: a
       // compressed file's lines are sized by their share of the file, for progress.
       let srcBytes = 0;
@@ -454,6 +416,10 @@ export async function* readRecordingChunks(files: string | readonly string[], op
         try {
           next = await source.next();
         } catch (e) {
+          if (e instanceof TrailingData) {
+            trailing = `${e.message}: ignored`;
+            break;
+          }
           const code = zlibCode(e);
           if (!code) throw e;
           const what = code === 'Z_BUF_ERROR' ? 'compressed data cut off' : 'compressed data corrupt';
@@ -507,6 +473,11 @@ export async function* readRecordingChunks(files: string | readonly string[], op
         const length = carried - (carryEndsInCr ? 1 : 0);
         if (length > maxLine) tooLong(length, out);
         else takeText(Buffer.concat(carry).toString('utf8'), out, false);
+        if (out.length > 0) yield sized(out);
+      }
+      if (trailing !== undefined) {
+        const out: ReadItem[] = [];
+        reject({ ok: false, line: line + 1, file, size: 0, reason: trailing }, out);
         if (out.length > 0) yield sized(out);
       }
     } finally {

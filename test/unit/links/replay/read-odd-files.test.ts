@@ -1,6 +1,6 @@
 import { closeSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, writeSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { constants, gunzipSync, gzipSync } from 'node:zlib';
+import { constants, crc32, gunzipSync, gzipSync } from 'node:zlib';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { firstTime, HEAD_LINES, MAX_LINE_BYTES, NotARecordingError, printable, readRecording, readRecordingChunks, type ReadItem, type ReadOptions } from '../../../../src/links/replay/read-recording.js';
@@ -206,6 +206,62 @@ describe('reading a gzip-compressed recording', () => {
     expect(whole).toBeGreaterThan(5_000);
     expect(items.filter((i) => i.ok)).toHaveLength(whole);
     expect(items.at(-1)).toMatchObject({ ok: false, line: whole + 1, reason: expect.stringMatching(/^compressed data cut off/) });
+  });
+
+  it('reads every line before bytes that are not gzip data, then reports them once', async () => {
+    // gunzip read on into such bytes in the step that ended the member and lost that step's text.
+    for (const chunkBytes of [7, 1000, 1 << 20]) {
+      for (const last of [`${connect(9)}\n`, connect(9)]) {
+        const zipped = Buffer.concat([gzipSync(`${connect(1)}\n${connect(2)}\n`), gzipSync(last), Buffer.alloc(3), Buffer.from('not gzip')]);
+        expect(brief(await read(zipped, { chunkBytes }))).toEqual([
+          { line: 1, ok: true },
+          { line: 2, ok: true },
+          { line: 3, ok: true },
+          { line: 4, reason: '8 bytes after the end of the compressed data are not gzip data: ignored', size: 0 },
+        ]);
+      }
+    }
+    // Zero bytes after the data are padding, as gzip has it.
+    expect(brief(await read(Buffer.concat([gzipSync(`${connect(1)}\n`), Buffer.alloc(1000)])))).toEqual([{ line: 1, ok: true }]);
+    expect(brief(await read(Buffer.concat([gzipSync(`${connect(1)}\n`), Buffer.from([0x1f])])))).toEqual([
+      { line: 1, ok: true },
+      { line: 2, reason: '1 byte after the end of the compressed data is not gzip data: ignored', size: 0 },
+    ]);
+  });
+
+  it('reads a header with a name, a comment, extra data and its own checksum', async () => {
+    const body = gzipSync(`${connect(1)}\n${connect(2)}\n`).subarray(10);
+    const head = (hcrc?: number) => {
+      const fixed = Buffer.from([0x1f, 0x8b, 8, 4 | 8 | 16 | (hcrc === undefined ? 0 : 2), 0, 0, 0, 0, 0, 3]);
+      const h = Buffer.concat([fixed, Buffer.from([3, 0, 1, 2, 3]), Buffer.from('traffic.ndjson\0'), Buffer.from('recorded at the edge\0')]);
+      return hcrc === undefined ? h : Buffer.concat([h, Buffer.from([hcrc & 0xff, hcrc >> 8])]);
+    };
+    expect(brief(await read(Buffer.concat([head(), body]), { chunkBytes: 7 }))).toEqual([{ line: 1, ok: true }, { line: 2, ok: true }]);
+    // The checksum covers the header up to it, its flag included.
+    const sum = crc32(head(0).subarray(0, -2)) & 0xffff;
+    // zlib agrees the file is good.
+    expect(gunzipSync(Buffer.concat([head(sum), body])).toString()).toBe(`${connect(1)}\n${connect(2)}\n`);
+    expect(brief(await read(Buffer.concat([head(sum), body]), { chunkBytes: 7 }))).toEqual([{ line: 1, ok: true }, { line: 2, ok: true }]);
+    expect(brief(await read(Buffer.concat([head(sum ^ 1), body])))).toEqual([
+      { line: 1, reason: 'compressed data corrupt (header crc mismatch): the rest of this file is not read', size: 0 },
+    ]);
+  });
+
+  it('checks each member\'s checksum and length, and reports a member cut in its trailer', async () => {
+    const good = gzipSync(`${connect(1)}\n`);
+    const member = (edit: (b: Buffer) => void) => {
+      const b = Buffer.from(gzipSync(`${connect(2)}\n${connect(3)}\n`));
+      edit(b);
+      return b;
+    };
+    const verdicts = async (file: Buffer) => brief(await read(file)).map((i) => ('reason' in i ? i.reason : i.line));
+    // The text of a member is given as it is inflated; a bad checksum at its end is reported after it.
+    expect(await verdicts(Buffer.concat([good, member((b) => { b[b.length - 8]! ^= 1; })]))).toEqual([1, 2, 3, 'compressed data corrupt (incorrect data check): the rest of this file is not read']);
+    expect(await verdicts(Buffer.concat([good, member((b) => { b[b.length - 1]! ^= 1; })]))).toEqual([1, 2, 3, 'compressed data corrupt (incorrect length check): the rest of this file is not read']);
+    const whole = member(() => undefined);
+    // Cut in the trailer, or right before it.
+    for (const cut of [3, 8]) expect(await verdicts(Buffer.concat([good, whole.subarray(0, whole.length - cut)]))).toEqual([1, 2, 3, 'compressed data cut off (unexpected end of file): the rest of this file is not read']);
+    expect(await verdicts(Buffer.concat([good, whole.subarray(0, 6)]))).toEqual([1, 'compressed data cut off (unexpected end of file): the rest of this file is not read']);
   });
 
   it('closes the file when its first read fails (a part that is a folder)', async () => {
