@@ -50,8 +50,11 @@ function sentConfiguration(details: string): { uuid: number; config: JsonObject 
  * lines remain, at `--speed N` a scaled clock runs N times faster than the wall. After the last
  * line `followWallTime()` lets either run on at wall speed, from where it is (the service keeps
  * serving, and a command's timeout or a device's timer takes as long as on a live service).
+ * With `catchUp` (a replay placed to end now, replayClock), a virtual clock first runs on to that
+ * clock's now: the replay's last line played at the time it started, and its seconds of playing
+ * would otherwise leave the service that far behind the wall for good.
  */
-export function replayDriver(clock: Clock): { clock: Clock; stop(): void; followWallTime(): void } {
+export function replayDriver(clock: Clock, opts: { catchUp?: Clock } = {}): { clock: Clock; stop(): void; followWallTime(): void } {
   let timer: ReturnType<typeof setInterval> | undefined;
   return {
     clock,
@@ -62,6 +65,8 @@ export function replayDriver(clock: Clock): { clock: Clock; stop(): void; follow
         return clock.holdAt(undefined);
       }
       if (!(clock instanceof VirtualClock) || timer) return;
+      const wall = opts.catchUp?.now();
+      if (wall !== undefined && wall > clock.now()) clock.runUntil(wall);
       let last = Date.now();
       timer = setInterval(() => {
         const now = Date.now();

@@ -256,8 +256,14 @@ export function replayProgressBar(stream: NodeJS.WritableStream, files: readonly
 
 /**
  * The process clock of a replay (also for `serve --replay`): a VirtualClock at 'max', else wall
- * time times `speed`; it starts at the first recorded time with keepTime, at the wall's now
- * otherwise. The fleet, the pipelines and `startReplay` must all get this one clock.
+ * time times `speed`. With keepTime it starts at the first recorded time. Otherwise the recording
+ * is placed so that its last line plays when the replay should end: now at 'max' (the replay
+ * takes seconds), its span / speed from now when paced. So the history a replay writes ends at
+ * the wall's time, not past it, and `serve`'s clock after the replay is the wall's; a replay
+ * faster than real time whose first line played now wrote rows up to its span minus its own
+ * duration into the future (an hour at 'max': every row dated up to an hour ahead, and serve's
+ * `uptime` an hour after thirteen seconds). The fleet, the pipelines and `startReplay` must all
+ * get this one clock.
  */
 export async function replayClock(input: ReplayInput, speed: number | 'max', keepTime: boolean | undefined, wall: Clock = wallClock): Promise<VirtualClock | ScaledClock> {
   let first: number | undefined;
@@ -269,7 +275,11 @@ export async function replayClock(input: ReplayInput, speed: number | 'max', kee
     throw e;
   }
   const t0 = first ?? wall.now();
-  const start = keepTime ? t0 : wall.now();
+  const last = keepTime || first === undefined ? undefined : await lastTime(input.files);
+  const span = last === undefined ? 0 : Math.max(0, last - t0);
+  // How far ahead of the wall the last line would play if the first played now (none at speed <= 1).
+  const ahead = speed === 'max' ? span : Math.max(0, span - span / speed);
+  const start = keepTime ? t0 : wall.now() - ahead;
   if (speed === 'max') return new VirtualClock(start);
   // Held at the start until the first line plays (startReplay moves the hold line by line), so
   // the time the data dir and the fleet take to open does not run N times faster ahead of it.

@@ -98,7 +98,7 @@ export async function startServe(config: Readonly<ServeConfig>, io: ServeIo): Pr
     if (recordedOver) throw new ConfigError(`--record: ${config.record} would overwrite ${input!.stream ? input!.name : recordedOver}, which --replay reads; record to another file`);
     // One clock for the whole process: REST time stamps, actors, simulator, replay and pipelines.
     driver = input
-      ? replayDriver(await replayClock(input, config.speed, config.keepTime, io.clock ?? wallClock))
+      ? replayDriver(await replayClock(input, config.speed, config.keepTime, io.clock ?? wallClock), { catchUp: config.keepTime ? undefined : io.clock ?? wallClock })
       : processClock(config.sim ? config.speed : 1, io.clock ?? wallClock);
     store = await openDataDir(config.dataDir);
   } catch (e) {

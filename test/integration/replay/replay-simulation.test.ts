@@ -122,14 +122,22 @@ describe('airtwin replay of a seeded simulation (lab, seed 7, 10 simulated minut
     expect(await modelOf(join(dir, 'data-2'))).toEqual(a);
   });
 
-  it('shifts the first line to now unless --keep-time', async () => {
-    const firstT = (JSON.parse(readFileSync(file, "utf8").split("\n")[0]!) as { t: number }).t;
+  it('places the recording so its last line plays now, unless --keep-time', async () => {
+    const recorded = readFileSync(file, 'utf8').trim().split('\n');
+    const [firstT, lastT] = [recorded[0]!, recorded.at(-1)!].map((l) => (JSON.parse(l) as { t: number }).t) as [number, number];
     const kept = await runReplay({ file, dataDir: join(dir, 'data-3'), speed: 'max', keepTime: true }, { out: sink(), clock: fixedWall });
     const started = (r: ReplayResult) => Math.min(...Object.values(r.devices).map((d) => d.status.started));
+    const lastContact = (r: ReplayResult) => Math.max(...Object.values(r.devices).map((d) => d.status.lastContact));
     expect(started(kept) * 1000).toBeGreaterThanOrEqual(Math.floor(firstT / 1000) * 1000); // started is in seconds
     expect(started(kept) * 1000).toBeLessThan(firstT + 60_000);
-    expect(started(first) * 1000).toBeGreaterThanOrEqual(fixedWall.now());
-    expect(started(first) * 1000).toBeLessThan(fixedWall.now() + 60_000);
+    expect(lastContact(kept) * 1000).toBeLessThanOrEqual(lastT);
+    // Without --keep-time the recording ends now: nothing the replay wrote is dated after it
+    // (its first line playing now dated the last ten minutes ahead of the wall).
+    const now = fixedWall.now();
+    expect(lastContact(first) * 1000).toBeLessThanOrEqual(now);
+    expect(lastContact(first) * 1000).toBeGreaterThan(now - 60_000);
+    expect(started(first) * 1000).toBeGreaterThanOrEqual(Math.floor((now - (lastT - firstT)) / 1000) * 1000);
+    expect(started(first) * 1000).toBeLessThan(now - (lastT - firstT) + 60_000);
   });
 
   it('says before a --keep-time replay when the data dir already holds rows of the recording\'s devices and time', async () => {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { constants, crc32, gunzipSync, gzipSync } from 'node:zlib';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { firstTime, HEAD_LINES, MAX_LINE_BYTES, NotARecordingError, printable, readRecording, readRecordingChunks, type ReadItem, type ReadOptions } from '../../../../src/links/replay/read-recording.js';
+import { firstTime, HEAD_LINES, lastTime, MAX_LINE_BYTES, NotARecordingError, printable, readRecording, readRecordingChunks, type ReadItem, type ReadOptions } from '../../../../src/links/replay/read-recording.js';
 
 /** Files that are not quite recordings: very long lines, a byte order mark, binary bytes. */
 
@@ -262,6 +262,24 @@ describe('reading a gzip-compressed recording', () => {
     // Cut in the trailer, or right before it.
     for (const cut of [3, 8]) expect(await verdicts(Buffer.concat([good, whole.subarray(0, whole.length - cut)]))).toEqual([1, 2, 3, 'compressed data cut off (unexpected end of file): the rest of this file is not read']);
     expect(await verdicts(Buffer.concat([good, whole.subarray(0, 6)]))).toEqual([1, 'compressed data cut off (unexpected end of file): the rest of this file is not read']);
+  });
+
+  it('finds the last recorded time at the end of a gzip part as at the end of the plain one', async () => {
+    const file = (content: string | Buffer) => {
+      const f = join(dir, `f${n++}.ndjson`);
+      writeFileSync(f, content);
+      return f;
+    };
+    // More than the MiB of text lastTime looks through, and a last line that is not a recording line.
+    const many = `${Array.from({ length: 30_000 }, (_, t) => connect(t * 1000)).join('\n')}\n{"t":"oops"}\n`;
+    expect(await lastTime(file(many))).toBe(29_999_000);
+    expect(await lastTime(file(gzipSync(many)))).toBe(29_999_000);
+    expect(await lastTime([file(`${connect(5)}\n`), file(Buffer.concat([gzipSync(many), Buffer.from('junk')]))])).toBe(29_999_000);
+    // Cut off: the last whole line before the cut.
+    const zipped = gzipSync(many);
+    const cut = gunzipSync(zipped.subarray(0, zipped.length >> 1), { finishFlush: constants.Z_SYNC_FLUSH }).toString().split('\n');
+    const before = (JSON.parse(cut.at(-2)!) as { t: number }).t;
+    expect(await lastTime(file(zipped.subarray(0, zipped.length >> 1)))).toBe(before);
   });
 
   it('closes the file when its first read fails (a part that is a folder)', async () => {
