@@ -52,6 +52,23 @@ describe('gzipText', () => {
     }), { numRuns: 60 });
   });
 
+  it('finds the end of a member whose deflate data ends exactly where a read does', async () => {
+    const first = 'hello world\n'.repeat(5000);
+    const a = gzipSync(first);
+    const file = Buffer.concat([a, gzipSync('second\n')]);
+    // Reads that end at the deflate data's end (8 bytes before the member's), inside the
+    // trailer, at the member's end, and one byte short of it.
+    for (const cut of [[a.length - 8, 8], [a.length - 8, 4], [a.length, 10_000], [a.length - 1, 10_000]]) {
+      const r = await decode(file, cut, 65_536);
+      expect(r.error).toBeUndefined();
+      expect(r.text.toString()).toBe(`${first}second\n`);
+    }
+    // A member whose file ends right after its deflate data: its text, then a cut.
+    const r = await decode(a.subarray(0, a.length - 8), [a.length - 8], 65_536);
+    expect(r.text.toString()).toBe(first);
+    expect(r.error).toMatchObject({ code: 'Z_BUF_ERROR' });
+  });
+
   it('gives every byte of text before bytes that are not gzip data, then says how many there are', async () => {
     const garbage = fc.uint8Array({ minLength: 1, maxLength: 300 }).filter((g) => g[0] !== 0 && !(g[0] === 0x1f && g[1] === 0x8b));
     await fc.assert(fc.asyncProperty(fc.array(member, { minLength: 1, maxLength: 3 }), garbage, cuts, chunkSize, async (members, junk, cut, size) => {
