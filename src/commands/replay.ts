@@ -259,7 +259,9 @@ export function replayProgressBar(stream: NodeJS.WritableStream, files: readonly
  * time times `speed`. With keepTime it starts at the first recorded time. Otherwise the recording
  * is placed so that its last line plays when the replay should end: now at 'max' (the replay
  * takes seconds), its span / speed from now when paced. So the history a replay writes ends at
- * the wall's time, not past it, and `serve`'s clock after the replay is the wall's; a replay
+ * the wall's time, not past it, and `serve`'s clock after the replay is at or behind the wall's
+ * (at 'max' it then catches up, replayDriver; a paced one stays behind by its start-up time,
+ * and below speed 1 by span × (1 / speed - 1), as before); a replay
  * faster than real time whose first line played now wrote rows up to its span minus its own
  * duration into the future (an hour at 'max': every row dated up to an hour ahead, and serve's
  * `uptime` an hour after thirteen seconds). The fleet, the pipelines and `startReplay` must all

@@ -52,6 +52,23 @@ describe('gzipText', () => {
     }), { numRuns: 60 });
   });
 
+  it('counts junk after the data up to 64 MiB, not to the end of the file', async () => {
+    async function* big(): AsyncGenerator<FileChunk> {
+      yield { data: gzipSync('a\n') };
+      // 100 MiB of junk that is never all read.
+      for (let i = 0; i < 100; i++) yield { data: Buffer.alloc(1 << 20, 0x41) };
+    }
+    const parts: Buffer[] = [];
+    let error: unknown;
+    try {
+      for await (const c of gzipText(big(), 65_536)) parts.push(c.data);
+    } catch (e) {
+      error = e;
+    }
+    expect(Buffer.concat(parts).toString()).toBe('a\n');
+    expect(error).toMatchObject({ bytes: 64 * 1024 * 1024, atLeast: true, message: 'at least 67108864 bytes after the end of the compressed data are not gzip data' });
+  });
+
   it('finds the end of a member whose deflate data ends exactly where a read does', async () => {
     const first = 'hello world\n'.repeat(5000);
     const a = gzipSync(first);

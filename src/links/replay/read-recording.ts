@@ -570,16 +570,24 @@ export async function firstTime(files: string | readonly string[]): Promise<numb
 const TAIL_BYTES = 1024 * 1024;
 
 /**
- * Time of the last valid line of a recording, read from the end of its last part (its last MiB
- * of text); undefined when there is no valid line there. A plain part's end is read directly; a
- * gzip part's only by inflating all of it (~0.3 s for an hour of a 200-AP venue, 12 MB). For
- * placing a replay and for notes about the span a recording covers.
+ * Time of the last line a replay of the recording would play, read from the end of its last
+ * part with a valid line there (its last MiB of text; a rotation that had just begun leaves an
+ * empty last part); undefined when there is none. A plain part's end is read directly; a gzip
+ * part's only by inflating all of it (~0.3 s for an hour of a 200-AP venue, 12 MB). For placing
+ * a replay and for notes about the span a recording covers.
  */
 export async function lastTime(files: string | readonly string[]): Promise<number | undefined> {
   const list = typeof files === 'string' ? [files] : files;
-  const last = list.at(-1);
-  if (last === undefined) return undefined;
-  const fh = await open(last, 'r');
+  for (let part = list.length - 1; part >= 0; part--) {
+    const t = lastKeptTime(await tailTimes(list[part]!));
+    if (t !== undefined) return t;
+  }
+  return undefined;
+}
+
+/** The times of the valid lines in the last MiB of text of `file`, in order. */
+async function tailTimes(file: string): Promise<number[]> {
+  const fh = await open(file, 'r');
   try {
     let tail: Buffer;
     if (await isGzip(fh)) {
@@ -602,14 +610,34 @@ export async function lastTime(files: string | readonly string[]): Promise<numbe
       const { bytesRead } = await fh.read(tail, 0, tail.length, size - tail.length);
       tail = tail.subarray(0, bytesRead);
     }
-    const lines = tail.toString('utf8').split('\n');
-    // The first piece may be the end of a line cut by the read: it is tried last, like any other.
-    for (let i = lines.length - 1; i >= 0; i--) {
-      const parsed = lines[i]!.trim() === '' ? undefined : parseLine(lines[i]!.replace(/\r$/, ''), -Infinity);
-      if (parsed && 'rec' in parsed) return parsed.rec.t;
+    const times: number[] = [];
+    // The first piece may be the end of a line cut by the read: if it parses, it is a line.
+    for (const line of tail.toString('utf8').split('\n')) {
+      const parsed = line.trim() === '' ? undefined : parseLine(line.replace(/\r$/, ''), -Infinity);
+      if (parsed && 'rec' in parsed) times.push(parsed.rec.t);
     }
-    return undefined;
+    return times;
   } finally {
     await fh.close();
   }
+}
+
+/**
+ * The last of `times` that the reader's ordering keeps: a time earlier than the one kept before
+ * it is rejected (`t goes backwards`), and a time P followed by an earlier N is settled by the one
+ * after N, as the reader settles it (not earlier than P: N came late; earlier: P jumped ahead and
+ * is dropped). A last time that jumps ahead has nothing after it to judge it and is kept, as the
+ * replay plays it.
+ */
+export function lastKeptTime(times: readonly number[]): number | undefined {
+  let last: number | undefined;
+  for (let i = 0; i < times.length; i++) {
+    const p = times[i]!;
+    if (last !== undefined && p < last) continue;
+    const n = times[i + 1];
+    const after = times[i + 2];
+    if (n !== undefined && n < p && after !== undefined && after < p) continue;
+    last = p;
+  }
+  return last;
 }

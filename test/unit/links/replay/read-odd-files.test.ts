@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { constants, crc32, gunzipSync, gzipSync } from 'node:zlib';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { firstTime, HEAD_LINES, lastTime, MAX_LINE_BYTES, NotARecordingError, printable, readRecording, readRecordingChunks, type ReadItem, type ReadOptions } from '../../../../src/links/replay/read-recording.js';
+import { firstTime, HEAD_LINES, lastKeptTime, lastTime, MAX_LINE_BYTES, NotARecordingError, printable, readRecording, readRecordingChunks, type ReadItem, type ReadOptions } from '../../../../src/links/replay/read-recording.js';
 
 /** Files that are not quite recordings: very long lines, a byte order mark, binary bytes. */
 
@@ -280,6 +280,22 @@ describe('reading a gzip-compressed recording', () => {
     const cut = gunzipSync(zipped.subarray(0, zipped.length >> 1), { finishFlush: constants.Z_SYNC_FLUSH }).toString().split('\n');
     const before = (JSON.parse(cut.at(-2)!) as { t: number }).t;
     expect(await lastTime(file(zipped.subarray(0, zipped.length >> 1)))).toBe(before);
+    // A rotation that had just begun: the last part is empty, the end is in the one before.
+    expect(await lastTime([file(many), file('')])).toBe(29_999_000);
+    expect(await lastTime([file(''), file('\n\n')])).toBeUndefined();
+    // A last line that goes backwards is one the replay rejects: it does not end the recording.
+    expect(await lastTime(file(`${connect(100)}\n${connect(200)}\n${connect(150)}\n`))).toBe(200);
+  });
+
+  it('ends a recording at the last time the reader would keep', () => {
+    expect(lastKeptTime([])).toBeUndefined();
+    expect(lastKeptTime([100, 200, 150])).toBe(200);
+    // A time that jumps ahead with earlier ones after it is dropped, as the reader drops it...
+    expect(lastKeptTime([100, 110, 9999, 120, 130])).toBe(130);
+    // ...a late one between two in order is rejected...
+    expect(lastKeptTime([100, 200, 150, 210])).toBe(210);
+    // ...and a last one has nothing after it to judge it.
+    expect(lastKeptTime([100, 110, 9999])).toBe(9999);
   });
 
   it('closes the file when its first read fails (a part that is a folder)', async () => {
