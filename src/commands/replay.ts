@@ -261,11 +261,10 @@ export function replayProgressBar(stream: NodeJS.WritableStream, files: readonly
  * takes seconds), its span / speed from now when paced. So the history a replay writes ends at
  * the wall's time, not past it, and `serve`'s clock after the replay is at or behind the wall's
  * (at 'max' it then catches up, replayDriver; a paced one stays behind by its start-up time,
- * and below speed 1 by span × (1 / speed - 1), as before); a replay
- * faster than real time whose first line played now wrote rows up to its span minus its own
- * duration into the future (an hour at 'max': every row dated up to an hour ahead, and serve's
- * `uptime` an hour after thirteen seconds). The fleet, the pipelines and `startReplay` must all
- * get this one clock.
+ * and below speed 1 by span × (1 / speed - 1), as before); a replay faster than real time whose
+ * first line played now wrote rows up to its span minus its own duration into the future (an
+ * hour at 'max': every row dated up to an hour ahead). The fleet, the pipelines and
+ * `startReplay` must all get this one clock.
  */
 export async function replayClock(input: ReplayInput, speed: number | 'max', keepTime: boolean | undefined, wall: Clock = wallClock): Promise<VirtualClock | ScaledClock> {
   let first: number | undefined;
@@ -277,10 +276,12 @@ export async function replayClock(input: ReplayInput, speed: number | 'max', kee
     throw e;
   }
   const t0 = first ?? wall.now();
-  const last = keepTime || first === undefined ? undefined : await lastTime(input.files);
+  // How far ahead of the wall the last line would play if the first played now: only a replay
+  // faster than real time gets ahead, so only then is the end read (a gzip part is inflated for it).
+  const faster = speed === 'max' || speed > 1;
+  const last = keepTime || !faster || first === undefined ? undefined : await lastTime(input.files);
   const span = last === undefined ? 0 : Math.max(0, last - t0);
-  // How far ahead of the wall the last line would play if the first played now (none at speed <= 1).
-  const ahead = speed === 'max' ? span : Math.max(0, span - span / speed);
+  const ahead = speed === 'max' ? span : span - span / speed;
   const start = keepTime ? t0 : wall.now() - ahead;
   if (speed === 'max') return new VirtualClock(start);
   // Held at the start until the first line plays (startReplay moves the hold line by line), so

@@ -97,9 +97,10 @@ export async function startServe(config: Readonly<ServeConfig>, io: ServeIo): Pr
     const recordedOver = config.record && replayFiles ? replayFileRecordedOver(config.record, replayFiles) : undefined;
     if (recordedOver) throw new ConfigError(`--record: ${config.record} would overwrite ${input!.stream ? input!.name : recordedOver}, which --replay reads; record to another file`);
     // One clock for the whole process: REST time stamps, actors, simulator, replay and pipelines.
+    const wall = io.clock ?? wallClock;
     driver = input
-      ? replayDriver(await replayClock(input, config.speed, config.keepTime, io.clock ?? wallClock), { catchUp: config.keepTime ? undefined : io.clock ?? wallClock })
-      : processClock(config.sim ? config.speed : 1, io.clock ?? wallClock);
+      ? replayDriver(await replayClock(input, config.speed, config.keepTime, wall), { catchUp: config.keepTime ? undefined : wall })
+      : processClock(config.sim ? config.speed : 1, wall);
     store = await openDataDir(config.dataDir);
   } catch (e) {
     input?.dispose();

@@ -233,6 +233,14 @@ async function* plainChunks(fh: FileHandle, size: number): AsyncGenerator<Source
 const GUNZIP_CHUNK = 64 * 1024;
 
 /**
+ * A gzip file's text, read `size` bytes of the file at a time (gzip-text.ts). Each output chunk
+ * of inflate is its own region of memory, never written again, so views of it stay valid.
+ */
+function gzipChunks(fh: FileHandle, size: number): AsyncGenerator<SourceChunk> {
+  return gzipText(plainChunks(fh, size), Math.max(constants.Z_MIN_CHUNK, Math.min(size, GUNZIP_CHUNK)));
+}
+
+/**
  * Rejected lines held behind a line whose look-ahead is not settled yet, at most: a thousand
  * lines of garbage between two lines is no clock glitch the look-ahead could tell.
  */
@@ -383,9 +391,7 @@ export async function* readRecordingChunks(files: string | readonly string[], op
     let source: AsyncGenerator<SourceChunk> | undefined;
     try {
       const compressed = await isGzip(fh);
-      // Each output chunk of inflate is its own region of memory, never written again, so views
-      // of it stay valid.
-      source = compressed ? gzipText(plainChunks(fh, size), Math.max(constants.Z_MIN_CHUNK, Math.min(size, GUNZIP_CHUNK))) : plainChunks(fh, size);
+      source = compressed ? gzipChunks(fh, size) : plainChunks(fh, size);
       // The start of a line cut by the last read(s): its parts (copied, so the views of their
       // buffers can end), its length and whether it ends in "\r" (half of a "\r\n" that the
       // next read may complete). Past the cap the parts are dropped and only counted; a "\r" at
@@ -595,7 +601,7 @@ async function tailTimes(file: string): Promise<number[]> {
       const kept: Buffer[] = [];
       let bytes = 0;
       try {
-        for await (const { data } of gzipText(plainChunks(fh, CHUNK_BYTES), GUNZIP_CHUNK)) {
+        for await (const { data } of gzipChunks(fh, CHUNK_BYTES)) {
           kept.push(data);
           bytes += data.length;
           while (kept.length > 1 && bytes - kept[0]!.length >= TAIL_BYTES) bytes -= kept.shift()!.length;
