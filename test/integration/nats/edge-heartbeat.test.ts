@@ -54,14 +54,19 @@ describe('serve watches the edges beat', () => {
     await expect(serve.svc.ping('a0b1c2000071')).rejects.toMatchObject({ code: 'DEVICE_OFFLINE' });
     expect(serve.fleet.status('a0b1c2000072')?.connected).toBe(true);
     expect(serve.manager.status()).toMatchObject({ edges: 1, edgesLost: 1 });
+    // The healthy edge beats from this process: left running, the next test's busy spell would
+    // stop its beats too, and whether its first beat after it got through NATS and back before
+    // serve judged it was a race with the nats-server process (CI lost it: edgesLost 2, not 1).
+    await healthy.stop();
+    expect(await waitFor(() => serve.manager.status().edges === 0)).toBe(true);
   });
 
   it('reads a beat waiting in its socket before it judges an edge, when serve itself was busy past the deadline', async () => {
     // The edge beats from another process, so its beats reach serve's socket while serve is busy.
-    // It says it beats every second (a deadline of 3 s) and beats every 100 ms: on a loaded 2-core
-    // CI machine (other test files' servers on both vCPUs) the beating process itself was starved
-    // past a deadline of 300 ms, then of 750 ms (edgesLost 2, not 1). Now only a stall of seconds
-    // would do that, while serve's own busy spell still outlasts the deadline.
+    // It says it beats every second (a deadline of 3 s) and beats every 100 ms, so only a stall of
+    // seconds of that process could make it miss one, while serve's busy spell outlasts the
+    // deadline. No edge of this process may be left beating here: the busy spell stops its beats
+    // too (the first test stops its healthy edge).
     const script = `import { connect } from 'nats';
 const nc = await connect({ servers: ${JSON.stringify(nats.url)} });
 const beat = () => nc.publish(${JSON.stringify(EDGE_ALIVE_SUBJECT)}, JSON.stringify({ edge: 'edge-elsewhere', at: Date.now(), intervalMs: 1000, sessions: 0 }));

@@ -65,12 +65,14 @@ export async function startEdgeSide(url: string, opts: { tls?: EdgeTls; limits?:
     port: 0, host: '127.0.0.1', nats: nc, logger: silentLogger, tls: opts.tls, limits: opts.limits, heartbeatMs: opts.heartbeatMs,
     certificates: opts.allowMismatch === undefined ? {} : { allowMismatch: opts.allowMismatch },
   });
+  // Stopping twice (a test, then its cleanup) stops once.
+  let stopped: Promise<void> | undefined;
   return {
     edge, nc,
-    stop: async () => {
+    stop: () => (stopped ??= (async () => {
       await edge.close();
       await nc.drain().catch(() => undefined);
-    },
+    })()),
   };
 }
 
