@@ -22,6 +22,7 @@ import { TABLES, type Row, type TableName } from '../src/pipelines/tables.js';
 import type { DeviceLink, LinkEvent } from '../src/protocol/device-link.js';
 import type { NotificationFrame } from '../src/protocol/frame.js';
 import { Store } from '../src/store/duckdb.js';
+import { describeMachine } from './_machine.js';
 import { report, median } from './_report.js';
 
 const ROUNDS = Number(process.env.INGEST_BENCH_ROUNDS ?? 3);
@@ -41,6 +42,7 @@ for (let i = 0; i < FRAMES_PER_AP; i++) {
 }
 const bytes = frames.reduce((s, f) => s + JSON.stringify(f.frame).length, 0);
 console.log(`ingest: ${frames.length} state frames of '${scenario.name}' (${venue.aps.length} APs, ${venue.clients.length} stations), avg ${(bytes / frames.length / 1024).toFixed(1)} KB`);
+await describeMachine();
 
 /** A DeviceLink the bench pushes frames into, as a NATS or websocket link would deliver them. */
 class PushLink implements DeviceLink {

@@ -21,6 +21,7 @@ import { runReplay } from '../src/commands/replay.js';
 import { runSimulate } from '../src/commands/simulate.js';
 import { Store } from '../src/store/duckdb.js';
 import { appendRaw, readAppendedRows, type TableRows } from './_raw-appender.js';
+import { describeMachine } from './_machine.js';
 import { report, median } from './_report.js';
 
 const HOURS = Number(process.env.REPLAY_BENCH_HOURS ?? 1);
@@ -41,6 +42,7 @@ async function readRows(dataDir: string): Promise<TableRows[]> {
 
 try {
   console.log(`replay: record ${HOURS} simulated hour(s) of 'hall', replay it at --speed max into DuckDB, vs raw appenders for the same rows`);
+  await describeMachine();
   // Warm-up: a short lab recording replayed once, so the JIT and DuckDB have seen the paths.
   const warm = join(dir, 'warm.ndjson');
   await runSimulate({ scenario: 'lab', until: '10m', record: warm }, quiet());
