@@ -3,13 +3,13 @@
  * depends on it. The replay and ingest pipelines use a second thread (DuckDB's statements on the
  * libuv pool, V8's GC helpers) while their baselines run on one. Two vCPUs that are one core
  * shared (hyperthreads, an oversubscribed host) give the two threads ~1.4x the work of one, two
- * real cores ~2x, and the ratio follows: the replay bench gave 0.45-0.49 on the first kind and
- * 0.58-0.61 on the second with the same code (docs/record-replay.md, "Throughput").
+ * real cores ~2x, and the ratio follows: the replay bench gave 0.45-0.58 (median 0.50) on a 1.4x
+ * machine and 0.49-0.61 (median 0.59) on a 1.9x one (docs/record-replay.md, "Throughput").
  */
 import { availableParallelism, cpus } from 'node:os';
 import { Worker } from 'node:worker_threads';
 
-// A fixed amount of floating-point work; waits for 'go' so start-up is not timed.
+// A fixed amount of floating-point work, started by the message that gives its size, so a worker's start-up is not timed.
 const LOOP = `
 const { parentPort } = require('node:worker_threads');
 parentPort.once('message', (n) => {
