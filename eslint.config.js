@@ -18,6 +18,14 @@ export default tseslint.config(
     languageOptions: { globals: { process: 'readonly', console: 'readonly', URL: 'readonly' } },
   },
   {
+    // The venue view's page: plain ES modules run by the browser (web/venue-view).
+    files: ['web/**/*.js'],
+    languageOptions: {
+      globals: Object.fromEntries(['window', 'document', 'location', 'history', 'localStorage', 'fetch', 'WebSocket', 'URLSearchParams',
+        'performance', 'requestAnimationFrame', 'cancelAnimationFrame', 'setTimeout', 'setInterval', 'clearInterval'].map((g) => [g, 'readonly'])),
+    },
+  },
+  {
     // Tests read JSON answers whose shape the assertions check; `any` there is the honest type.
     files: ['bin/**', 'bench/**', 'test/**', '**/*.test.ts'],
     rules: { 'no-restricted-properties': 'off', '@typescript-eslint/no-explicit-any': 'off' },

@@ -38,6 +38,7 @@ import { clockScheduler } from '../pipelines/clock-scheduler.js';
 import { TelemetryRegistry } from '../gateway/telemetry.js';
 import { RTTY_DEFAULTS } from '../gateway/remote-session.js';
 import { startSimVenue, type SimVenue } from './sim-venue.js';
+import { venueView } from '../venue-view/index.js';
 import type { Fleet } from '../../actors/fleet.js';
 import type { CommandService } from '../../actors/command-service.js';
 
@@ -78,6 +79,12 @@ function storeRecordedOver(record: string, dataDir: string): string | undefined 
   const target = realPathOf(record);
   const db = storeFile(dataDir);
   return [db, `${db}.wal`].find((f) => sameFile(record, f) || (target !== undefined && realPathOf(f) === target));
+}
+
+/** The port a service listens on, once it does. */
+function listeningOn(app: FastifyInstance, tls: boolean): { port: number; tls: boolean } | undefined {
+  const address = app.server.address();
+  return address !== null && typeof address === 'object' ? { port: address.port, tls } : undefined;
 }
 
 /** The composition root of `airtwin serve`: config -> store -> services -> listening sockets. */
@@ -207,7 +214,10 @@ export async function startServe(config: Readonly<ServeConfig>, io: ServeIo): Pr
     const gateway = await buildGateway({
       clock, store, devices, defaultConfigs, blacklist, radius, commands, deviceData, files, status: runtime.status, fleet, commandService, telemetry, logging,
       isBlacklisted: (serial) => blacklist.has(serial), version: VERSION, startedAt,
-    }, { ...common, health });
+    }, {
+      ...common, health,
+      extensions: [venueView({ clock, wall: wallClock, store, fleet, devices, venue: sim?.venue, zones: () => rrmStore.topology(), rrm: () => listeningOn(rrm, https !== undefined) })],
+    });
     closers.push(() => gateway.close());
     const rrmBase = { clock, store, logging, fleet, commandService, version: VERSION, startedAt };
     const rrmStore = await RrmStore.load(store, () => clock.now());
@@ -299,6 +309,7 @@ export async function startServe(config: Readonly<ServeConfig>, io: ServeIo): Pr
       const st = natsLinks.status();
       io.print(`  nats     ${config.nats} (real APs through \`airtwin edge\`), durable ${st.durable}, filter ${st.filter.join(',')}${st.filtering === 'client' ? ' (applied by this worker: see the log)' : ''}`);
     }
+    io.print(`  view     ${gatewayUrl}/${authenticator.generatedToken ? `#token=${authenticator.generatedToken}` : ''}`);
     if (authenticator.generatedToken) io.print(`  token    ${authenticator.generatedToken}   (send "Authorization: Bearer <token>")`);
 
     let closing: Promise<void> | undefined;

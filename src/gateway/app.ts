@@ -23,6 +23,17 @@ export interface GatewayOptions {
   certificateFiles: string[];
   https?: { cert: Buffer; key: Buffer };
   health: HealthSources;
+  /** Features served beside the API (the venue view): registered after the gateway's own routes. */
+  extensions?: readonly GatewayExtension[];
+}
+
+/**
+ * Something served on the gateway port beside its API: `root` routes need no token (pages,
+ * files); `api` routes go under /api/v1 with the gateway's auth and its websocket support.
+ */
+export interface GatewayExtension {
+  root?(app: FastifyInstance): Promise<void>;
+  api?(api: FastifyInstance): Promise<void>;
 }
 
 /** The device gateway as a Fastify instance, not yet listening (tests inject or listen on port 0). */
@@ -37,6 +48,7 @@ export async function buildGateway(deps: GatewayDeps, opts: GatewayOptions): Pro
     https: opts.https,
   });
   await healthRoutes(app, deps, opts.health);
+  for (const ext of opts.extensions ?? []) await ext.root?.(app);
   await registerApi(app, opts.authenticator, async (api) => {
     // First: it registers @fastify/websocket, whose upgrade handling the later routes rely on.
     await registerTelemetryRoutes(api, { telemetry: deps.telemetry });
@@ -45,6 +57,7 @@ export async function buildGateway(deps: GatewayDeps, opts: GatewayOptions): Pro
       await routes(api, deps);
     }
     await systemRoutes(api, { version: deps.version, startedAt: deps.startedAt, now: () => deps.clock.now(), logging: deps.logging, certificateFiles: opts.certificateFiles });
+    for (const ext of opts.extensions ?? []) await ext.api?.(api);
   });
   return app;
 }
