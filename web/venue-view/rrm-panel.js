@@ -76,9 +76,11 @@ export function RrmPanel({ api, aps, plan, onPlan, onApplied }) {
     setBusy(true);
     setError('');
     try {
-      const q = new URLSearchParams({ algorithm, venue: zone, mock: String(mock), args: `mode=${mode}` });
-      const answer = await api.rrm('PUT', `/runRRM?${q}`);
-      const d = planDiff(answer, aps);
+      // optimizeChannel / optimizeTxPower: GET, which every browser may send across origins
+      // (the RRM has its own port); runRRM is a PUT.
+      const q = new URLSearchParams({ mode, zone, dry_run: String(mock) });
+      const answer = await api.rrm('GET', `/${algorithm === 'OptimizeChannel' ? 'optimizeChannel' : 'optimizeTxPower'}?${q}`);
+      const d = planDiff(algorithm === 'OptimizeChannel' ? { ...answer, channelMap: answer.data } : { ...answer, txPowerMap: answer.data }, aps);
       onPlan({ ...d, answer, zone, algorithm, mode, applied: !mock });
       setApplied(!mock);
       if (!mock) onApplied();
