@@ -25,10 +25,10 @@ export async function newPage(browser: Browser): Promise<{ page: Page; errors: s
 /** Opens the venue view as the banner's URL does and waits until the APs are drawn. */
 export async function openVenueView(page: Page, gatewayUrl: string, token: string, drawn = 1): Promise<void> {
   await page.goto(`${gatewayUrl}/#token=${token}`);
-  await page.waitForFunction((n) => ((window as any).venueView?.placed?.length ?? 0) >= n, drawn);
+  await page.waitForFunction((n) => ((globalThis as any).venueView?.placed?.length ?? 0) >= n, drawn);
 }
 
 /** Canvas positions of the drawn APs (the page publishes them for tests and measurements). */
 export async function placedAps(page: Page): Promise<{ serial: string; x: number; y: number }[]> {
-  return page.evaluate(() => (window as any).venueView.placed);
+  return page.evaluate(() => (globalThis as any).venueView.placed);
 }
