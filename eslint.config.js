@@ -22,7 +22,7 @@ export default tseslint.config(
     files: ['web/**/*.js'],
     languageOptions: {
       globals: Object.fromEntries(['window', 'document', 'location', 'history', 'localStorage', 'fetch', 'WebSocket', 'URLSearchParams',
-        'performance', 'requestAnimationFrame', 'cancelAnimationFrame', 'setTimeout', 'setInterval', 'clearInterval'].map((g) => [g, 'readonly'])),
+        'performance', 'requestAnimationFrame', 'cancelAnimationFrame', 'setTimeout', 'setInterval', 'clearInterval', 'atob'].map((g) => [g, 'readonly'])),
     },
   },
   {

@@ -48,8 +48,8 @@ export interface HeatMap {
 export const COVERAGE_FLOOR_DBM = -100;
 /** Radios a point's serving radio is chosen among (the nearest). */
 export const NEAREST = 8;
-/** Largest grid (cells) a heat map computes: the hall's 200 x 120 m at 1.5 m. */
-export const MAX_CELLS = 12_000;
+/** Largest grid (cells) a heat map computes: the hall's 200 x 120 m at 2.5 m, a 60 x 30 m office at 1 m. */
+export const MAX_CELLS = 5_000;
 
 /** The cell size for a floor: 0.5 m steps, as fine as MAX_CELLS allows. */
 export function cellStep(width: number, depth: number, maxCells = MAX_CELLS): number {
@@ -158,4 +158,28 @@ export function heatSources(
   });
   for (const n of neighbours) out.push({ ap: -1, pos: n.pos, field: neighbourField(n.pos), band: n.band, channel: n.channel, width: n.width, txPower: n.txPower });
   return out;
+}
+
+/** No value in an encoded Int16 cell. */
+export const NO_VALUE = -32768;
+
+/**
+ * The answer's encoding: each layer as little-endian typed-array bytes in base64 (tenths for
+ * dBm and dB). A hall map is ~6,000 cells x 4 layers; as JSON numbers and nulls it took longer
+ * to serialise than to compute.
+ */
+export function encodeHeatMap(m: HeatMap): Omit<HeatMap, 'rssi' | 'sinr' | 'channel' | 'ap'> & { rssi: string; sinr: string; channel: string; ap: string } {
+  const n = m.rssi.length;
+  const rssi = new Int16Array(n), sinr = new Int16Array(n), channel = new Int16Array(n), ap = new Int32Array(n);
+  for (let i = 0; i < n; i++) {
+    const r = m.rssi[i];
+    rssi[i] = r === null || r === undefined ? NO_VALUE : Math.round(r * 10);
+    const s = m.sinr[i];
+    sinr[i] = s === null || s === undefined ? NO_VALUE : Math.max(-32767, Math.min(32767, Math.round(s * 10)));
+    channel[i] = m.channel[i] ?? 0;
+    ap[i] = m.ap[i]!;
+  }
+  // Typed arrays are little-endian on every platform Node runs on (x64, arm64).
+  const b64 = (a: Int16Array | Int32Array) => Buffer.from(a.buffer, a.byteOffset, a.byteLength).toString('base64');
+  return { floor: m.floor, band: m.band, step: m.step, cols: m.cols, rows: m.rows, rssi: b64(rssi), sinr: b64(sinr), channel: b64(channel), ap: b64(ap) };
 }

@@ -10,7 +10,7 @@ import { normalizeSerial } from '../protocol/serial.js';
 import { shadowField } from '../../simulator/world/shadowing.js';
 import { chartSeries } from './charts.js';
 import { floorPlanOf } from './floor-plan.js';
-import { heatMap, heatSources, type HeatMap } from './heatmap.js';
+import { encodeHeatMap, heatMap, heatSources, type HeatMap } from './heatmap.js';
 import { latestScanEntries, topologyOf } from './topology.js';
 import type { VenueViewDeps } from './deps.js';
 import type { ApViews } from './ap-views.js';
@@ -52,7 +52,7 @@ export async function venueRoutes(api: FastifyInstance, deps: VenueViewDeps, vie
         current.set(key, map);
       }
     }
-    return { ...map, computeMs: Math.round(performance.now() - began) };
+    return { ...encodeHeatMap(map), computeMs: Math.round(performance.now() - began) };
   });
 
   api.get('/venue/topology', {

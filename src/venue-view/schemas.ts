@@ -48,10 +48,14 @@ export const HeatMapBody = Type.Object({
   }, { additionalProperties: false, description: 'A proposed plan (serial -> band -> value) laid over the radios as they are.' })),
 }, { additionalProperties: false });
 
-const Cells = Type.Array(Nullable(Type.Number()));
+const Cells = (what: string) => Type.String({ contentEncoding: 'base64', description: `${what}, row-major (row * cols + column), little-endian.` });
 export const HeatMapAnswer = Type.Object({
-  floor: Type.Integer(), band: Type.String(), step: Type.Number(), cols: Type.Integer(), rows: Type.Integer(),
-  rssi: Cells, sinr: Cells, channel: Cells, ap: Type.Array(Type.Integer()),
+  floor: Type.Integer(), band: Type.String(), step: Type.Number({ description: 'Cell size (m); cell (i, j) is centred at ((i + 0.5) step, (j + 0.5) step).' }),
+  cols: Type.Integer(), rows: Type.Integer(),
+  rssi: Cells('Int16 best RSSI in tenths of a dBm; -32768 where no managed radio reaches -100 dBm'),
+  sinr: Cells('Int16 SINR in tenths of a dB; -32768 where rssi is'),
+  channel: Cells('Int16 serving channel; 0 where rssi is'),
+  ap: Cells('Int32 serving AP, an index into the floor plan\'s aps; -1 where rssi is'),
   computeMs: Type.Number({ description: 'Time the server spent on the grid.' }),
 });
 

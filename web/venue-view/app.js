@@ -7,7 +7,7 @@ import { html } from './html.js';
 import { client, forgetToken, saveToken, takeToken } from './api.js';
 import { connectLive, liveStats } from './live.js';
 import { channelColours, RAMPS } from './colors.js';
-import { heatImage, shareAbove } from './heat.js';
+import { decodeHeatMap, heatImage, shareAbove } from './heat.js';
 import { drawFloor } from './map.js';
 import { drawTopology, layoutTopology } from './topology.js';
 import { ApDetails, ApList, Tooltip, time } from './panels.js';
@@ -96,10 +96,12 @@ function Venue({ api, snapshot }) {
     const began = performance.now();
     const body = { floor, band, ...(heatFor === 'proposed' && plan ? { plan: plan.proposal } : {}) };
     let live = true;
-    api.gw('POST', '/venue/heatmap', body).then((map) => {
+    api.gw('POST', '/venue/heatmap', body).then((answer) => {
       if (!live) return;
+      const map = decodeHeatMap(answer);
       setHeat({ map, cols: map.cols, rows: map.rows, step: map.step });
       debug.heatMs = performance.now() - began;
+      debug.heatComputeMs = answer.computeMs;
     }).catch(() => live && setHeat(null));
     return () => { live = false; };
   }, [layer, band, floor, heatFor, plan, radioKey, view]);

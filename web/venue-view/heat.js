@@ -3,6 +3,20 @@
 import { RAMPS, lut, rgbOf } from './colors.js';
 
 const luts = {};
+const NO_VALUE = -32768;
+
+function bytes(b64) {
+  const bin = atob(b64);
+  const out = new Uint8Array(bin.length);
+  for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
+  return out.buffer;
+}
+
+/** The answer's base64 layers as arrays: rssi and sinr in dBm / dB (NaN: none), channel (0: none), ap (-1: none). */
+export function decodeHeatMap(answer) {
+  const tenths = (b64) => Float32Array.from(new Int16Array(bytes(b64)), (v) => (v === NO_VALUE ? NaN : v / 10));
+  return { ...answer, rssi: tenths(answer.rssi), sinr: tenths(answer.sinr), channel: new Int16Array(bytes(answer.channel)), ap: new Int32Array(bytes(answer.ap)) };
+}
 
 /** metric: 'rssi' | 'sinr' | 'channel'; colourOf: channel -> css colour (for 'channel'). */
 export function heatImage(map, metric, colourOf) {
@@ -19,7 +33,7 @@ export function heatImage(map, metric, colourOf) {
   for (let i = 0; i < values.length; i++) {
     const v = values[i];
     const o = i * 4;
-    if (v === null) {
+    if (Number.isNaN(v) || (metric === 'channel' && v === 0)) {
       d[o + 3] = 0;
       continue;
     }
@@ -42,7 +56,7 @@ export function heatImage(map, metric, colourOf) {
 export function shareAbove(values, threshold) {
   let n = 0, k = 0;
   for (const v of values) {
-    if (v === null) continue;
+    if (Number.isNaN(v)) continue;
     n++;
     if (v >= threshold) k++;
   }
