@@ -1,8 +1,8 @@
 /**
  * Series over time for the venue view's charts, from what ingest stored in DuckDB: channel
  * utilisation and clients per AP (mean and worst over the zone's APs, or one AP), and the RRM
- * runs as markers. Time is the twin's (epoch seconds), bucketed so a range gives at most
- * MAX_POINTS points whatever its length.
+ * runs as markers. Time is the twin's (epoch seconds), bucketed (a minute at least) so a range
+ * gives at most MAX_POINTS points whatever its length.
  */
 import { listValue } from '@duckdb/node-api';
 import type { Store } from '../store/duckdb.js';
@@ -26,8 +26,11 @@ export interface ChartSeries {
 
 export interface ChartQuery { serials: readonly string[]; band: string; from: number; to: number }
 
+/** APs report a state about once a minute: a shorter bucket would hold only some of them. */
+export const MIN_BUCKET_S = 60;
+
 export function bucketOf(from: number, to: number): number {
-  return Math.max(1, Math.ceil((to - from) / MAX_POINTS));
+  return Math.max(MIN_BUCKET_S, Math.ceil((to - from) / MAX_POINTS));
 }
 
 const point = (r: Record<string, unknown>): SeriesPoint => ({ t: Number(r.t), mean: Math.round(Number(r.mean) * 10) / 10, max: Number(r.max) });
