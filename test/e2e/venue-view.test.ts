@@ -101,3 +101,25 @@ describe('venue view in Chromium: the default venue', () => {
     expect(errors).toEqual([]);
   });
 });
+
+describe('venue view: the page and its files', () => {
+  it('is printed in the banner with the generated token and served with its libraries, no token needed, nothing else from node_modules', async () => {
+    const lines: string[] = [];
+    const server = await startTestServer({ sim: false, apiTokens: [] }, { print: (l) => lines.push(l) });
+    try {
+      const base = server.running.gatewayUrl;
+      expect(lines).toContain(`  view     ${base}/#token=${server.running.generatedToken}`);
+      const page = await fetch(`${base}/`);
+      expect(page.headers.get('content-type')).toContain('text/html');
+      const html = await page.text();
+      for (const m of html.matchAll(/"(\/venue\/vendor\/[^"]+)"/g)) expect((await fetch(`${base}${m[1]}`)).status, m[1]).toBe(200);
+      expect((await fetch(`${base}/venue/app.js`)).status).toBe(200);
+      expect((await fetch(`${base}/venue/vendor/../../package.json`)).status).toBe(404);
+      expect((await fetch(`${base}/venue/vendor/d3-array.mjs`)).status).toBe(404);
+      // The data is behind the API's auth.
+      expect((await fetch(`${base}/api/v1/venue`)).status).toBe(401);
+    } finally {
+      await server.close();
+    }
+  });
+});
