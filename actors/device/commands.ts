@@ -115,7 +115,7 @@ export function configObject(stored: StoredConfig): JsonObject | undefined {
 export function blankCommand(fields: Pick<Command, 'UUID' | 'command' | 'serialNumber' | 'submitted' | 'submittedBy'> & Partial<Command>): Command {
   return {
     details: '', executed: 0, completed: 0, when: 0, errorText: '', results: '{}', errorCode: 0, status: 'pending',
-    custom: 0, waitingForFile: 0, attachFile: 0, attachSize: 0, attachType: '', ...fields,
+    custom: 0, waitingForFile: 0, attachFile: 0, attachSize: 0, attachType: '', executionTime: 0, lastTry: 0, deferred: false, ...fields,
   };
 }
 

@@ -464,7 +464,7 @@ export function completeCurrent(ctx: DeviceContext, result: JsonObject): Fx {
   const run = ctx.current;
   if (!run) return {};
   const now = ctx.deps.now();
-  const cmd = resultRecord(run.sub.command, result, now);
+  const cmd = { ...resultRecord(run.sub.command, result, now), executionTime: now - run.sentAt };
   const emit = [updated(ctx, cmd, { latencyMs: now - run.sentAt })];
   const next: Partial<DeviceContext> = { current: undefined };
   const entries = scanEntries(result);
@@ -502,7 +502,9 @@ export function sendFailed(ctx: DeviceContext, reason: string, forGood = false):
   const base = { current: undefined, closedRpcIds: closeIds(ctx, run.rpcId) };
   if (run.sub.queueable && !forGood) {
     const uuid = run.sub.command.UUID;
-    const command: Command = { ...run.sub.command, status: 'pending', executed: 0, errorText: `Not sent yet: ${reason}; retrying.` };
+    const command: Command = {
+      ...run.sub.command, status: 'pending', executed: 0, lastTry: Math.floor(now / 1000), errorText: `Not sent yet: ${reason}; retrying.`,
+    };
     const expiresAt = Math.max(run.sub.runAt, run.sentAt) + ctx.timeouts.pendingTtlMs;
     return {
       ctx: { ...base, pending: [{ sub: { ...run.sub, command }, ready: false, expiresAt }, ...ctx.pending] },

@@ -30,6 +30,12 @@ export interface Command {
   attachFile: number;
   attachSize: number;
   attachType: string;
+  /** Milliseconds from sending the command to the AP's reply (0 until it replied). */
+  executionTime: number;
+  /** Epoch seconds of the last failed attempt to send a queued command (0: none). */
+  lastTry: number;
+  /** A script the AP runs in the background, uploading its output later (the reply only acknowledges it). */
+  deferred: boolean;
 }
 
 export type VerifiedCertificate = 'NO_CERTIFICATE' | 'VALID_CERTIFICATE' | 'MISMATCH_SERIAL' | 'VERIFIED';

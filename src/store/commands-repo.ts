@@ -6,7 +6,8 @@ const COLUMNS: [keyof Command, string][] = [
   ['submittedBy', 'submitted_by'], ['details', 'details'], ['results', 'results'], ['errorText', 'error_text'],
   ['errorCode', 'error_code'], ['submitted', 'submitted'], ['executed', 'executed'], ['completed', 'completed'],
   ['when', 'run_at'], ['custom', 'custom'], ['waitingForFile', 'waiting_for_file'], ['attachFile', 'attach_file'],
-  ['attachSize', 'attach_size'], ['attachType', 'attach_type'],
+  ['attachSize', 'attach_size'], ['attachType', 'attach_type'], ['executionTime', 'execution_time'], ['lastTry', 'last_try'],
+  ['deferred', 'deferred'],
 ];
 const SELECT = `SELECT ${COLUMNS.map(([, c]) => c).join(', ')} FROM commands`;
 
@@ -16,13 +17,8 @@ function fromRow(row: Record<string, unknown>): Command {
   return c as Command;
 }
 
-/** Milliseconds between executed and completed (upstream's executionTime; kept, not served). */
-function executionMs(c: Command): number {
-  return c.completed > 0 && c.executed > 0 ? Math.max(0, c.completed - c.executed) * 1000 : 0;
-}
-
-function toParams(c: Command): (string | number)[] {
-  return [...COLUMNS.map(([field]) => c[field] as string | number), executionMs(c)];
+function toParams(c: Command): (string | number | boolean)[] {
+  return COLUMNS.map(([field]) => c[field]);
 }
 
 export interface CommandQuery {
@@ -62,17 +58,14 @@ export class CommandsRepo {
 
   /** CommandStore: a new record. A second insert of the same UUID fails (primary key). */
   async insert(command: Command): Promise<void> {
-    const placeholders = [...COLUMNS, null].map((_, i) => `$${i + 1}`).join(', ');
-    await this.store.run(
-      `INSERT INTO commands (${COLUMNS.map(([, c]) => c).join(', ')}, execution_time) VALUES (${placeholders})`,
-      toParams(command),
-    );
+    const placeholders = COLUMNS.map((_, i) => `$${i + 1}`).join(', ');
+    await this.store.run(`INSERT INTO commands (${COLUMNS.map(([, c]) => c).join(', ')}) VALUES (${placeholders})`, toParams(command));
   }
 
   /** CommandStore: replaces the record with the same UUID (the whole record arrives each time). */
   async update(command: Command): Promise<void> {
     const sets = COLUMNS.slice(1).map(([, c], i) => `${c} = $${i + 2}`).join(', ');
-    await this.store.run(`UPDATE commands SET ${sets}, execution_time = $${COLUMNS.length + 1} WHERE uuid = $1`, toParams(command));
+    await this.store.run(`UPDATE commands SET ${sets} WHERE uuid = $1`, toParams(command));
   }
 
   async get(uuid: string): Promise<Command | undefined> {

@@ -67,6 +67,9 @@ export const Command = Type.Object({
   attachFile: Type.Integer(),
   attachSize: Type.Integer(),
   attachType: Type.String(),
+  executionTime: Type.Number({ description: "Milliseconds from sending the command to the AP's reply (0 until it replied)." }),
+  lastTry: Type.Integer({ description: 'Epoch seconds of the last failed attempt to send a queued command (0: none).' }),
+  deferred: Type.Boolean({ description: 'A script the AP runs in the background, uploading its output later.' }),
 }, { $id: 'Command', title: 'Command' });
 export type Command = Static<typeof Command>;
 

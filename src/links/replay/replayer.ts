@@ -188,7 +188,7 @@ function submissionOf(serial: string, frame: CommandFrame, uuid: string, nowMs: 
   const command: Command = {
     UUID: uuid, command: frame.method, details: JSON.stringify(params), serialNumber: serial, submitted: sec,
     executed: 0, completed: 0, when: 0, errorText: '', results: '{}', errorCode: 0, submittedBy: 'replay', status: 'pending',
-    custom: 0, waitingForFile: 0, attachFile: 0, attachSize: 0, attachType: '',
+    custom: 0, waitingForFile: 0, attachFile: 0, attachSize: 0, attachType: '', executionTime: 0, lastTry: 0, deferred: false,
   };
   return {
     command, method: frame.method, params, timeoutMs: commandTimeoutMs(frame.method, params),

@@ -118,11 +118,13 @@ describe('GET /api/v1/commands', () => {
 });
 
 describe('GET /api/v1/command/:uuid', () => {
-  it('returns one command with every spec field', async () => {
+  it('returns one command with every spec field, and upstream\'s deferred, executionTime and lastTry', async () => {
     const a = await s.gw('GET', `/command/${uuid(3).toUpperCase()}`);
     expect(a.status).toBe(200);
     expect(Object.keys(a.body).sort()).toEqual(['UUID', 'attachFile', 'attachSize', 'attachType', 'command', 'completed', 'custom', 'details',
-      'errorCode', 'errorText', 'executed', 'results', 'serialNumber', 'status', 'submitted', 'submittedBy', 'waitingForFile', 'when'].sort());
+      'errorCode', 'errorText', 'executed', 'results', 'serialNumber', 'status', 'submitted', 'submittedBy', 'waitingForFile', 'when',
+      'deferred', 'executionTime', 'lastTry'].sort());
+    expect(a.body).toMatchObject({ deferred: false, executionTime: 0, lastTry: 0 });
     expect(a.body).toMatchObject({ UUID: uuid(3), serialNumber: A, command: 'reboot', status: 'pending', submitted: 1030 });
   });
   it('answers 404 for an unknown uuid and 400 for something that is not a uuid', async () => {
