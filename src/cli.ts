@@ -134,6 +134,7 @@ program.command('serve')
   .option('--rtty-viewport <port>', "rtty server's web view port (default 5913)")
   .option('--rtty-timeout <s>', 'seconds an AP keeps trying to reach the rtty server (default 60)')
   .option('--rtty-token <token>', 'one token for every rtty session (default: random per session)')
+  .addOption(new Option('--wire <profile>', 'wire profile of both APIs: openwifi (as the OpenWiFi gateway sends; default) or spec (the API documents)').choices(['openwifi', 'spec']))
   .action(async (_opts, cmd: Command) => {
     const [{ loadServeConfig }, { startServe }] = await Promise.all([import('./config/load.js'), import('./commands/serve.js')]);
     const config = loadServeConfig({ flags: typedFlags(cmd), env: process.env, configFile: cmd.opts().config as string | undefined });

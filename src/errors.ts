@@ -26,11 +26,13 @@ export const ERROR_CATALOGUE = {
   INVALID_SERIAL: [400, 'A serial number is not 12 hexadecimal digits.'],
   SERIAL_MISMATCH: [400, 'The serial number in the body differs from the one in the path.'],
   INVALID_CONFIGURATION: [400, 'A configuration document is not a JSON object or fails validation.'],
-  UNAUTHORIZED: [401, 'The bearer token is missing, malformed, invalid or expired.'],
+  UNAUTHORIZED: [401, 'The bearer token is missing, malformed or invalid.'],
+  TOKEN_EXPIRED: [401, 'The bearer token has expired.'],
   FORBIDDEN: [403, 'The token is valid but its role may not do this.'],
   DEVICE_RESTRICTED: [403, 'The device reports restrictions (capabilities.restrictions) that forbid this command.'],
   SIGNATURE_REQUIRED: [400, 'The device is restricted and takes this command only with a signature.'],
   NOT_FOUND: [404, 'The resource or route does not exist.'],
+  NOTHING_TO_DELETE: [404, 'A DELETE found nothing to delete (the openwifi wire answers 200 instead).'],
   ALREADY_EXISTS: [409, 'A record with this key exists already.'],
   DEVICE_BUSY: [409, 'The device is already running a command.'],
   DEVICE_OFFLINE: [409, 'The device is not connected and this command cannot be queued.'],
@@ -66,6 +68,9 @@ export const deviceBusy = (serial: string, command: string) =>
 export const forbidden = (details: string, role: string) =>
   airtwinError('FORBIDDEN', details, `This operation needs the '${role}' role.`);
 export const unauthorized = (description: string) => airtwinError('UNAUTHORIZED', 'Authorization', description);
+export const tokenExpired = () => airtwinError('TOKEN_EXPIRED', 'Authorization', 'The token has expired.');
+/** A DELETE of a record that is not there, where upstream answers success (the openwifi wire does). */
+export const nothingToDelete = (details: string, description: string) => airtwinError('NOTHING_TO_DELETE', details, description);
 export const notConfigured = (details: string, description: string) => airtwinError('NOT_CONFIGURED', details, description);
 export const storeFailure = (details: string, cause: unknown) =>
   airtwinError('STORE_FAILURE', details, 'The database could not complete the operation.', cause);

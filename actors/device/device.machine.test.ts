@@ -239,7 +239,7 @@ describe('device machine: connection lifecycle', () => {
     const state = d.of('state')[0];
     expect(state?.payload.state).toEqual(STATE);
     const st = d.actor.getSnapshot().context.status;
-    expect(st).toMatchObject({ associations_2G: 2, associations_5G: 1, associations_6G: 0, memoryUsed: 75, load: 0.5, uptime: 3600, temperature: 48 });
+    expect(st).toMatchObject({ associations_2G: 2, associations_5G: 1, associations_6G: 0, memoryUsed: 75, load: 0.4, uptime: 3600, temperature: 48 });
     expect(d.actor.getSnapshot().context.lastState).toEqual(STATE);
   });
 

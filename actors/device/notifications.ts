@@ -78,8 +78,8 @@ export function writeStateStatus(into: Partial<DeviceStatus>, state: JsonObject,
   into.associations_5G = a['5G'];
   into.associations_6G = a['6G'];
   into.memoryUsed = total > 0 ? Math.round((1000 * (total - num(memory?.free))) / total) / 10 : 0;
-  // The 1-minute load average (unit.load is [1, 5, 15] minutes).
-  into.load = num(first(unit?.load));
+  // The 5-minute load average (unit.load is [1, 5, 15] minutes), as upstream's status shows it.
+  into.load = num(Array.isArray(unit?.load) ? unit.load[1] : undefined);
   into.temperature = num(first(unit?.temperature));
   into.uptime = num(unit?.uptime);
 }

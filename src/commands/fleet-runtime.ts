@@ -279,6 +279,7 @@ export function startFleetRuntime(deps: FleetRuntimeDeps): FleetRuntime {
     commandService,
     status: {
       status: (serial) => fleet.status(serial),
+      lastState: (serial) => fleet.details(serial)?.lastState,
       connectionStatistics: () => fleet.connectionStatistics(),
     },
     async flush() {

@@ -134,7 +134,7 @@ export async function startServe(config: Readonly<ServeConfig>, io: ServeIo): Pr
     );
     const https = config.tlsCert && config.tlsKey ? { cert: readFileSync(config.tlsCert), key: readFileSync(config.tlsKey) } : undefined;
     const certificateFiles = config.tlsCert ? [config.tlsCert] : [];
-    const common = { authenticator, bodyLimit: config.bodyLimit, certificateFiles, https };
+    const common = { authenticator, bodyLimit: config.bodyLimit, certificateFiles, https, wire: config.wire };
 
     // Where GET rtty sends the APs: the rttys defaults, each overridable; none with --no-rtty.
     const rtty = !config.rtty ? undefined : {

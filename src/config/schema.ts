@@ -40,6 +40,9 @@ export const ServeConfigSchema = Type.Object({
   rttyViewport: Type.Optional(Type.Integer({ minimum: 1, maximum: 65535, description: "rtty server's web view port (default 5913)." })),
   rttyTimeout: Type.Optional(Type.Integer({ minimum: 1, description: 'Seconds an AP keeps trying to reach the rtty server (default 60).' })),
   rttyToken: Type.Optional(Type.String({ minLength: 1, description: 'One token for every rtty session (default: a random one per session).' })),
+  wire: Type.Union([Type.Literal('openwifi'), Type.Literal('spec')], {
+    description: 'Wire profile of both APIs: openwifi (what the OpenWiFi gateway sends and accepts) or spec (the API documents literally); docs/wire-profiles.md.',
+  }),
 });
 
 export type ServeConfig = Static<typeof ServeConfigSchema>;
@@ -59,4 +62,5 @@ export const SERVE_DEFAULTS: ServeConfig = {
   bodyLimit: 1024 * 1024,
   autoProvision: true,
   rtty: true,
+  wire: 'openwifi',
 };

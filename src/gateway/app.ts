@@ -4,6 +4,7 @@ import type { Authenticator } from '../server/auth.js';
 import { systemRoutes } from '../server/system-routes.js';
 import type { GatewayDeps } from './deps.js';
 import { deviceRoutes } from './routes/devices.js';
+import { deviceListRoutes } from './routes/device-list.js';
 import { commandsRoutes } from './routes/commands.js';
 import { deviceDataRoutes } from './routes/device-data.js';
 import { deviceCommandsRoutes } from './routes/device-commands.js';
@@ -16,6 +17,9 @@ import { lookupsRoutes } from './routes/lookups.js';
 import { filesRoutes } from './routes/files.js';
 import { registerTelemetryRoutes } from './routes/telemetry-ws.js';
 import { healthRoutes, type HealthSources } from './routes/health.js';
+import type { WireName } from '../server/wire/profile.js';
+import { wireProfile } from '../server/wire/install.js';
+import { GATEWAY_SHAPES } from './wire/shapes.js';
 
 export interface GatewayOptions {
   authenticator: Authenticator;
@@ -25,6 +29,7 @@ export interface GatewayOptions {
   health: HealthSources;
   /** Features served beside the API (the venue view): registered after the gateway's own routes. */
   extensions?: readonly GatewayExtension[];
+  wire: WireName;
 }
 
 /**
@@ -46,13 +51,14 @@ export async function buildGateway(deps: GatewayDeps, opts: GatewayOptions): Pro
     authenticator: opts.authenticator,
     bodyLimit: opts.bodyLimit,
     https: opts.https,
+    wire: wireProfile(opts.wire, GATEWAY_SHAPES),
   });
   await healthRoutes(app, deps, opts.health);
   for (const ext of opts.extensions ?? []) await ext.root?.(app);
   await registerApi(app, opts.authenticator, async (api) => {
     // First: it registers @fastify/websocket, whose upgrade handling the later routes rely on.
     await registerTelemetryRoutes(api, { telemetry: deps.telemetry });
-    for (const routes of [deviceRoutes, commandsRoutes, deviceDataRoutes, deviceCommandsRoutes, defaultConfigsRoutes,
+    for (const routes of [deviceListRoutes, deviceRoutes, commandsRoutes, deviceDataRoutes, deviceCommandsRoutes, defaultConfigsRoutes,
       blacklistRoutes, capabilitiesRoutes, radiusRoutes, dashboardRoutes, lookupsRoutes, filesRoutes]) {
       await routes(api, deps);
     }

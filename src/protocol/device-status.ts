@@ -16,10 +16,13 @@ export const DeviceStatus = Type.Object({
   connected: Type.Boolean(),
   verifiedCertificate: Type.String({ enum: ['NO_CERTIFICATE', 'VALID_CERTIFICATE', 'MISMATCH_SERIAL', 'VERIFIED', 'SIMULATED'] }),
   sanity: Type.Integer(),
-  memoryUsed: Type.Number(),
-  load: Type.Number(),
+  memoryUsed: Type.Number({ description: 'Percent of memory in use (last state).' }),
+  load: Type.Number({ description: '5-minute load average of the last state (fraction of one core).' }),
+  temperature: Type.Number({ description: 'First temperature sensor of the last state, Celsius.' }),
   uptime: Type.Integer(),
   started: Type.Integer(),
+  hasGPS: Type.Boolean({ description: 'The last state carries a gps object.' }),
+  hasRADIUSSessions: Type.Boolean({ description: 'GET /radiusSessions/{serial} has sessions for this AP.' }),
 }, { $id: 'DeviceStatus', title: 'DeviceStatus' });
 export type DeviceStatus = Static<typeof DeviceStatus>;
 
@@ -32,6 +35,7 @@ export function offlineStatus(serial: string, firmware = '', uuid = 0, lastConta
   return {
     serialNumber: serial, ipAddress: '', firmware, txBytes: 0, rxBytes: 0, messageCount: 0, UUID: uuid,
     lastContact, associations_2G: 0, associations_5G: 0, associations_6G: 0, connected: false,
-    verifiedCertificate: 'NO_CERTIFICATE', sanity: 0, memoryUsed: 0, load: 0, uptime: 0, started: 0,
+    verifiedCertificate: 'NO_CERTIFICATE', sanity: 0, memoryUsed: 0, load: 0, temperature: 0, uptime: 0, started: 0,
+    hasGPS: false, hasRADIUSSessions: false,
   };
 }

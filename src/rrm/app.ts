@@ -2,6 +2,8 @@ import type { FastifyInstance } from 'fastify';
 import { buildServiceApp, registerApi } from '../server/build-app.js';
 import type { Authenticator } from '../server/auth.js';
 import { systemRoutes } from '../server/system-routes.js';
+import type { WireName } from '../server/wire/profile.js';
+import { wireProfile } from '../server/wire/install.js';
 import type { RrmDeps } from './deps.js';
 import { rrmRoutes } from './routes/rrm.js';
 
@@ -10,6 +12,7 @@ export interface RrmOptions {
   bodyLimit: number;
   certificateFiles: string[];
   https?: { cert: Buffer; key: Buffer };
+  wire: WireName;
 }
 
 /** The RRM service as a Fastify instance, not yet listening. */
@@ -22,6 +25,7 @@ export async function buildRrm(deps: RrmDeps, opts: RrmOptions): Promise<Fastify
     authenticator: opts.authenticator,
     bodyLimit: opts.bodyLimit,
     https: opts.https,
+    wire: wireProfile(opts.wire),
   });
   await registerApi(app, opts.authenticator, async (api) => {
     await rrmRoutes(api, deps);

@@ -2,7 +2,7 @@ import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { jwtVerify, importSPKI, errors as joseErrors, type CryptoKey as JoseKey } from 'jose';
-import { airtwinError, unauthorized } from '../errors.js';
+import { airtwinError, tokenExpired, unauthorized } from '../errors.js';
 
 /** Who made a request. `role` gates admin operations (DELETE device, blacklist writes, system POST). */
 export interface Principal {
@@ -106,7 +106,7 @@ export async function createAuthenticator(settings: AuthSettings, deps: { now: (
     if (!body.tokenInfo || !body.userInfo) throw unauthorized('The security service gave no token or user information.');
     const created = body.tokenInfo.created ?? Math.floor(deps.now() / 1000);
     const expiresAt = (created + (body.tokenInfo.expires_in ?? 0)) * 1000;
-    if (expiresAt <= deps.now()) throw unauthorized('The token has expired.');
+    if (expiresAt <= deps.now()) throw tokenExpired();
     // Cache until the token's own expiry, and never longer than 20 minutes (upstream's cache life).
     const principal: Principal = {
       subject: body.userInfo.email ?? body.userInfo.id ?? 'unknown',
@@ -128,7 +128,7 @@ export async function createAuthenticator(settings: AuthSettings, deps: { now: (
       const subject = typeof payload.sub === 'string' ? payload.sub : typeof payload.email === 'string' ? payload.email : 'jwt';
       return { subject, role };
     } catch (e) {
-      if (e instanceof joseErrors.JWTExpired) throw unauthorized('The token has expired.');
+      if (e instanceof joseErrors.JWTExpired) throw tokenExpired();
       throw unauthorized('The token is not a valid JWT for this service.');
     }
   }

@@ -10,6 +10,8 @@ import addFormats from 'ajv-formats';
 import { AirtwinError, airtwinError, forbidden, isAirtwinError } from '../errors.js';
 import { ADMIN_ROLES, type Authenticator, type Principal } from './auth.js';
 import { ErrorEnvelope, OperationResult } from './schemas.js';
+import { envelope, type WireProfile } from './wire/profile.js';
+import { installWire, sendAnswer } from './wire/install.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -18,6 +20,12 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** A route that needs the admin role (root or admin). */
     adminOnly?: boolean;
+    /**
+     * A websocket whose client sends its token as the first frame (`token:<t>`), as the OpenWiFi UI
+     * does (browsers cannot set headers on a websocket): `only` skips the header check, `unless-header`
+     * skips it when no Authorization header came. The route then authenticates the frame itself.
+     */
+    firstFrameToken?: 'only' | 'unless-header';
   }
 }
 
@@ -29,10 +37,8 @@ export interface ServiceAppOptions {
   authenticator: Authenticator;
   bodyLimit: number;
   https?: { cert: string | Buffer; key: string | Buffer };
-}
-
-function envelope(status: number, details: string, description: string) {
-  return { ErrorCode: status, ErrorDetails: details, ErrorDescription: description };
+  /** How answers go on the wire (src/server/wire/). */
+  wire: WireProfile;
 }
 
 /** Maps anything thrown to the envelope: catalogue errors as they are, the rest hidden behind 500. */
@@ -61,6 +67,34 @@ function toAirtwinError(error: FastifyError, request: FastifyRequest): AirtwinEr
   if (error.statusCode === 404) return airtwinError('NOT_FOUND', request.method);
   if (error.statusCode === 415) return airtwinError('UNSUPPORTED_MEDIA_TYPE', 'Content-Type', 'Send the body as application/json.');
   return airtwinError('INTERNAL', request.method, `An unexpected error happened; it is logged with request id ${request.id}.`, error);
+}
+
+/**
+ * What both wires share below the routes: JSON answers say `Content-Type: application/json`
+ * exactly (clients compare the header as a string); a JSON body may be empty (clients send the
+ * header on every DELETE); bodies are JSON only; a refused websocket upgrade closes its socket.
+ */
+function httpPlumbing(app: FastifyInstance): void {
+  // Without this, Fastify's built-in text/plain parser lets a text body reach validation (a
+  // confusing 400) instead of the catalogue's 415 UNSUPPORTED_MEDIA_TYPE.
+  app.removeContentTypeParser('text/plain');
+  const json = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    if ((body as string).trim() === '') done(null, undefined);
+    else json(request, body as string, done);
+  });
+  app.addHook('onSend', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+    const type = reply.getHeader('content-type');
+    if (typeof type === 'string' && type.startsWith('application/json;')) reply.header('content-type', 'application/json');
+  });
+  // An upgrade refused before a websocket route took it (404, a failed auth hook, a plain route)
+  // is answered on a socket the HTTP server no longer tracks: it would stay open (CLOSE-WAIT once
+  // the client leaves) and keep the process from shutting down. Close it once answered.
+  app.addHook('onResponse', async (request) => {
+    if (!(request as { ws?: boolean }).ws && request.headers.upgrade?.toLowerCase() === 'websocket') request.raw.socket.destroy();
+  });
 }
 
 /**
@@ -93,19 +127,20 @@ export async function buildServiceApp(opts: ServiceAppOptions): Promise<FastifyI
   app.addSchema(ErrorEnvelope);
   app.addSchema(OperationResult);
   app.decorateRequest('principal', undefined as unknown as Principal);
-  // Bodies are JSON only: without this, Fastify's built-in text/plain parser lets a text body reach
-  // validation (a confusing 400) instead of the catalogue's 415 UNSUPPORTED_MEDIA_TYPE.
-  app.removeContentTypeParser('text/plain');
-  app.addHook('onSend', async (request, reply) => {
-    reply.header('x-request-id', request.id);
+  installWire(app, opts.wire);
+  httpPlumbing(app);
+  await app.register(cors, {
+    origin: true, credentials: true, maxAge: 86_400,
+    // Every method a route has (the plugin's default is GET, HEAD, POST: a browser could not PUT or DELETE).
+    methods: ['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'],
+    // File downloads name themselves in Content-Disposition; a UI on another origin must read it.
+    exposedHeaders: ['Content-Disposition'],
   });
-
-  await app.register(cors, { origin: true, credentials: true, maxAge: 86_400 });
   await app.register(compress, { threshold: 1024 });
   await app.register(swagger, {
     openapi: {
       openapi: '3.0.3',
-      info: { title: opts.name, version: opts.version, description: opts.description },
+      info: { title: opts.name, version: opts.version, description: `${opts.description}\n\nWire profile: ${opts.wire.name} (docs/wire-profiles.md).` },
       components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer' } } },
       security: [{ bearerAuth: [] }],
     },
@@ -118,8 +153,7 @@ export async function buildServiceApp(opts: ServiceAppOptions): Promise<FastifyI
     const e = toAirtwinError(error, request);
     if (e.status >= 500) request.log.error({ err: error, code: e.code, reqId: request.id }, 'request failed');
     else request.log.info({ code: e.code, details: e.details }, e.message);
-    if (e.status === 401) reply.header('WWW-Authenticate', 'Bearer realm="airtwin"');
-    return reply.status(e.status).type('application/json').send(envelope(e.status, e.details, e.message));
+    return sendAnswer(reply, opts.wire.error(e, request));
   });
   app.setNotFoundHandler((request, reply) => {
     reply.status(404).send(envelope(404, request.method, `No route ${request.method} ${request.url.split('?')[0]}.`));
@@ -134,6 +168,8 @@ export async function buildServiceApp(opts: ServiceAppOptions): Promise<FastifyI
 export async function registerApi(app: FastifyInstance, authenticator: Authenticator, routes: (api: FastifyInstance) => Promise<void> | void): Promise<void> {
   await app.register(async (api) => {
     api.addHook('onRequest', async (request) => {
+      const firstFrame = request.routeOptions.config.firstFrameToken;
+      if (firstFrame === 'only' || (firstFrame === 'unless-header' && !request.headers.authorization)) return;
       request.principal = await authenticator.verify(request.headers.authorization);
       if (request.routeOptions.config.adminOnly && !ADMIN_ROLES.has(request.principal.role)) {
         throw forbidden(`${request.method} ${request.routeOptions.url ?? request.url}`, 'admin');

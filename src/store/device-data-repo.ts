@@ -136,6 +136,13 @@ export class DeviceDataRepo {
     return this.store.query<StatisticsRecord>(`SELECT ${STATS_COLS} FROM statistics${w.page(q)}`, w.params);
   }
 
+  /** How many statistics records of the device fall in the date range. */
+  async countStatistics(serial: string, q: Pick<RangeQuery, 'startDate' | 'endDate'> = {}): Promise<number> {
+    const w = new Where().add('serial = ?', serial).range(q);
+    const rows = await this.store.query<{ n: number }>(`SELECT count(*) AS n FROM statistics${w.sql}`, w.params);
+    return Number(rows[0]?.n ?? 0);
+  }
+
   async lastStatistics(serial: string): Promise<StatisticsRecord | undefined> {
     return (await this.statistics(serial, { newest: true, limit: 1 }))[0];
   }

@@ -98,4 +98,23 @@ export const MIGRATIONS: Migration[] = [
         created_ms BIGINT NOT NULL)`,
     ],
   },
+  {
+    // Records the OpenWiFi clients use beyond the API documents (docs/wire-profiles.md): the
+    // command fields upstream records carry, stored scripts a `script` command runs by id, and
+    // the default firmware per device type.
+    version: 4,
+    name: 'command fields, scripts, default firmwares',
+    statements: [
+      `ALTER TABLE commands ADD COLUMN last_try BIGINT DEFAULT 0`,
+      `ALTER TABLE commands ADD COLUMN deferred BOOLEAN DEFAULT false`,
+      `CREATE TABLE scripts (
+        id VARCHAR PRIMARY KEY, name VARCHAR NOT NULL, description VARCHAR NOT NULL, uri VARCHAR NOT NULL,
+        content VARCHAR NOT NULL, version VARCHAR NOT NULL, type VARCHAR NOT NULL, created BIGINT NOT NULL,
+        modified BIGINT NOT NULL, author VARCHAR NOT NULL, restricted VARCHAR NOT NULL, deferred BOOLEAN NOT NULL,
+        timeout BIGINT NOT NULL, default_upload_uri VARCHAR NOT NULL)`,
+      `CREATE TABLE default_firmwares (
+        device_type VARCHAR PRIMARY KEY, description VARCHAR NOT NULL, uri VARCHAR NOT NULL, revision VARCHAR NOT NULL,
+        image_creation_date BIGINT NOT NULL, created BIGINT NOT NULL, last_modified BIGINT NOT NULL)`,
+    ],
+  },
 ];

@@ -60,12 +60,13 @@ async function call(base: string, method: string, path: string, init: RequestOpt
   return { status: res.status, body: parsed, headers: res.headers, text };
 }
 
-/** A real server on free ports with a temporary data dir; close it in afterAll/afterEach. */
+/** A real server on free ports with a temporary data dir, on the `spec` wire unless `overrides.wire` says otherwise; close it in afterAll/afterEach. */
 export async function startTestServer(overrides: Partial<ServeConfig> = {}, io: Partial<ServeIo> = {}): Promise<TestServer> {
   const dataDir = overrides.dataDir ?? mkdtempSync(join(tmpdir(), 'airtwin-test-'));
   const config: ServeConfig = {
     ...SERVE_DEFAULTS, dataDir, gatewayPort: 0, rrmPort: 0, sim: false, logLevel: 'silent',
-    apiTokens: [`${ADMIN_TOKEN}:admin`, USER_TOKEN], ...overrides,
+    // The API documents' wire unless a test asks for another (tests of the openwifi wire do).
+    wire: 'spec', apiTokens: [`${ADMIN_TOKEN}:admin`, USER_TOKEN], ...overrides,
   };
   const serveIo: ServeIo = { print: () => undefined, logDestination: silent, ...io };
   let running = await startServe(config, serveIo);

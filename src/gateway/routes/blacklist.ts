@@ -64,7 +64,7 @@ export async function blacklistRoutes(api: FastifyInstance, deps: GatewayDeps): 
   });
 
   api.post('/blacklist/:serialNumber', {
-    config: { adminOnly: true },
+    config: { adminOnly: true, wire: 'blacklistCreate' },
     schema: {
       tags: ['blacklist'], summary: 'Blacklist a serial (admin; 409 if listed already)',
       params: SerialParam, body: BlacklistInput, response: { 200: Type.Ref('OperationResult'), ...errorResponses },
@@ -97,6 +97,6 @@ export async function blacklistRoutes(api: FastifyInstance, deps: GatewayDeps): 
     schema: { tags: ['blacklist'], summary: 'Remove a serial from the blacklist (admin; 404 if absent)', params: SerialParam, response: { 204: Type.Null(), ...errorResponses } },
   }, async (req, reply) => {
     await deps.blacklist.delete(serialFrom(req));
-    return reply.status(204).send();
+    return reply.deleted();
   });
 }

@@ -26,6 +26,7 @@ const CommandList = Type.Object({ commands: Type.Array(Command) }, {
 /** spec "Commands history": GET/DELETE /commands and /command/{commandUUID}. */
 export async function commandsRoutes(api: FastifyInstance, deps: GatewayDeps): Promise<void> {
   api.get('/commands', {
+    config: { wire: 'commandList' },
     schema: { tags: ['commands'], summary: 'List the command history', querystring: ListQuery, response: { 200: CommandList, ...errorResponses } },
   }, async (req) => {
     const q = req.query as Static<typeof ListQuery>;
@@ -43,10 +44,11 @@ export async function commandsRoutes(api: FastifyInstance, deps: GatewayDeps): P
     const q = req.query as Static<typeof DeleteQuery>;
     checkRange(q);
     await deps.commands.deleteRange({ serial: normalizeSerial(q.serialNumber), startDate: q.startDate, endDate: q.endDate });
-    return reply.status(204).send();
+    return reply.deleted();
   });
 
   api.get('/command/:commandUUID', {
+    config: { wire: 'command' },
     schema: { tags: ['commands'], summary: 'Get one command', params: UuidParam('commandUUID'), response: { 200: Command, ...errorResponses } },
   }, async (req) => {
     const uuid = parseUuid((req.params as { commandUUID: string }).commandUUID, 'commandUUID');
@@ -60,6 +62,6 @@ export async function commandsRoutes(api: FastifyInstance, deps: GatewayDeps): P
   }, async (req, reply) => {
     const uuid = parseUuid((req.params as { commandUUID: string }).commandUUID, 'commandUUID');
     if (!(await deps.commands.delete(uuid))) throw notFound('commandUUID', `Command ${uuid} does not exist.`);
-    return reply.status(204).send();
+    return reply.deleted();
   });
 }

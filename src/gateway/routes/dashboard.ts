@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { nowSeconds } from '../../protocol/clock.js';
 import type { DeviceStatus } from '../../protocol/device-status.js';
+import type { LiveStatus } from '../device-status-source.js';
 import type { Device } from '../../store/records.js';
 import { errorResponses } from '../../server/schemas.js';
 import { ouiVendor } from '../offline-lookups.js';
@@ -26,7 +27,7 @@ const Dashboard = Type.Object({
   healths: TagCounts('Devices per sanity of their last stored health check: 100%, >90%, >60%, <60%, unknown (none stored).'),
   upTimes: TagCounts('Connected devices per uptime: now (< 1 h), >hour, >day, >week, >month; unknown before its first state.'),
   memoryUsed: TagCounts('Connected devices per memory used: < 5%, < 25%, < 50%, < 75%, >75%; unknown before its first state.'),
-  load: TagCounts('Connected devices per 1-minute load average as a percentage of one core, same buckets as memoryUsed.'),
+  load: TagCounts('Connected devices per 5-minute load average as a percentage of one core, same buckets as memoryUsed.'),
   associations: TagCounts('Associated clients summed over connected devices, per band: 2G, 5G, 6G.'),
 }, { title: 'DeviceDashboard', description: 'Fixed-bucket arrays list every bucket in the order shown, zeros included; the other arrays list the tags seen.' });
 
@@ -76,7 +77,7 @@ export interface DashboardInput {
   now: number;
   devices: readonly Pick<Device, 'serialNumber' | 'compatible' | 'firmware' | 'lastRecordedContact'>[];
   /** Live status of a device, undefined when no link knows it. */
-  statusOf: (serial: string) => DeviceStatus | undefined;
+  statusOf: (serial: string) => LiveStatus | undefined;
   commandCounts: readonly { command: string; n: number }[];
   /** Sanity of each device's last stored health check. */
   lastSanity: ReadonlyMap<string, number>;

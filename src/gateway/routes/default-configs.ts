@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
-import { airtwinError, badRequest, notFound } from '../../errors.js';
+import { airtwinError, badRequest, notFound, nothingToDelete } from '../../errors.js';
 import { nowSeconds } from '../../protocol/clock.js';
 import { DefaultConfiguration } from '../../store/records.js';
 import { errorResponses, ok, Pagination, page } from '../../server/schemas.js';
@@ -53,6 +53,7 @@ export async function defaultConfigsRoutes(api: FastifyInstance, deps: GatewayDe
   const nameOf = (req: { params: unknown }) => (req.params as Static<typeof NameParam>).name;
 
   api.get('/default_configurations', {
+    config: { wire: 'defaultConfigList' },
     schema: { tags: ['default configurations'], summary: 'List default configurations', querystring: ListQuery, response: { 200: ListResponse, ...errorResponses } },
   }, async (req) => {
     const q = req.query as Static<typeof ListQuery>;
@@ -62,6 +63,7 @@ export async function defaultConfigsRoutes(api: FastifyInstance, deps: GatewayDe
   });
 
   api.get('/default_configuration/:name', {
+    config: { wire: 'defaultConfig' },
     schema: { tags: ['default configurations'], summary: 'Get a default configuration', params: NameParam, response: { 200: DefaultConfiguration, ...errorResponses } },
   }, async (req) => {
     const found = deps.defaultConfigs.get(nameOf(req));
@@ -91,9 +93,10 @@ export async function defaultConfigsRoutes(api: FastifyInstance, deps: GatewayDe
   });
 
   api.put('/default_configuration/:name', {
+    config: { wire: 'defaultConfigUpdated' },
     schema: {
       tags: ['default configurations'], summary: 'Update a default configuration: modelIds, description, configuration, platform',
-      params: NameParam, body: DefaultConfigurationInput, response: { 200: Type.Ref('OperationResult'), ...errorResponses },
+      params: NameParam, body: DefaultConfigurationInput, response: { 200: DefaultConfiguration, ...errorResponses },
     },
   }, async (req) => {
     const name = nameOf(req);
@@ -107,8 +110,7 @@ export async function defaultConfigsRoutes(api: FastifyInstance, deps: GatewayDe
     if (body.description !== undefined) next.description = body.description;
     if (body.platform !== undefined) next.platform = body.platform.toLowerCase();
     if (body.configuration !== undefined) next.configuration = configurationText(body.configuration);
-    await deps.defaultConfigs.update(next);
-    return ok('PUT');
+    return deps.defaultConfigs.update(next);
   });
 
   api.delete('/default_configuration/:name', {
@@ -117,7 +119,9 @@ export async function defaultConfigsRoutes(api: FastifyInstance, deps: GatewayDe
       params: NameParam, response: { 204: Type.Null(), ...errorResponses },
     },
   }, async (req, reply) => {
-    await deps.defaultConfigs.delete(nameOf(req));
-    return reply.status(204).send();
+    const name = nameOf(req);
+    if (!deps.defaultConfigs.has(name)) throw nothingToDelete('name', `Default configuration '${name}' does not exist.`);
+    await deps.defaultConfigs.delete(name);
+    return reply.deleted();
   });
 }

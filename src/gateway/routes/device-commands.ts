@@ -12,7 +12,7 @@ import { telemetryUri, type TelemetryRegistry } from '../telemetry.js';
 import {
   ConfigureBody, ConfigureQuery, EventqueueBody, FactoryBody, GenericCommandBody, LedsBody, PingBody, PingResult, RebootBody, RequestBody,
   ScriptBody, TelemetryBody, TelemetryQuery, TelemetryResponse, TraceBody, UpgradeBody, UpgradeQuery, WifiscanBody,
-} from './device-commands-schemas.js';
+} from '../schemas/device-commands.js';
 
 /**
  * spec "Commands to a device": POST /device/{serialNumber}/<command>. Every command goes
@@ -99,6 +99,7 @@ export async function deviceCommandsRoutes(api: FastifyInstance, deps: GatewayDe
 
   for (const r of RECORD_ROUTES) {
     api.post(`/device/:serialNumber/${r.path}`, {
+      config: { wire: 'command' },
       preValidation: emptyBody,
       schema: {
         tags, summary: r.summary, description: `${r.notes}\n\n${RECORD_ANSWER}`,
@@ -117,6 +118,7 @@ export async function deviceCommandsRoutes(api: FastifyInstance, deps: GatewayDe
   }
 
   api.post('/device/:serialNumber/ping', {
+    config: { wire: 'ping' },
     preValidation: emptyBody,
     schema: {
       tags, summary: 'Ping the device and measure the round trip',
@@ -130,6 +132,7 @@ export async function deviceCommandsRoutes(api: FastifyInstance, deps: GatewayDe
   });
 
   api.post('/device/:serialNumber/telemetry', {
+    config: { wire: 'telemetry' },
     preValidation: emptyBody,
     schema: {
       tags, summary: 'Start, stop or query a telemetry stream',

@@ -1,40 +1,20 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type, type Static } from 'typebox';
-import { deviceOffline, notFound } from '../../errors.js';
-import { DeviceStatus, offlineStatus } from '../../protocol/device-status.js';
+import { deviceOffline, notFound, nothingToDelete } from '../../errors.js';
+import { DeviceStatus } from '../../protocol/device-status.js';
 import { normalizeSerial } from '../../protocol/serial.js';
 import type { LogKind } from '../../store/device-data-repo.js';
-import { Command, DeviceCapabilities, DeviceLog, HealthCheck, StatisticsRecord } from '../../store/records.js';
-import { DateRange, errorResponses, Pagination, SerialParam } from '../../server/schemas.js';
+import { Command, DeviceCapabilities } from '../../store/records.js';
+import { errorResponses, SerialParam } from '../../server/schemas.js';
 import type { GatewayDeps } from '../deps.js';
+import { deviceStatus } from '../live-status.js';
+import { DeviceHealthChecks, DeviceLogs, DeviceStatistics, LogsDeleteQuery, LogsQuery, RangeQuery, RecordsQuery } from '../schemas/device-data.js';
 import { checkRange } from '../record-query.js';
 import { RemoteSession } from '../remote-session.js';
 import { caller } from './device-commands.js';
 
-const LogType = Type.Optional(Type.Integer({
-  minimum: 0, maximum: 2, default: 0,
-  description: 'spec: 0 any kind (default), 1 normal logs (reboot logs included), 2 crash logs; the same for GET and DELETE.',
-}));
-const Newest = Type.Optional(Type.Boolean({ description: 'Newest first; with limit, the newest N. Otherwise oldest first.' }));
-const LastOnly = Type.Optional(Type.Boolean({ description: 'Only the latest stored record (404 if none); other parameters are ignored.' }));
-
-const LogsQuery = Type.Object({ ...DateRange, ...Pagination, logType: LogType, newest: Newest }, { additionalProperties: false });
-const LogsDeleteQuery = Type.Object({ ...DateRange, logType: LogType }, { additionalProperties: false });
-const RecordsQuery = Type.Object({ ...DateRange, ...Pagination, newest: Newest, lastOnly: LastOnly }, { additionalProperties: false });
-const RangeQuery = Type.Object({ ...DateRange }, { additionalProperties: false });
-
-const DeviceLogs = Type.Object({ serialNumber: Type.String(), values: Type.Array(DeviceLog) }, {
-  $id: 'DeviceLogs', title: 'DeviceLogs',
-  description: 'data is a JSON document as text. The logType of each value is the stored kind: 0 normal, 1 crash or recovery, 2 reboot log.',
-});
-const DeviceHealthChecks = Type.Object({ serialNumber: Type.String(), values: Type.Array(HealthCheck) }, {
-  $id: 'DeviceHealthChecks', title: 'DeviceHealthChecks', description: 'data is the healthcheck object as JSON text. lastOnly answers one value.',
-});
-const DeviceStatistics = Type.Object({ serialNumber: Type.String(), values: Type.Array(StatisticsRecord) }, {
-  $id: 'DeviceStatistics', title: 'DeviceStatistics', description: 'data is the state object as JSON text. lastOnly answers one value.',
-});
-
 const Deleted = { 204: Type.Null(), ...errorResponses };
+const Count = Type.Object({ count: Type.Integer() });
 
 const RTTY_ANSWER = 'Sends the `rtty` command to the AP (it waits up to 60 s for the answer) and, once the AP took it, answers the '
   + 'RemoteSession: `connectionId` and `token` are the id and token the AP got, `commandUUID` is the rtty command in the history '
@@ -63,6 +43,7 @@ export async function deviceDataRoutes(api: FastifyInstance, deps: GatewayDeps):
   };
 
   api.get('/device/:serialNumber/logs', {
+    config: { wire: 'logs' },
     schema: { tags, summary: "A device's logs", params: SerialParam, querystring: LogsQuery, response: { 200: DeviceLogs, ...errorResponses } },
   }, async (req) => {
     const serial = known(req);
@@ -76,10 +57,11 @@ export async function deviceDataRoutes(api: FastifyInstance, deps: GatewayDeps):
     const serial = known(req);
     const q = query<Static<typeof LogsDeleteQuery>>(req);
     await deps.deviceData.deleteLogs(serial, { ...q, logType: q.logType as LogKind | undefined });
-    return reply.status(204).send();
+    return reply.deleted();
   });
 
   api.get('/device/:serialNumber/healthchecks', {
+    config: { wire: 'healthchecks' },
     schema: { tags, summary: "A device's health checks", params: SerialParam, querystring: RecordsQuery, response: { 200: DeviceHealthChecks, ...errorResponses } },
   }, async (req) => {
     const serial = known(req);
@@ -97,14 +79,19 @@ export async function deviceDataRoutes(api: FastifyInstance, deps: GatewayDeps):
   }, async (req, reply) => {
     const serial = known(req);
     await deps.deviceData.deleteHealthChecks(serial, query<Static<typeof RangeQuery>>(req));
-    return reply.status(204).send();
+    return reply.deleted();
   });
 
   api.get('/device/:serialNumber/statistics', {
-    schema: { tags, summary: "A device's statistics (state blocks)", params: SerialParam, querystring: RecordsQuery, response: { 200: DeviceStatistics, ...errorResponses } },
+    config: { wire: 'statistics' },
+    schema: {
+      tags, summary: "A device's statistics (state blocks)", params: SerialParam, querystring: RecordsQuery,
+      response: { 200: Type.Union([DeviceStatistics, Count]), ...errorResponses },
+    },
   }, async (req) => {
     const serial = known(req);
     const q = req.query as Static<typeof RecordsQuery>;
+    if (q.countOnly) return { count: await deps.deviceData.countStatistics(serial, query<typeof q>(req)) };
     if (q.lastOnly) {
       const last = await deps.deviceData.lastStatistics(serial);
       if (!last) throw notFound('statistics', `Device ${serial} has no statistics yet.`);
@@ -118,10 +105,11 @@ export async function deviceDataRoutes(api: FastifyInstance, deps: GatewayDeps):
   }, async (req, reply) => {
     const serial = known(req);
     await deps.deviceData.deleteStatistics(serial, query<Static<typeof RangeQuery>>(req));
-    return reply.status(204).send();
+    return reply.deleted();
   });
 
   api.get('/device/:serialNumber/capabilities', {
+    config: { wire: 'capabilities' },
     schema: { tags, summary: "A device's last reported capabilities (404 if none)", params: SerialParam, response: { 200: DeviceCapabilities, ...errorResponses } },
   }, async (req) => {
     const serial = known(req);
@@ -134,19 +122,18 @@ export async function deviceDataRoutes(api: FastifyInstance, deps: GatewayDeps):
     schema: { tags, summary: "Delete a device's capabilities (404 if none)", params: SerialParam, response: Deleted },
   }, async (req, reply) => {
     const serial = known(req);
-    if ((await deps.deviceData.deleteCapabilities(serial)) === 0) throw notFound('capabilities', `Device ${serial} has no capabilities stored.`);
-    return reply.status(204).send();
+    if ((await deps.deviceData.deleteCapabilities(serial)) === 0) throw nothingToDelete('capabilities', `Device ${serial} has no capabilities stored.`);
+    return reply.deleted();
   });
 
   api.get('/device/:serialNumber/status', {
     schema: { tags, summary: "A device's connection status", params: SerialParam, response: { 200: DeviceStatus, ...errorResponses } },
   }, async (req) => {
-    const serial = known(req);
-    const d = deps.devices.get(serial)!;
-    return deps.status.status(serial) ?? offlineStatus(serial, d.firmware, d.UUID, d.lastRecordedContact);
+    return deviceStatus(deps.status, deps.devices.get(known(req))!);
   });
 
   api.get('/device/:serialNumber/rtty', {
+    config: { wire: 'rtty' },
     schema: {
       tags, summary: 'Open a remote session (rtty) on the device',
       description: RTTY_ANSWER,

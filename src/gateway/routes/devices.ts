@@ -2,69 +2,18 @@ import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { notFound, airtwinError } from '../../errors.js';
 import { nowSeconds } from '../../protocol/clock.js';
-import { offlineStatus, DeviceStatus } from '../../protocol/device-status.js';
 import { normalizeSerial, serialToMac } from '../../protocol/serial.js';
 import { Device } from '../../store/records.js';
-import { errorResponses, Pagination, page, SerialParam } from '../../server/schemas.js';
-import { DeviceInput } from '../schemas/device.js';
+import { errorResponses, SerialParam } from '../../server/schemas.js';
+import { DeviceInput, ValidateResponse } from '../schemas/device.js';
 import { parseConfiguration } from '../configuration.js';
-import { ORDERABLE_FIELDS, parseFilter, parseOrderBy } from '../device-query.js';
 import type { GatewayDeps } from '../deps.js';
-
-const DeviceWithStatus = Type.Object({ ...Device.properties, ...DeviceStatus.properties });
-
-const ListQuery = Type.Object({
-  ...Pagination,
-  filter: Type.Optional(Type.String({ description: 'See README "Filter syntax": bare words and field:value terms.' })),
-  select: Type.Optional(Type.String({ description: 'Comma-separated serial numbers.' })),
-  serialOnly: Type.Optional(Type.Boolean()),
-  countOnly: Type.Optional(Type.Boolean()),
-  deviceWithStatus: Type.Optional(Type.Boolean()),
-  orderBy: Type.Optional(Type.String({ description: 'field:a|d,... over Device fields.' })),
-  orderSpec: Type.Optional(Type.Boolean()),
-  connectionStatistics: Type.Optional(Type.Boolean()),
-}, { additionalProperties: false });
-
-const ListResponse = Type.Object({
-  devices: Type.Optional(Type.Array(Device)),
-  devicesWithStatus: Type.Optional(Type.Array(DeviceWithStatus)),
-  serialNumbers: Type.Optional(Type.Array(Type.String())),
-  count: Type.Optional(Type.Integer()),
-  list: Type.Optional(Type.Array(Type.String())),
-  averageConnectionTime: Type.Optional(Type.Number()),
-  connectedDevices: Type.Optional(Type.Integer()),
-  connectingDevices: Type.Optional(Type.Integer()),
-}, { description: 'One of: devices, devicesWithStatus, serialNumbers, count, list (orderSpec) or the connection statistics.' });
-
-const ValidateResponse = Type.Object({ valid: Type.Boolean(), error: Type.Optional(Type.String()) });
 
 export async function deviceRoutes(api: FastifyInstance, deps: GatewayDeps): Promise<void> {
   const withBlacklist = (d: Omit<Device, 'blackListed'>): Device => ({ ...d, blackListed: deps.isBlacklisted(d.serialNumber) });
-  const statusOf = (d: Omit<Device, 'blackListed'>) => deps.status.status(d.serialNumber) ?? offlineStatus(d.serialNumber, d.firmware, d.UUID, d.lastRecordedContact);
-
-  api.get('/devices', {
-    schema: { tags: ['devices'], summary: 'List devices', querystring: ListQuery, response: { 200: ListResponse, ...errorResponses } },
-  }, async (req) => {
-    const q = req.query as Static<typeof ListQuery>;
-    if (q.connectionStatistics) return deps.status.connectionStatistics();
-    if (q.orderSpec) return { list: [...ORDERABLE_FIELDS] };
-    const compare = parseOrderBy(q.orderBy);
-    const matches = parseFilter(q.filter);
-    let devices = deps.devices.all();
-    if (q.select !== undefined) {
-      const wanted = new Set(q.select.split(',').map((s) => s.trim()).filter(Boolean).map((s) => normalizeSerial(s, 'select')));
-      devices = devices.filter((d) => wanted.has(d.serialNumber));
-    }
-    devices = devices.filter(matches);
-    if (q.countOnly) return { count: devices.length };
-    // all() is sorted by serial already, which is the default order: only orderBy needs a sort.
-    devices = page(q.orderBy ? devices.sort(compare) : devices, q.offset, q.limit);
-    if (q.serialOnly) return { serialNumbers: devices.map((d) => d.serialNumber) };
-    if (q.deviceWithStatus) return { devicesWithStatus: devices.map((d) => ({ ...withBlacklist(d), ...statusOf(d), firmware: d.firmware || statusOf(d).firmware })) };
-    return { devices: devices.map(withBlacklist) };
-  });
 
   api.get('/device/:serialNumber', {
+    config: { wire: 'device' },
     schema: { tags: ['devices'], summary: 'Get a device', params: SerialParam, response: { 200: Device, ...errorResponses } },
   }, async (req) => {
     const serial = normalizeSerial((req.params as Static<typeof SerialParam>).serialNumber);
@@ -74,6 +23,7 @@ export async function deviceRoutes(api: FastifyInstance, deps: GatewayDeps): Pro
   });
 
   api.post('/device/:serialNumber', {
+    config: { wire: 'deviceCreate' },
     schema: {
       tags: ['devices'], summary: 'Create a device (validateOnly=true checks without storing)',
       params: SerialParam, querystring: Type.Object({ validateOnly: Type.Optional(Type.Boolean()) }), body: DeviceInput,
@@ -91,7 +41,7 @@ export async function deviceRoutes(api: FastifyInstance, deps: GatewayDeps): Pro
       const now = nowSeconds(deps.clock);
       const config = parseConfiguration(body.configuration ?? {});
       // spec: UUID is the configuration's version; a new record starts at "now" unless the body says otherwise.
-      const uuid = typeof config.uuid === 'number' && config.uuid > 0 ? config.uuid : body.UUID ?? now;
+      const uuid = typeof config.uuid === 'number' && config.uuid > 0 ? config.uuid : body.UUID !== undefined ? Number(body.UUID) : now;
       config.uuid = uuid;
       device = {
         serialNumber: serial,
@@ -119,6 +69,7 @@ export async function deviceRoutes(api: FastifyInstance, deps: GatewayDeps): Pro
   });
 
   api.put('/device/:serialNumber', {
+    config: { wire: 'device' },
     schema: {
       tags: ['devices'], summary: 'Update a device: venue, owner, location, subscriber, entity, locale, devicePassword, configuration; notes are appended',
       params: SerialParam, body: DeviceInput, response: { 200: Device, ...errorResponses },
@@ -155,7 +106,6 @@ export async function deviceRoutes(api: FastifyInstance, deps: GatewayDeps): Pro
   }, async (req, reply) => {
     const serial = normalizeSerial((req.params as Static<typeof SerialParam>).serialNumber);
     await deps.devices.delete(serial);
-    return reply.status(204).send();
+    return reply.deleted();
   });
-
 }

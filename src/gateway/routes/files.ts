@@ -55,6 +55,6 @@ export async function filesRoutes(api: FastifyInstance, deps: GatewayDeps): Prom
   }, async (req, reply) => {
     const { uuid, serial } = target(req.params, req.query);
     if (!(await deps.files.delete(uuid, serial))) throw notFound('uuid', `No file for command ${uuid} of device ${serial}.`);
-    return reply.status(204).send();
+    return reply.deleted();
   });
 }

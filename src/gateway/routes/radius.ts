@@ -124,6 +124,6 @@ export async function radiusRoutes(api: FastifyInstance, deps: GatewayDeps): Pro
     },
   }, async (_req, reply) => {
     await deps.radius.delete();
-    return reply.status(204).send();
+    return reply.deleted();
   });
 }

@@ -56,11 +56,6 @@ function acceptQueryToken(server: Server): void {
 export async function registerTelemetryRoutes(api: FastifyInstance, deps: TelemetryRouteDeps): Promise<void> {
   await api.register(websocket, { options: { maxPayload: 64 * 1024 } });
   acceptQueryToken(api.server);
-  // An upgrade refused before @fastify/websocket's own hook ran (401 from the auth hook) would
-  // leave its socket open forever, as the HTTP server no longer tracks it: close it once answered.
-  api.addHook('onResponse', async (request) => {
-    if (!request.ws && request.headers.upgrade?.toLowerCase() === 'websocket') request.raw.socket.destroy();
-  });
 
   api.get<{ Querystring: TelemetryQuery }>('/ws_telemetry', {
     websocket: true,

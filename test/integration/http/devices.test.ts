@@ -45,7 +45,7 @@ describe('POST /api/v1/device/:serial', () => {
     ['an unknown deviceType', '/device/aabbccddee0d', { deviceType: 'ROUTER' }],
     ['a UUID of the wrong type', '/device/aabbccddee0e', { UUID: 'abc' }],
     ['a number where a string belongs (bodies are never coerced)', '/device/aabbccddee0f', { manufacturer: 5 }],
-    ['a numeric string where a number belongs', '/device/aabbccddee0f', { UUID: '12' }],
+    ['a UUID that is neither a number nor its digits', '/device/aabbccddee0f', { UUID: '12x' }],
   ])('answers 400 for %s', async (_name, path, body) => {
     expectEnvelope(await s.gw('POST', path, { body }), 400);
   });

@@ -12,6 +12,7 @@ import { isAirtwinError } from '../../../src/errors.js';
 import { registerTelemetryRoutes } from '../../../src/gateway/routes/telemetry-ws.js';
 import { TelemetryRegistry, telemetryUri, type TelemetryRegistryOptions } from '../../../src/gateway/telemetry.js';
 import { createAuthenticator } from '../../../src/server/auth.js';
+import { wireProfile } from '../../../src/server/wire/install.js';
 import { buildServiceApp, registerApi } from '../../../src/server/build-app.js';
 import { FakeLink, flush } from '../../helpers/fake-link.js';
 import { MemoryCommandStore } from '../../helpers/memory-command-store.js';
@@ -37,6 +38,7 @@ async function setup(registryOpts: Partial<TelemetryRegistryOptions> = {}) {
   const authenticator = await createAuthenticator({ apiTokens: [TOKEN], dataDir }, { now: () => clock.now() });
   const app: FastifyInstance = await buildServiceApp({
     name: 'test gateway', version: '0', description: 'telemetry only', logger: pino({ level: 'silent' }), authenticator, bodyLimit: 1 << 20,
+    wire: wireProfile('spec'),
   });
   await registerApi(app, authenticator, async (api) => registerTelemetryRoutes(api, { telemetry }));
   const base = await app.listen({ port: 0, host: '127.0.0.1' });

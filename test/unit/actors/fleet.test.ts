@@ -148,7 +148,7 @@ describe('Fleet', () => {
 
   it('serves as the gateway DeviceStatusSource, with connection statistics', async () => {
     const { fleet, clock } = setup();
-    const source: DeviceStatusSource = fleet;
+    const source: Omit<DeviceStatusSource, 'lastState'> = fleet;
     const la = new FakeLink(A, () => clock.now());
     const lb = new FakeLink(B, () => clock.now());
     fleet.attach(la);

@@ -28,9 +28,9 @@ describe('countAssociations', () => {
 });
 
 describe('statusFromState', () => {
-  it('derives memory, load, temperature and uptime; zeros when absent', () => {
+  it('derives memory, the 5-minute load, temperature and uptime; zeros when absent', () => {
     expect(statusFromState({ unit: { memory: { total: 200, free: 50 }, load: [1.5, 1, 0.5], temperature: [40, 60], uptime: 77 } }, 9))
-      .toMatchObject({ UUID: 9, memoryUsed: 75, load: 1.5, temperature: 40, uptime: 77 });
+      .toMatchObject({ UUID: 9, memoryUsed: 75, load: 1, temperature: 40, uptime: 77 });
     expect(statusFromState({}, 1)).toMatchObject({ memoryUsed: 0, load: 0, temperature: 0, uptime: 0, associations_2G: 0 });
   });
 });
