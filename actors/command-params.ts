@@ -23,10 +23,16 @@ export interface CommandPlan {
   when: number;
   /** What the record's `details` shows, when it differs from the params. */
   details?: JsonObject;
+  /** A script the AP runs in the background (the record's `deferred`). */
+  deferred?: boolean;
+  /** The AP uploads a file for this command (the record's `waitingForFile` until it does). */
+  uploads?: boolean;
 }
 
 export type ScriptType = 'shell' | 'ucode' | 'uci' | 'bundle';
 export const SCRIPT_TYPES: readonly ScriptType[] = ['shell', 'ucode', 'uci', 'bundle'];
+/** The AP's own diagnostic bundle: no script text, the output is uploaded (upstream `diagnostic`). */
+export const DIAGNOSTIC = 'diagnostic';
 export const DEFAULT_TELEMETRY_TYPES = ['wifi-frames', 'dhcp-snooping', 'state'];
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -152,8 +158,8 @@ export function planFactory(serial: string, body: Body): CommandPlan {
 export function planLeds(serial: string, body: Body): CommandPlan {
   const pattern = str(body, 'pattern', ['on', 'off', 'blink']);
   const when = whenOf(body);
-  const params: JsonObject = { serial, pattern, when };
-  if (pattern === 'blink') params.duration = int(body, 'duration', { def: 30, min: 1, max: 3600 });
+  // duration always goes with the pattern, as upstream sends it (the AP reads it for blink only).
+  const params: JsonObject = { serial, pattern, when, duration: int(body, 'duration', { def: 30, min: 1, max: 3600 }) };
   return plan('leds', params, { when });
 }
 
@@ -164,10 +170,12 @@ export function planTrace(serial: string, body: Body, uploadUri?: string): Comma
   const params: JsonObject = { serial, when: whenOf(body) };
   if (network) params.network = network;
   if (itf) params.interface = itf;
-  if (body.numberOfPackets !== undefined) params.packets = int(body, 'numberOfPackets', { min: 1, max: 1_000_000 });
+  // A duration wins; numberOfPackets 0 (as clients send beside a duration) means "by duration".
+  const packets = int(body, 'numberOfPackets', { def: 0, min: 0, max: 1_000_000 });
+  if (body.duration === undefined && packets > 0) params.packets = packets;
   else params.duration = int(body, 'duration', { def: 30, min: 1, max: 3600 });
   if (uploadUri) params.uri = uploadUri;
-  return plan('trace', params, { when: params.when as number });
+  return plan('trace', params, { when: params.when as number, uploads: uploadUri !== undefined });
 }
 
 /** wifiscan selector: `{bands: ["2"|"5"|"6"|"2G"|...]}` and/or `{channels: [int]}`. */
@@ -221,9 +229,9 @@ export function planTelemetry(serial: string, body: Body): CommandPlan {
   const interval = int(body, 'interval', { min: 0, max: 120 });
   const lifetime = int(body, 'lifetime', { def: 3600, min: 1 });
   const types = strArray(body, 'types', DEFAULT_TELEMETRY_TYPES);
-  const uuid = optStr(body, 'uuid');
+  // A uuid names the stream to stop; starting, it is ignored (clients send one either way).
+  const uuid = interval === 0 ? optStr(body, 'uuid') : undefined;
   if (uuid !== undefined && !UUID_RE.test(uuid)) throw badRequest('uuid', 'uuid must be a UUID.');
-  if (uuid !== undefined && interval !== 0) throw badRequest('uuid', 'uuid is only valid with interval 0 (to stop a stream).');
   const messagebus = bool(body, 'messagebus', false);
   // lifetime is sent too, so an AP that honours it stops on its own if the stop command is lost.
   return plan('telemetry', { serial, interval, types, lifetime }, {
@@ -233,32 +241,54 @@ export function planTelemetry(serial: string, body: Body): CommandPlan {
 
 export interface ScriptSource {
   type: ScriptType;
+  /** Base64 script text. */
   script: string;
   timeout?: number;
+  deferred?: boolean;
+  /** Where a deferred script's output goes, if the stored script says. */
+  uri?: string;
 }
 
+/** An optional text field where "" means absent, as the OpenWiFi clients send unused fields. */
+const given = (body: Body, field: string): string | undefined => optStr(body, field) || undefined;
+
 /**
- * script: inline (`type` + base64 `script`) or stored (`scriptId`, looked up by the caller's hook).
- * Both at once is a 400 (the gateway's 403 is a bug, §8.10).
+ * script: inline (`type` + base64 `script`), stored (`scriptId`, looked up by the caller's hook:
+ * its type, text, timeout and deferral unless the body says), or `diagnostic` (the AP's own bundle,
+ * neither script nor scriptId). Both script and scriptId is a 400 (the gateway's 403 is a bug,
+ * §8.10). A deferred script is acknowledged at once and uploads its output to `uri` (the body's,
+ * the stored script's, else the gateway's upload endpoint when there is one); otherwise the AP has
+ * `timeout` seconds and answers with the output.
  */
-export function planScript(serial: string, body: Body, lookup?: (id: string) => ScriptSource | undefined): CommandPlan {
-  const scriptId = optStr(body, 'scriptId');
-  const inline = optStr(body, 'script');
+export function planScript(serial: string, body: Body, lookup?: (id: string) => ScriptSource | undefined, uploadUri?: string): CommandPlan {
+  const scriptId = given(body, 'scriptId');
+  const inline = given(body, 'script');
+  const type = given(body, 'type');
   if (scriptId && inline) throw badRequest('scriptId', 'Send either script or scriptId, not both.');
-  let source: ScriptSource;
-  if (scriptId) {
+  let source: ScriptSource | { type: typeof DIAGNOSTIC; script?: undefined; timeout?: undefined; deferred?: undefined; uri?: undefined };
+  if (type === DIAGNOSTIC) {
+    if (scriptId || inline) throw badRequest('type', 'A diagnostic script takes neither script nor scriptId: the AP runs its own.');
+    source = { type: DIAGNOSTIC };
+  } else if (scriptId) {
     const found = lookup?.(scriptId);
     if (!found) throw badRequest('scriptId', `No stored script ${scriptId}.`);
     source = found;
   } else {
     source = { type: str(body, 'type', SCRIPT_TYPES) as ScriptType, script: str(body, 'script') };
   }
-  const timeout = int(body, 'timeout', { def: source.timeout ?? 30, min: 1, max: 3600 });
   const when = whenOf(body);
-  const params: JsonObject = { serial, type: source.type, script: source.script, timeout, when };
-  const signature = optStr(body, 'signature');
+  const deferred = body.deferred === undefined || body.deferred === null ? source.deferred ?? false : bool(body, 'deferred', false);
+  const uri = given(body, 'uri') ?? source.uri;
+  if (uri !== undefined && !/^https?:\/\/\S+$/.test(uri)) throw badRequest('uri', 'uri must be an http or https URL.');
+  const params: JsonObject = { serial, type: source.type, when };
+  if (source.script !== undefined) params.script = source.script;
+  const target = uri ?? uploadUri;
+  if (deferred) {
+    if (target) params.uri = target;
+  } else params.timeout = int(body, 'timeout', { def: source.timeout ?? 30, min: 1, max: 3600 });
+  const signature = given(body, 'signature');
   if (signature) params.signature = signature;
-  return plan('script', params, { when, timeoutMs: commandTimeoutMs('script', params) });
+  return plan('script', params, { when, timeoutMs: commandTimeoutMs('script', params), deferred, uploads: deferred && target !== undefined });
 }
 
 /** Where rtty sessions point (the gateway's `rtty.*` settings, reference/gateway-behaviour.md §0). */

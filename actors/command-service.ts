@@ -49,7 +49,7 @@ export interface CommandServiceOptions {
   deviceExists?: (serial: string) => boolean | Promise<boolean>;
   /** Stored scripts for `script` with `scriptId`. */
   scriptById?: (id: string) => ScriptSource | undefined;
-  /** Where an AP uploads a trace for a command (the file-upload endpoint). */
+  /** Where an AP uploads a file for a command (trace, deferred script): the file-upload endpoint, when there is one. */
   uploadUri?: (commandUuid: string) => string;
   rtty?: RttyServer;
   /**
@@ -138,7 +138,7 @@ export class CommandService {
   }
 
   script(serial: string, body: Body, caller: Caller = {}): Promise<Command> {
-    return this.run(serial, caller, () => planScript(serialKey(serial), body, this.opts.scriptById), 'script');
+    return this.run(serial, caller, (uuid) => planScript(serialKey(serial), body, this.opts.scriptById, this.opts.uploadUri?.(uuid)), 'script');
   }
 
   /**
@@ -227,7 +227,7 @@ export class CommandService {
     const sub: CommandSubmission = {
       command: blankCommand({
         UUID: uuid, command: p.method, serialNumber: serial, submitted: Math.floor(nowMs / 1000), submittedBy: caller.submittedBy ?? '',
-        when: p.when, details: JSON.stringify(p.details ?? p.params),
+        when: p.when, details: JSON.stringify(p.details ?? p.params), deferred: p.deferred ?? false, waitingForFile: p.uploads ? 1 : 0,
       }),
       method: p.method, params: p.params, timeoutMs: p.timeoutMs, queueable: p.queueable, awaitResult: p.awaitResult,
       restart: p.restart, runAt: p.when * 1000,

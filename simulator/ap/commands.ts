@@ -220,9 +220,14 @@ export function handleCommand(ctl: ApControl, cmd: CommandFrame): void {
     }
     case 'event': {
       const types = Array.isArray(p.types) ? p.types.filter((x): x is string => typeof x === 'string') : [];
+      // fw: `events` beside `status`, one list per asked type (PROTOCOL.md "eventqueue buffers").
       reply(() => {
-        const events = ap.recentEvents.filter((e) => types.some((ty) => e.type === ty || e.type.startsWith(`${ty}.`)));
-        return resultFrame(ap, id, { error: 0, text: 'Success', events: events.map((e) => ({ timestamp: Math.floor(e.at / 1000), type: e.type, payload: e.payload })) });
+        const events: Record<string, unknown[]> = {};
+        for (const ty of types) {
+          events[ty] = ap.recentEvents.filter((e) => e.type === ty || e.type.startsWith(`${ty}.`))
+            .map((e) => ({ timestamp: Math.floor(e.at / 1000), type: e.type, payload: e.payload }));
+        }
+        return resultFrame(ap, id, { error: 0, text: 'Success' }, { events });
       });
       return;
     }
@@ -245,12 +250,14 @@ export function handleCommand(ctl: ApControl, cmd: CommandFrame): void {
     case 'trace': {
       const seconds = typeof p.duration === 'number' ? p.duration : 10;
       const packets = typeof p.packets === 'number' ? Math.min(p.packets, 1000) : Math.min(1000, seconds * 10);
-      reply(() => resultFrame(ap, id, { error: 0, text: 'Trace completed', resultCode: 0, ...fileResult(pcap(packets, venue.clock.now())) }), seconds * 1000);
+      reply(() => resultFrame(ap, id, { error: 0, text: 'Trace completed', resultCode: 0, resultText: 'Done', ...fileResult(pcap(packets, venue.clock.now())) }), seconds * 1000);
       return;
     }
     case 'script': {
       const type = p.type;
-      if (!['shell', 'ucode', 'bundle'].includes(type as string)) { reply(() => resultFrame(ap, id, { error: 2, text: `unsupported script type ${String(type)}` })); return; }
+      if (!['shell', 'ucode', 'bundle', 'diagnostic'].includes(type as string)) { reply(() => resultFrame(ap, id, { error: 2, text: `unsupported script type ${String(type)}` })); return; }
+      // fw: a deferred script (no timeout, an upload uri) is acknowledged at once and runs in the background.
+      if (p.timeout === undefined) { reply(() => resultFrame(ap, id, { error: 0, text: 'Pending' })); return; }
       const src = typeof p.script === 'string' ? Buffer.from(p.script, 'base64').toString('utf8') : '';
       const out = Buffer.from(`# ${String(type)} on ${ap.serial} at ${Math.floor(venue.clock.now() / 1000)}\n# ${src.length} bytes of script, exit 0\n`);
       reply(() => resultFrame(ap, id, { error: 0, text: 'Success', ...fileResult(out) }), ap.rng.int(200, 3000));

@@ -171,8 +171,9 @@ export function periodicScanFrame(v: Venue, ap: SimAp): NotificationFrame {
   return note('wifiscan', { serial: ap.serial, data: scanEntries(v, ap, {}, false) });
 }
 
+/** A command's result as the AP's firmware sends it: `serial`, `uuid` (the configuration it runs) and `status`. */
 export function resultFrame(ap: SimAp, id: number, status: Record<string, unknown> & { error: number }, extra: Record<string, unknown> = {}): ResultFrame {
-  return { jsonrpc: '2.0', id, result: { serial: ap.serial, status: { text: status.error === 0 ? 'Success' : 'Failed', ...status }, ...extra } };
+  return { jsonrpc: '2.0', id, result: { serial: ap.serial, uuid: ap.uuid, status: { text: status.error === 0 ? 'Success' : 'Failed', ...status }, ...extra } };
 }
 
 export function wifiscanResult(v: Venue, ap: SimAp, id: number, sel: ScanSelector, verbose: boolean): ResultFrame {

@@ -68,7 +68,7 @@ const RECORD_ROUTES: RecordRoute[] = [
   { path: 'request', method: 'request', body: RequestBody, summary: 'Ask for a state or healthcheck message now',
     notes: `${REFUSES} Completes on the AP's acknowledgement; the message carrying the command UUID then replaces results.` },
   { path: 'eventqueue', method: 'eventqueue', body: EventqueueBody, summary: "Fetch events from the AP's queue",
-    notes: `${REFUSES} Sent to the AP as the 'event' method; results.status.events holds them.` },
+    notes: `${REFUSES} Sent to the AP as the 'event' method; results.events holds them, a list per type asked.` },
   { path: 'script', method: 'script', body: ScriptBody, summary: 'Run a script (shell, ucode, uci, bundle)',
     notes: `${REFUSES} Both script and scriptId: 400. A restricted AP (capabilities.restrictions) needs the signature: 400 SIGNATURE_REQUIRED.` },
 ];

@@ -30,7 +30,7 @@ export const GenericCommandBody = Type.Object({
 
 export const ConfigureBody = Type.Object({
   serialNumber,
-  UUID: Type.Optional(Type.Integer({ description: 'Ignored, as by the upstream gateway: the new configuration gets uuid = now (epoch s).' })),
+  UUID: Type.Optional(Type.Union([Type.Integer(), Type.String()], { description: 'Ignored, as by the upstream gateway: the new configuration gets uuid = now (epoch s).' })),
   configuration: jsonText('The uCentral configuration: a JSON object or its JSON text (400 INVALID_CONFIGURATION otherwise).'),
   when,
 });
@@ -63,10 +63,15 @@ export const FactoryBody = Type.Object({ serialNumber, when, keepRedirector });
 
 export const ScriptBody = Type.Object({
   serialNumber,
-  timeout: Type.Optional(Type.Integer({ minimum: 1, maximum: 3600, description: 'Seconds the AP may run the script (default 30, or the stored script value).' })),
-  type: Type.Optional(Type.String({ enum: ['shell', 'ucode', 'uci', 'bundle'], description: 'Required with an inline script.' })),
-  script: Type.Optional(Type.String({ description: 'The script, base64. Send either script or scriptId.' })),
-  scriptId: Type.Optional(Type.String({ description: 'A stored script (uuid). Send either script or scriptId (both: 400).' })),
+  timeout: Type.Optional(Type.Integer({ minimum: 1, maximum: 3600, description: 'Seconds the AP may run the script (default 30, or the stored script value); not with deferred.' })),
+  type: Type.Optional(Type.String({
+    enum: ['shell', 'ucode', 'uci', 'bundle', 'diagnostic'],
+    description: 'Required with an inline script. diagnostic: the AP\'s own diagnostic bundle (neither script nor scriptId).',
+  })),
+  script: Type.Optional(Type.String({ description: 'The script, base64. Send either script or scriptId ("" counts as absent).' })),
+  scriptId: Type.Optional(Type.String({ description: 'A stored script (GET /scripts). Send either script or scriptId (both: 400).' })),
+  deferred: Type.Optional(Type.Boolean({ description: 'The AP acknowledges at once, runs in the background and uploads its output to uri.' })),
+  uri: Type.Optional(Type.String({ description: 'Where a deferred script uploads its output (http or https; "" counts as absent).' })),
   signature: Type.Optional(Type.String()),
   when,
 });
@@ -74,15 +79,15 @@ export const ScriptBody = Type.Object({
 export const LedsBody = Type.Object({
   serialNumber,
   when,
-  duration: Type.Optional(Type.Integer({ minimum: 1, maximum: 3600, description: 'Seconds (default 30); applies only to the blink pattern.' })),
+  duration: Type.Optional(Type.Integer({ minimum: 1, maximum: 3600, description: 'Seconds (default 30), always sent; the AP uses it for the blink pattern.' })),
   pattern: Type.String({ enum: ['on', 'off', 'blink'] }),
 });
 
 export const TraceBody = Type.Object({
   serialNumber,
   when,
-  duration: Type.Optional(Type.Integer({ minimum: 1, maximum: 3600, description: 'Seconds to capture (default 30) unless numberOfPackets is given.' })),
-  numberOfPackets: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, description: 'Packets to capture; takes precedence over duration.' })),
+  duration: Type.Optional(Type.Integer({ minimum: 1, maximum: 3600, description: 'Seconds to capture (default 30); wins over numberOfPackets.' })),
+  numberOfPackets: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000, description: 'Packets to capture when no duration is given; 0 means by duration.' })),
   network: Type.Optional(Type.String({ description: 'network or interface is required.' })),
   interface: Type.Optional(Type.String()),
 });
@@ -117,7 +122,7 @@ export const TelemetryBody = Type.Object({
   lifetime: Type.Optional(Type.Integer({ minimum: 1, description: 'Seconds the stream lives (default 3600).' })),
   messagebus: Type.Optional(Type.Boolean({ description: 'true: publish to the message bus (NATS subject telemetry.<serial>; 400 NOT_CONFIGURED without NATS); false: websocket.' })),
   types: Type.Optional(Type.Array(Type.String(), { description: 'Default: wifi-frames, dhcp-snooping, state.' })),
-  uuid: Type.Optional(Type.String({ format: 'uuid', description: 'Only with interval 0: the stream to stop (default: all of the device).' })),
+  uuid: Type.Optional(Type.String({ description: 'With interval 0: the stream to stop (default: all of the device); ignored when starting.' })),
 });
 
 export const TelemetryQuery = Type.Object({
