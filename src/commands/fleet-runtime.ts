@@ -6,10 +6,11 @@ import type { DevicesRepo, StoredDevice } from '../store/devices-repo.js';
 import type { BlacklistRepo } from '../store/blacklist-repo.js';
 import type { DefaultConfigsRepo } from '../store/default-configs-repo.js';
 import type { CommandsRepo } from '../store/commands-repo.js';
+import type { ScriptsRepo } from '../store/scripts-repo.js';
 import type { DeviceStatusSource } from '../gateway/device-status-source.js';
 import { Fleet } from '../../actors/fleet.js';
 import { CommandService } from '../../actors/command-service.js';
-import type { RttyServer } from '../../actors/command-params.js';
+import type { RttyServer, ScriptSource, ScriptType } from '../../actors/command-params.js';
 import { decodeFrame, paramOutOfRange } from '../../actors/device/frame-decoder.js';
 import { ScaledClock, VirtualClock } from '../../simulator/clock.js';
 
@@ -101,6 +102,18 @@ export interface FleetRuntimeDeps {
   storedCapabilities?: (serial: string) => Promise<JsonObject | undefined>;
   /** Ids of the commands the fleet starts itself (default: random; `airtwin replay` makes them repeatable). */
   newId?: () => string;
+  /** Stored scripts a `script` command runs by `scriptId` (its id, else its name). */
+  scripts?: ScriptsRepo;
+}
+
+/** A stored script as the command service runs it: its text base64-encoded, as the AP takes scripts. */
+function storedScript(scripts: ScriptsRepo, idOrName: string): ScriptSource | undefined {
+  const s = scripts.get(idOrName) ?? scripts.all().find((x) => x.name === idOrName);
+  if (!s) return undefined;
+  return {
+    type: s.type as ScriptType, script: Buffer.from(s.content).toString('base64'), timeout: s.timeout, deferred: s.deferred,
+    ...(s.defaultUploadURI ? { uri: s.defaultUploadURI } : {}),
+  };
 }
 
 export interface FleetRuntime {
@@ -268,6 +281,7 @@ export function startFleetRuntime(deps: FleetRuntimeDeps): FleetRuntime {
   const commandService = new CommandService({
     fleet, store: deps.commands, clock, newId: randomUUID, rtty: deps.rtty,
     deviceExists: (serial) => devices.has(serial),
+    ...(deps.scripts ? { scriptById: (id: string) => storedScript(deps.scripts!, id) } : {}),
     capabilitiesOf: (serial) => fleet.details(serial)?.capabilities ?? deps.storedCapabilities?.(serial),
     onStoreError: (error, command) => logger.error({ err: error, command: command.UUID }, 'command history write failed'),
   });

@@ -13,6 +13,8 @@ import { RadiusRepo } from '../store/radius-repo.js';
 import { CommandsRepo } from '../store/commands-repo.js';
 import { DeviceDataRepo } from '../store/device-data-repo.js';
 import { FilesRepo } from '../store/files-repo.js';
+import { loadScripts } from '../store/scripts-repo.js';
+import { loadDefaultFirmwares } from '../store/default-firmwares-repo.js';
 import { createAuthenticator } from '../server/auth.js';
 import { createLogging, type Logging } from '../server/logging.js';
 import { buildGateway } from '../gateway/app.js';
@@ -36,6 +38,7 @@ import { NatsLinkManager } from '../links/nats/nats-link-manager.js';
 import { startIngest } from '../pipelines/ingest.js';
 import { clockScheduler } from '../pipelines/clock-scheduler.js';
 import { TelemetryRegistry } from '../gateway/telemetry.js';
+import { connectionFigures, UiNotifications } from '../gateway/ui-notifications.js';
 import { RTTY_DEFAULTS } from '../gateway/remote-session.js';
 import { startSimVenue, type SimVenue } from './sim-venue.js';
 import { venueView } from '../venue-view/index.js';
@@ -128,6 +131,8 @@ export async function startServe(config: Readonly<ServeConfig>, io: ServeIo): Pr
     const commands = new CommandsRepo(store);
     const deviceData = new DeviceDataRepo(store);
     const files = new FilesRepo(store);
+    const scripts = await loadScripts(store);
+    const defaultFirmwares = await loadDefaultFirmwares(store);
     const authenticator = await createAuthenticator(
       { apiTokens: config.apiTokens, jwtSecret: config.jwtSecret, jwtPublicKey: config.jwtPublicKey, securityUrl: config.securityUrl, dataDir: config.dataDir },
       { now: () => clock.now() },
@@ -152,7 +157,7 @@ export async function startServe(config: Readonly<ServeConfig>, io: ServeIo): Pr
       }
     };
     const runtime = startFleetRuntime({
-      clock, devices, blacklist, defaultConfigs, commands, autoProvision: config.autoProvision, logger: logging.for('fleet'), rtty, storedCapabilities,
+      clock, devices, blacklist, defaultConfigs, commands, autoProvision: config.autoProvision, logger: logging.for('fleet'), rtty, storedCapabilities, scripts,
     });
     const { fleet, commandService } = runtime;
     // Subscribed before any AP connects, and closed after the fleet (whose stop completes
@@ -198,6 +203,10 @@ export async function startServe(config: Readonly<ServeConfig>, io: ServeIo): Pr
       onRunaway: (serial) => void commandService.telemetry(serial, { serialNumber: serial, interval: 0 }).catch(() => undefined),
     });
     closers.push(async () => telemetry.close());
+    const uiNotifications = new UiNotifications({
+      clock, events$: fleet.events$, serials: () => devices.all().map((d) => d.serialNumber), connectionFigures: () => connectionFigures(runtime.status, devices.all()),
+    });
+    closers.push(async () => uiNotifications.close());
     const sim = config.sim && !replayFiles
       ? await startSimVenue({ scenario: config.scenario, seed: config.seed, clock, fleet, devices, wrap })
       : undefined;
@@ -212,7 +221,8 @@ export async function startServe(config: Readonly<ServeConfig>, io: ServeIo): Pr
       },
     };
     const gateway = await buildGateway({
-      clock, store, devices, defaultConfigs, blacklist, radius, commands, deviceData, files, status: runtime.status, fleet, commandService, telemetry, logging,
+      clock, store, devices, defaultConfigs, blacklist, radius, commands, deviceData, files, scripts, defaultFirmwares, status: runtime.status, fleet, commandService,
+      telemetry, uiNotifications, logging,
       isBlacklisted: (serial) => blacklist.has(serial), version: VERSION, startedAt,
     }, {
       ...common, health,

@@ -17,6 +17,10 @@ import { lookupsRoutes } from './routes/lookups.js';
 import { filesRoutes } from './routes/files.js';
 import { registerTelemetryRoutes } from './routes/telemetry-ws.js';
 import { healthRoutes, type HealthSources } from './routes/health.js';
+import { scriptsRoutes } from './routes/scripts.js';
+import { uiWebsocketRoutes } from './routes/ui-ws.js';
+import { defaultFirmwaresRoutes } from './routes/default-firmwares.js';
+import { radiusSessionsRoutes } from './routes/radius-sessions.js';
 import type { WireName } from '../server/wire/profile.js';
 import { wireProfile } from '../server/wire/install.js';
 import { GATEWAY_SHAPES } from './wire/shapes.js';
@@ -57,9 +61,11 @@ export async function buildGateway(deps: GatewayDeps, opts: GatewayOptions): Pro
   for (const ext of opts.extensions ?? []) await ext.root?.(app);
   await registerApi(app, opts.authenticator, async (api) => {
     // First: it registers @fastify/websocket, whose upgrade handling the later routes rely on.
-    await registerTelemetryRoutes(api, { telemetry: deps.telemetry });
+    await registerTelemetryRoutes(api, { telemetry: deps.telemetry, authenticator: opts.authenticator, clock: deps.clock });
+    await uiWebsocketRoutes(api, { notifications: deps.uiNotifications, authenticator: opts.authenticator, clock: deps.clock });
     for (const routes of [deviceListRoutes, deviceRoutes, commandsRoutes, deviceDataRoutes, deviceCommandsRoutes, defaultConfigsRoutes,
-      blacklistRoutes, capabilitiesRoutes, radiusRoutes, dashboardRoutes, lookupsRoutes, filesRoutes]) {
+      blacklistRoutes, capabilitiesRoutes, radiusRoutes, dashboardRoutes, lookupsRoutes, filesRoutes, scriptsRoutes, defaultFirmwaresRoutes,
+      radiusSessionsRoutes]) {
       await routes(api, deps);
     }
     await systemRoutes(api, { version: deps.version, startedAt: deps.startedAt, now: () => deps.clock.now(), logging: deps.logging, certificateFiles: opts.certificateFiles });

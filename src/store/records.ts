@@ -195,3 +195,37 @@ export const RadiusProxyConfig = Type.Object({
 }, { additionalProperties: false, title: 'RadiusProxyConfig' });
 export type RadiusProxyConfig = Static<typeof RadiusProxyConfig>;
 export type RadiusServerGroup = Static<typeof RadiusServerGroup>;
+
+/** Roles a stored script may be run by (upstream's user roles); root and admin always may. */
+export const USER_ROLES = ['root', 'admin', 'subscriber', 'partner', 'csr', 'system', 'installer', 'noc', 'accounting'] as const;
+
+/** A stored script a device `script` command runs by `scriptId` (upstream ScriptEntry). */
+export const ScriptEntry = Type.Object({
+  id: Type.String({ description: 'UUID, set by the server.' }),
+  name: Type.String(),
+  description: Type.String(),
+  uri: Type.String({ description: 'Where its source came from, if anywhere (http or https).' }),
+  content: Type.String({ description: 'The script text; the gateway sends it to the AP base64-encoded.' }),
+  version: Type.String(),
+  type: Type.String({ enum: ['shell', 'bundle'] }),
+  created: Type.Integer(),
+  modified: Type.Integer(),
+  author: Type.String(),
+  restricted: Type.Array(Type.String({ enum: [...USER_ROLES] }), { description: 'Roles besides root and admin that may run it.' }),
+  deferred: Type.Boolean({ description: 'Runs in the background and uploads its output (unless the command says otherwise).' }),
+  timeout: Type.Integer({ description: 'Seconds the AP may run it (unless the command says otherwise).' }),
+  defaultUploadURI: Type.String({ description: 'Where a deferred run uploads its output, if not the gateway.' }),
+}, { $id: 'ScriptEntry', title: 'ScriptEntry' });
+export type ScriptEntry = Static<typeof ScriptEntry>;
+
+/** The firmware a device type should run (upstream DefaultFirmware). */
+export const DefaultFirmware = Type.Object({
+  deviceType: Type.String({ description: 'The `compatible` model id.' }),
+  description: Type.String(),
+  uri: Type.String({ description: 'http(s) URL of the image.' }),
+  revision: Type.String(),
+  imageCreationDate: Type.Integer(),
+  created: Type.Integer(),
+  lastModified: Type.Integer(),
+}, { $id: 'DefaultFirmware', title: 'DefaultFirmware' });
+export type DefaultFirmware = Static<typeof DefaultFirmware>;

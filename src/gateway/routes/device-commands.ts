@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type, type Static, type TSchema } from 'typebox';
-import { airtwinError, badRequest, isAirtwinError, notFound } from '../../errors.js';
+import { airtwinError, badRequest, forbidden, isAirtwinError, notFound } from '../../errors.js';
+import { ADMIN_ROLES } from '../../server/auth.js';
 import { normalizeSerial } from '../../protocol/serial.js';
 import { Command } from '../../store/records.js';
 import { errorResponses, SerialParam } from '../../server/schemas.js';
@@ -43,6 +44,17 @@ interface RecordRoute {
   summary: string;
   /** What this command does beyond RECORD_ANSWER. */
   notes: string;
+  /** Refuses the caller (a coded error) before anything is sent. */
+  allowed?: (req: FastifyRequest, deps: GatewayDeps) => void;
+}
+
+/** A stored script runs for root and admin, and for the roles it lists (upstream: root and the listed roles). */
+function mayRunStoredScript(req: FastifyRequest, deps: GatewayDeps): void {
+  const id = (req.body as Body | undefined)?.scriptId;
+  if (typeof id !== 'string' || id === '') return;
+  const script = deps.scripts.get(id) ?? deps.scripts.all().find((s) => s.name === id);
+  const role = req.principal.role;
+  if (script && !ADMIN_ROLES.has(role) && !script.restricted.includes(role)) throw forbidden('scriptId', 'admin');
 }
 
 const QUEUES = 'Queued (pending) while the device is offline or busy; runs when it is online and idle.';
@@ -69,8 +81,11 @@ const RECORD_ROUTES: RecordRoute[] = [
     notes: `${REFUSES} Completes on the AP's acknowledgement; the message carrying the command UUID then replaces results.` },
   { path: 'eventqueue', method: 'eventqueue', body: EventqueueBody, summary: "Fetch events from the AP's queue",
     notes: `${REFUSES} Sent to the AP as the 'event' method; results.events holds them, a list per type asked.` },
-  { path: 'script', method: 'script', body: ScriptBody, summary: 'Run a script (shell, ucode, uci, bundle)',
-    notes: `${REFUSES} Both script and scriptId: 400. A restricted AP (capabilities.restrictions) needs the signature: 400 SIGNATURE_REQUIRED.` },
+  { path: 'script', method: 'script', body: ScriptBody, summary: 'Run a script (shell, ucode, uci, bundle, or the AP\'s diagnostic bundle)',
+    notes: `${REFUSES} Both script and scriptId: 400. A stored script (scriptId, GET /scripts) runs for admins and the roles it lists (403 otherwise). `
+      + 'deferred: the AP acknowledges at once and uploads its output (waitingForFile once the gateway has an upload endpoint). '
+      + 'A restricted AP (capabilities.restrictions) needs the signature: 400 SIGNATURE_REQUIRED.',
+    allowed: mayRunStoredScript },
 ];
 
 /** The path serial, normalised (400 INVALID_SERIAL), checked against the body's (400 SERIAL_MISMATCH) and the store (404). */
@@ -108,6 +123,7 @@ export async function deviceCommandsRoutes(api: FastifyInstance, deps: GatewayDe
       },
     }, async (req) => {
       const { serial, body } = target(req, deps);
+      r.allowed?.(req, deps);
       const query = (req.query ?? {}) as { FWsignature?: string; strict?: boolean };
       if (r.method === 'configure') return service.configure(serial, body, caller(req), { strict: query.strict === true });
       // upgrade: the upstream query FWsignature, unless the body has a signature.

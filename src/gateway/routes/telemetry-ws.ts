@@ -4,7 +4,10 @@ import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { notFound } from '../../errors.js';
 import { normalizeSerial } from '../../protocol/serial.js';
+import type { Authenticator } from '../../server/auth.js';
+import type { Clock } from '../../protocol/clock.js';
 import { CLOSE, type TelemetryRegistry } from '../telemetry.js';
+import { awaitTokenFrame } from '../ws-token-frame.js';
 
 /**
  * GET /api/v1/ws_telemetry?uuid=<command UUID>&serialNumber=<serial>: the websocket of a
@@ -12,7 +15,9 @@ import { CLOSE, type TelemetryRegistry } from '../telemetry.js';
  *
  * - Auth: the /api/v1 bearer token, as every route. Browsers cannot set headers on a websocket,
  *   so `?token=<token>` is accepted too (moved into the Authorization header before routing and
- *   removed from the URL, so it never reaches the request log).
+ *   removed from the URL, so it never reaches the request log), and so is a first frame
+ *   `token:<token>`, as the OpenWiFi UI sends it: without a header the socket opens and gets
+ *   nothing until that frame (src/gateway/ws-token-frame.ts).
  * - Unknown or ended stream: 404 before the upgrade. Each telemetry frame of the device is one
  *   text message (its JSON `data` plus `timestamp`). The server closes with 1000 and a reason
  *   when the stream stops (interval 0 or end of lifetime), 1001 at shutdown, 1013 when the
@@ -27,6 +32,9 @@ type TelemetryQuery = Static<typeof TelemetryQuery>;
 
 export interface TelemetryRouteDeps {
   telemetry: TelemetryRegistry;
+  /** Checks a first-frame token. */
+  authenticator: Authenticator;
+  clock: Clock;
 }
 
 export const WS_TELEMETRY_PATH = '/api/v1/ws_telemetry';
@@ -59,6 +67,7 @@ export async function registerTelemetryRoutes(api: FastifyInstance, deps: Teleme
 
   api.get<{ Querystring: TelemetryQuery }>('/ws_telemetry', {
     websocket: true,
+    config: { firstFrameToken: 'unless-header' },
     schema: { querystring: TelemetryQuery },
     // Before the upgrade: an unknown stream is a plain 404 envelope, not an opened-then-closed socket.
     preHandler: async (request) => {
@@ -69,19 +78,24 @@ export async function registerTelemetryRoutes(api: FastifyInstance, deps: Teleme
     },
   }, (socket, request) => {
     const serial = normalizeSerial(request.query.serialNumber);
-    const unsubscribe = deps.telemetry.subscribe(serial, request.query.uuid, {
-      send: (text) => socket.send(text),
-      close: (code, reason) => socket.close(code, reason),
-      get bufferedAmount() {
-        return socket.bufferedAmount;
-      },
-    });
-    if (!unsubscribe) {
-      // The stream ended between the check and the upgrade.
-      socket.close(CLOSE.normal, 'telemetry stream ended');
-      return;
-    }
-    socket.on('close', unsubscribe);
-    socket.on('error', unsubscribe);
+    const subscribe = () => {
+      const unsubscribe = deps.telemetry.subscribe(serial, request.query.uuid, {
+        send: (text) => socket.send(text),
+        close: (code, reason) => socket.close(code, reason),
+        get bufferedAmount() {
+          return socket.bufferedAmount;
+        },
+      });
+      if (!unsubscribe) {
+        // The stream ended before the socket could join it.
+        socket.close(CLOSE.normal, 'telemetry stream ended');
+        return;
+      }
+      socket.on('close', unsubscribe);
+      socket.on('error', unsubscribe);
+    };
+    // Messages from the client are ignored once it is subscribed.
+    if (request.principal) subscribe();
+    else awaitTokenFrame(socket, { authenticator: deps.authenticator, clock: deps.clock, onAuthenticated: () => (subscribe(), () => undefined) });
   });
 }

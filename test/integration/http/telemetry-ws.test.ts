@@ -13,6 +13,7 @@ import { registerTelemetryRoutes } from '../../../src/gateway/routes/telemetry-w
 import { TelemetryRegistry, telemetryUri, type TelemetryRegistryOptions } from '../../../src/gateway/telemetry.js';
 import { createAuthenticator } from '../../../src/server/auth.js';
 import { wireProfile } from '../../../src/server/wire/install.js';
+import { until } from '../../helpers/until.js';
 import { buildServiceApp, registerApi } from '../../../src/server/build-app.js';
 import { FakeLink, flush } from '../../helpers/fake-link.js';
 import { MemoryCommandStore } from '../../helpers/memory-command-store.js';
@@ -40,7 +41,7 @@ async function setup(registryOpts: Partial<TelemetryRegistryOptions> = {}) {
     name: 'test gateway', version: '0', description: 'telemetry only', logger: pino({ level: 'silent' }), authenticator, bodyLimit: 1 << 20,
     wire: wireProfile('spec'),
   });
-  await registerApi(app, authenticator, async (api) => registerTelemetryRoutes(api, { telemetry }));
+  await registerApi(app, authenticator, async (api) => registerTelemetryRoutes(api, { telemetry, authenticator, clock }));
   const base = await app.listen({ port: 0, host: '127.0.0.1' });
   cleanups.push(() => app.close());
   cleanups.push(() => telemetry.close());
@@ -129,20 +130,47 @@ describe('GET /api/v1/ws_telemetry', () => {
     expect(c.messages).toHaveLength(1);
   });
 
-  it('refuses a client without a token with 401, and accepts ?token= for browsers', async () => {
+  it('refuses a wrong header or ?token= with 401, and accepts ?token= for browsers', async () => {
     const { startStream, sample } = await setup();
     const { uri } = await startStream({ interval: 5 });
-    const anonymous = connect(uri, {});
-    const refused = await anonymous.opened;
+    const refused = await connect(uri, { authorization: 'Bearer wrong-token-000' }).opened;
     expect(refused.status).toBe(401);
     expect(refused.body).toMatchObject({ ErrorCode: 401 });
-    expect((await connect(uri, { authorization: 'Bearer wrong-token-000' }).opened).status).toBe(401);
-
     expect((await connect(`${uri}&token=not-the-token`, {}).opened).status).toBe(401);
     const browser = connect(`${uri}&token=${TOKEN}`, {});
     expect((await browser.opened).status).toBe(101);
     sample(7);
     expect((await browser.received(1))[0].payload.state.unit.uptime).toBe(7);
+  });
+
+  it('takes the token as the first frame (token:<t>), as the OpenWiFi UI sends it, and sends nothing before', async () => {
+    const { startStream, sample, telemetry } = await setup();
+    const { uri } = await startStream({ interval: 5 });
+    const ui = connect(uri, {});
+    expect((await ui.opened).status).toBe(101);
+    sample(1);
+    expect(telemetry.status(A).websocketClients).toBe(0);
+    ui.ws.send(`token:${TOKEN}`);
+    await until('the socket joins the stream', async () => telemetry.status(A).websocketClients, (n) => n === 1);
+    sample(2);
+    expect((await ui.received(1))[0].payload.state.unit.uptime).toBe(2);
+    expect(ui.messages).toHaveLength(1);
+  });
+
+  it('closes with 1008 after an error frame for a bad token frame, another first frame, or none in 30 s', async () => {
+    const { startStream, clock } = await setup();
+    const { uri } = await startStream({ interval: 5 });
+    for (const first of ['token:not-the-token', 'hello']) {
+      const c = connect(uri, {});
+      await c.opened;
+      c.ws.send(first);
+      expect((await c.closed).code).toBe(1008);
+      expect(JSON.parse(c.messages[0]!)).toEqual({ error: 'Invalid token. Closing connection.' });
+    }
+    const silent = connect(uri, {});
+    await silent.opened;
+    clock.increment(30_000);
+    expect(await silent.closed).toEqual({ code: 1008, reason: 'no token frame in time' });
   });
 
   it('answers 404 for an unknown stream and 400 without the query parameters', async () => {
