@@ -163,6 +163,37 @@ describe('leds, trace, script, eventqueue, generic command', () => {
     expect(refused.errorText).toMatch(/uci/);
   });
 
+  it("leds 'on' still carries duration in details; the record has executionTime, lastTry and deferred; results serial and uuid", async () => {
+    const c = await expectRecord(await post(A2, 'leds', { serialNumber: A2, when: 0, duration: 1, pattern: 'on' }), 'leds', A2);
+    expect(JSON.parse(c.details)).toEqual({ serial: A2, pattern: 'on', when: 0, duration: 1 });
+    expect(JSON.parse((await post(A2, 'leds', { pattern: 'off' })).body.details)).toMatchObject({ duration: 30 });
+    expect(c).toMatchObject({ deferred: false, lastTry: 0 });
+    expect(c.executionTime).toBeGreaterThan(0);
+    expect(results(c)).toMatchObject({ serial: A2, uuid: (await status(A2)).UUID, status: { error: 0, resultCode: 0, text: expect.any(String) } });
+  });
+
+  it('trace: a duration wins and numberOfPackets 0 means by duration; packets alone count; results carry resultText', async () => {
+    const c = await expectRecord(await post(A2, 'trace', { serialNumber: A2, when: 0, duration: 2, numberOfPackets: 0, network: 'up', interface: 'up' }), 'trace', A2);
+    expect(JSON.parse(c.details)).toEqual({ serial: A2, when: 0, network: 'up', interface: 'up', duration: 2 });
+    expect(results(c).status).toMatchObject({ error: 0, resultCode: 0, resultText: expect.any(String), text: expect.any(String) });
+    const byPackets = await expectRecord(await post(A2, 'trace', { network: 'up', numberOfPackets: 20 }), 'trace', A2);
+    expect(JSON.parse(byPackets.details)).toMatchObject({ packets: 20 });
+    expect(JSON.parse(byPackets.details).duration).toBeUndefined();
+  });
+
+  it('script type diagnostic: neither script nor scriptId; deferred, the AP acknowledges at once and the record says deferred', async () => {
+    const body = { serialNumber: A3, timeout: 30, type: 'diagnostic', script: '', scriptId: '', when: 0, signature: '', deferred: true, uri: '' };
+    const c = await expectRecord(await post(A3, 'script', body), 'script', A3);
+    expect(c).toMatchObject({ status: 'completed', errorCode: 0, deferred: true });
+    expect(JSON.parse(c.details)).toEqual({ serial: A3, type: 'diagnostic', when: 0 });
+    expect(results(c)).toMatchObject({ serial: A3, status: { error: 0 } });
+    const inline = await expectRecord(await post(A3, 'script', { type: 'diagnostic', deferred: false, timeout: 10 }), 'script', A3);
+    expect([inline.status, inline.deferred]).toEqual(['completed', false]);
+    expect(results(inline).status).toMatchObject({ result_64: expect.any(String) });
+    expect(expectEnvelope(await post(A3, 'script', { type: 'diagnostic', script: 'eA==' }), 400).ErrorDetails).toBe('type');
+    expect(expectEnvelope(await post(A3, 'script', { type: 'shell', script: 'eA==', deferred: true, uri: 'ftp://x' }), 400).ErrorDetails).toBe('uri');
+  });
+
   it('eventqueue asks the AP for its queued events (method `event`)', async () => {
     const c = await expectRecord(await post(A3, 'eventqueue', { types: ['dhcp', 'wifi'] }), 'event', A3);
     expect(c.status).toBe('completed');
