@@ -14,12 +14,14 @@ export interface RangeQuery {
 }
 
 /**
- * API log kinds (spec: DELETE logs "0 any kind, 1 normal logs, 2 crash logs"; the same for GET).
- * Stored `log_type` keeps the device protocol's values: 0 normal, 1 crash/recovery, 2 reboot log.
- * A reboot log is not a crash, so it counts as normal.
+ * Log kinds of a query. 0-2 are the spec's (DELETE logs "0 any kind, 1 normal logs, 2 crash
+ * logs"; the same for GET); a reboot log is not a crash, so it counts as normal there. 3 and 4
+ * select one stored kind each, for upstream's meaning of logType (0 normal only, 2 reboot logs
+ * only), which the openwifi wire maps to them. Stored `log_type` keeps the device protocol's
+ * values: 0 normal, 1 crash/recovery, 2 reboot log.
  */
-export type LogKind = 0 | 1 | 2;
-const LOG_KIND_SQL: Record<LogKind, string> = { 0: '', 1: 'log_type <> 1', 2: 'log_type = 1' };
+export type LogKind = 0 | 1 | 2 | 3 | 4;
+const LOG_KIND_SQL: Record<LogKind, string> = { 0: '', 1: 'log_type <> 1', 2: 'log_type = 1', 3: 'log_type = 0', 4: 'log_type = 2' };
 
 export interface LogQuery extends RangeQuery {
   logType?: LogKind;

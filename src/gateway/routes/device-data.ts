@@ -52,6 +52,7 @@ export async function deviceDataRoutes(api: FastifyInstance, deps: GatewayDeps):
   });
 
   api.delete('/device/:serialNumber/logs', {
+    config: { wire: 'logsDelete' },
     schema: { tags, summary: "Delete a device's logs in a date range, of one kind", params: SerialParam, querystring: LogsDeleteQuery, response: Deleted },
   }, async (req, reply) => {
     const serial = known(req);

@@ -108,6 +108,7 @@ export const OPENWIFI_SHAPES: WireShapes = {
     },
   },
   logs: {
+    fromWire: upstreamLogType,
     schema: Type.Object({ serialNumber: Type.String(), values: Type.Array(variant(DeviceLog, { data: Doc('The log data') }, 'DeviceLog')) }, { title: 'DeviceLogs' }),
     toWire: (p) => ({ ...(p as Rec), values: listOf((p as Rec).values, (l) => ({ ...l, data: embedJson(String(l.data)) })) }),
   },
@@ -149,6 +150,7 @@ export const OPENWIFI_SHAPES: WireShapes = {
       return list ? { configurations: list } : p;
     },
   },
+  logsDelete: { fromWire: upstreamLogType },
   // upstream takes the serial from the body: the OpenWiFi CLI posts to /blacklist/1.
   blacklistCreate: {
     fromWire: (req) => {
@@ -160,6 +162,16 @@ export const OPENWIFI_SHAPES: WireShapes = {
     },
   },
 };
+
+/**
+ * upstream's logType is the stored kind (0 normal, 1 crash or recovery, 2 reboot log); the
+ * canonical query's 0-2 are the spec's, so they become the repository's one-kind selections.
+ */
+function upstreamLogType(req: FastifyRequest): void {
+  const q = req.query as Rec;
+  const UPSTREAM: Record<number, number> = { 0: 3, 1: 2, 2: 4 };
+  q.logType = UPSTREAM[Number(q.logType ?? 0)];
+}
 
 function DefaultConfigWire() {
   return variant(DefaultConfiguration, { configuration: Doc('The configuration') }, 'DefaultConfiguration');

@@ -1,5 +1,6 @@
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DeviceDataRepo } from '../../../src/store/device-data-repo.js';
 import { expectEnvelope, startTestServer, type TestServer } from '../../helpers/server.js';
 import { until } from '../../helpers/until.js';
 
@@ -108,6 +109,23 @@ describe('3. statistics and health checks', () => {
     const last = (await ow.gw('GET', `/device/${A1}/healthchecks?lastOnly=true`)).body;
     expect(last).toEqual({ values: expect.any(Object), UUID: expect.any(Number), sanity: expect.any(Number), recorded: expect.any(Number) });
     expect((await sp.gw('GET', `/device/${A1}/healthchecks?newest=true&limit=1`)).body.values[0].data).toEqual(expect.any(String));
+  });
+});
+
+describe('logType', () => {
+  it("openwifi reads logType as upstream (0 normal, 1 crash, 2 reboot logs, default 0); spec as its document (0 any, 1 normal, 2 crash)", async () => {
+    const serial = 'aabbccdd0321';
+    const kinds = async (s: TestServer, query: string) =>
+      ((await s.gw('GET', `/device/${serial}/logs${query}`)).body.values as { logType: number }[]).map((l) => l.logType).sort();
+    for (const s of [ow, sp]) {
+      expect((await s.gw('POST', `/device/${serial}`, { body: {} })).status).toBe(200);
+      await new DeviceDataRepo(s.running.store).insertLogs([0, 1, 2].map((logType) => ({ serial, log: `kind ${logType}`, recorded: 100 + logType, severity: 6, data: '{}', logType, UUID: 1 })));
+    }
+    expect([await kinds(ow, ''), await kinds(ow, '?logType=0'), await kinds(ow, '?logType=1'), await kinds(ow, '?logType=2')]).toEqual([[0], [0], [1], [2]]);
+    expect([await kinds(sp, ''), await kinds(sp, '?logType=1'), await kinds(sp, '?logType=2')]).toEqual([[0, 1, 2], [0, 2], [1]]);
+    expect((await ow.gw('DELETE', `/device/${serial}/logs?logType=2`)).status).toBe(200);
+    expect(await kinds(sp, '')).toEqual([0, 1, 2]);
+    expect([await kinds(ow, '?logType=0'), await kinds(ow, '?logType=1'), await kinds(ow, '?logType=2')]).toEqual([[0], [1], []]);
   });
 });
 
