@@ -28,8 +28,13 @@ afterAll(async () => Promise.all(Object.values(servers).map((s) => s.close())));
 describe('16. status figures (both wires)', () => {
   it('has temperature, the 5-minute load, hasGPS, hasRADIUSSessions, and an integer averageConnectionTime', async () => {
     const s = servers.spec;
-    const st = (await s.gw('GET', `/device/${A1}/status`)).body;
-    const last = JSON.parse((await s.gw('GET', `/device/${A1}/statistics?lastOnly=true`)).body.values[0].data);
+    // Read the status and the last state with no state arriving in between.
+    const { st, last } = await until('a status and the state it came from', async () => {
+      const before = (await s.gw('GET', `/device/${A1}/status`)).body;
+      const state = JSON.parse((await s.gw('GET', `/device/${A1}/statistics?lastOnly=true`)).body.values[0].data);
+      const after = (await s.gw('GET', `/device/${A1}/status`)).body;
+      return { st: after, last: state, same: before.load === after.load && before.temperature === after.temperature };
+    }, (x) => x.same && x.st.load === x.last.unit.load[1]);
     expect(st.temperature).toBe(last.unit.temperature[0]);
     expect(st.load).toBe(last.unit.load[1]);
     expect(st.hasGPS).toBe(false);
