@@ -210,6 +210,7 @@ export class SimLink implements DeviceLink {
         ap.radios.forEach((r, i) => Object.assign(r, ap.factory.radios[i]));
         radiosChanged(venue);
         ap.intervals = { ...ap.factory.intervals };
+        ap.scanReport = { ...ap.factory.scanReport };
         ap.uuid = ap.factory.uuid;
       }
       // Counters are since boot; the survey restarts on the new boot too.

@@ -91,6 +91,12 @@ export const ScenarioSchema = Type.Object({
   /** ISO-8601 start of the simulated time, e.g. 2026-01-05T08:00:00Z. */
   start: Type.Optional(Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d+)?Z$' })),
   country: Type.Optional(Type.String({ pattern: '^[A-Z]{2}$' })),
+  /** Where the floor plan's (0, 0) corner lies on the earth; APs report positions from it (state `gps`). */
+  origin: Type.Optional(Type.Object({
+    latitude: Type.Number({ minimum: -89, maximum: 89 }),
+    longitude: Type.Number({ minimum: -180, maximum: 180 }),
+    elevation: Type.Optional(Type.Number({ minimum: -500, maximum: 9000 })),
+  }, { additionalProperties: false })),
   intervals: Type.Object({
     state: Type.Integer({ minimum: 1 }),
     healthcheck: Type.Integer({ minimum: 1 }),
@@ -214,6 +220,12 @@ export function loadScenario(nameOrFile: string, dir = SCENARIOS_DIR): { scenari
   if (!file) throw new Error(`scenario '${nameOrFile}' not found (looked for ${candidates.join(', ')})`);
   return { scenario: parseScenario(readFileSync(file, 'utf8'), file), file };
 }
+
+/** Seconds between an AP's unsolicited wifi scans when the scenario does not say (0 turns them off). */
+export const DEFAULT_WIFISCAN_S = 300;
+
+/** The origin of a scenario that names none (x east, y north of it; protocol/geo.ts). */
+export const DEFAULT_ORIGIN = { latitude: 37.3875, longitude: -122.0575, elevation: 30 } as const;
 
 /** Epoch ms at which the scenario's simulated time starts. */
 export function scenarioStart(s: Scenario): number {

@@ -10,7 +10,8 @@ import { bssidFor, zeroCounters, type SimAp, type SimRadio } from './ap/ap-state
 import { capabilitiesDocument, modelPhys } from './ap/models.js';
 import type { SimClient } from './clients/station.js';
 import { hash32, rngStream, seedNumber } from './rng.js';
-import type { Scenario } from './scenario.js';
+import { DEFAULT_ORIGIN, DEFAULT_WIFISCAN_S, type Scenario } from './scenario.js';
+import { venueToGps, type GeoOrigin } from '../src/protocol/geo.js';
 import { DEFAULT_WALL_DB, type Geometry, type Position, type Wall } from './world/geometry.js';
 import { LossMatrix, type RadioWorld } from './world/radio-world.js';
 import { shadowField } from './world/shadowing.js';
@@ -37,6 +38,8 @@ export interface Venue {
   seed: number | string;
   start: number;
   country: string;
+  /** Where the floor plan's (0, 0) lies: APs report their place from it (state `gps`). */
+  origin: GeoOrigin;
   clock: Clock;
   world: RadioWorld;
   /** Geometric losses between fixed transmitters: APs first (by index), then neighbours. */
@@ -105,8 +108,11 @@ export function buildVenue(scenario: Scenario, clock: Clock, seed: number | stri
     state: scenario.intervals.state * 1000,
     healthcheck: scenario.intervals.healthcheck * 1000,
     log: (scenario.intervals.log ?? 3600) * 1000,
-    wifiscan: (scenario.intervals.wifiscan ?? 0) * 1000,
+    wifiscan: (scenario.intervals.wifiscan ?? DEFAULT_WIFISCAN_S) * 1000,
   };
+  // Periodic scans name each BSS's width (HT/VHT operation) so a model built from them knows it.
+  const scanReport = { verbose: true, ies: false };
+  const origin = scenario.origin ?? DEFAULT_ORIGIN;
   const aps: SimAp[] = apSpecs.map((spec, index) => {
     const serial = spec.serial;
     const model = spec.model ?? 'edgecore_eap101';
@@ -122,7 +128,7 @@ export function buildVenue(scenario: Scenario, clock: Clock, seed: number | stri
       const txPower = Math.min(rs.txPower ?? DEFAULT_TX[rs.band], maxTxPowerDbm(country, rs.band, rs.channel) ?? 20);
       return {
         index: ri, band: rs.band, phy: phy.path, hwChannels: phy.channels, maxWidth: phy.maxWidth, antennas: phy.antennas,
-        channel: rs.channel, width, txPower, ssids, bssids: ssids.map((_, si) => bssidFor(serial, ri, si)),
+        enabled: true, channel: rs.channel, width, txPower, ssids, bssids: ssids.map((_, si) => bssidFor(serial, ri, si)),
         counters: ssids.map(() => zeroCounters()),
         survey: { activeMs: 0, busyMs: 0, rxMs: 0, txMs: 0 }, lastSurveyAt: start,
         prevSurvey: { activeMs: 0, busyMs: 0, rxMs: 0, txMs: 0 }, airtime: 0, stations: [],
@@ -133,10 +139,10 @@ export function buildVenue(scenario: Scenario, clock: Clock, seed: number | stri
       serial, index, model, country, capabilities: capabilitiesDocument(model, country, serial),
       firmware: spec.firmware ?? DEFAULT_FIRMWARE,
       uuid: Math.floor(start / 1000) - rng.int(3600, 30 * 86400),
-      pos: { floor: spec.floor, x: spec.at[0], y: spec.at[1] }, radios, rng, up: true, bootAt: start - uptimeMs,
-      intervals: { ...intervals }, counters: zeroCounters(), prevCounters: zeroCounters(), prevSsidCounters: new Map(),
+      pos: { floor: spec.floor, x: spec.at[0], y: spec.at[1] }, gps: venueToGps(origin, spec.at[0], spec.at[1], spec.floor * geometry.floorHeightM), radios, rng, up: true, bootAt: start - uptimeMs,
+      intervals: { ...intervals }, scanReport: { ...scanReport }, counters: zeroCounters(), prevCounters: zeroCounters(), prevSsidCounters: new Map(),
       memoryTotal: 973131776, recentEvents: [],
-      factory: { radios: radios.map((r) => ({ channel: r.channel, width: r.width, txPower: r.txPower })), intervals: { ...intervals }, uuid: 1 },
+      factory: { radios: radios.map((r) => ({ enabled: true, channel: r.channel, width: r.width, txPower: r.txPower })), intervals: { ...intervals }, scanReport: { ...scanReport }, uuid: 1 },
     };
   });
 
@@ -172,7 +178,7 @@ export function buildVenue(scenario: Scenario, clock: Clock, seed: number | stri
 
   const points = [...aps.map((a) => a.pos), ...neighbours.map((n) => n.pos)];
   return {
-    name: scenario.name, seed, start, country, clock, world, losses: new LossMatrix(world, points),
+    name: scenario.name, seed, start, country, origin, clock, world, losses: new LossMatrix(world, points),
     aps, apBySerial: new Map(aps.map((a) => [a.serial, a])), neighbours, clients, scenario,
     roamIntervalMs: (scenario.intervals.roam ?? 30) * 1000, crashesPerDay: scenario.crashesPerDay ?? 0,
     radioEpoch: 0, apField: Float64Array.from(aps, (a) => shadowField(world.shadowing, a.pos)),

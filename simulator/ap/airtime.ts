@@ -109,7 +109,7 @@ function heardBy(v: Venue, ap: SimAp, r: SimRadio): NonNullable<SimRadio['heard'
     if (j >= v.aps.length) break; // neighbours follow the APs
     const other = v.aps[j]!;
     for (const o of other.radios) {
-      if (o.band !== r.band) continue;
+      if (o.band !== r.band || !o.enabled) continue;
       const w = channelOverlap(o, r);
       if (w > 0 && o.txPower - v.losses.geometric(ap.index, other.index) - fTerm >= CCA_DBM) {
         aps.push(j);

@@ -3,6 +3,7 @@
  * (one object per AP, changed only inside clock callbacks, in clock order).
  */
 import type { Capabilities } from '../../src/protocol/capabilities.js';
+import type { GpsPosition } from '../../src/protocol/geo.js';
 import type { Band, ChannelWidth } from '../../src/protocol/wifi-channels.js';
 import type { Rng } from '../rng.js';
 import type { Position } from '../world/geometry.js';
@@ -29,6 +30,11 @@ export interface SimRadio {
   hwChannels: readonly number[];
   maxWidth: ChannelWidth;
   antennas: number;
+  /**
+   * The radio runs (beacons, serves stations, is heard and counted): the AP's configuration names
+   * it. A radio a configuration leaves out is off, as on a real AP.
+   */
+  enabled: boolean;
   channel: number;
   width: ChannelWidth;
   txPower: number;
@@ -50,6 +56,15 @@ export interface SimRadio {
   heard?: { epoch: number; aps: Int32Array; radios: Uint8Array; w: Float64Array; neighbourLoad: number };
 }
 
+/** Report intervals, ms (0 = none). */
+export interface Intervals { state: number; healthcheck: number; log: number; wifiscan: number }
+
+/** Periodic scans: HT/VHT operation, TSF, capability (`verbose`) and the `ies[]` list. */
+export interface ScanReport { verbose: boolean; ies: boolean }
+
+/** What a configuration sets on a radio (and `factory` restores). */
+export interface RadioSettings { enabled: boolean; channel: number; width: ChannelWidth; txPower: number }
+
 export interface SimAp {
   serial: string;
   index: number;
@@ -59,11 +74,15 @@ export interface SimAp {
   firmware: string;
   uuid: number;
   pos: Position;
+  /** `pos` as the AP reports it in its state (`gps`: the venue's origin plus the floor plan). */
+  gps: GpsPosition;
   radios: SimRadio[];
   rng: Rng;
   up: boolean;
   bootAt: number;
-  intervals: { state: number; healthcheck: number; log: number; wifiscan: number };
+  intervals: Intervals;
+  /** What unsolicited scans carry (`metrics.wifi-scan.verbose` / `information-elements`). */
+  scanReport: ScanReport;
   counters: Counters;
   prevCounters: Counters;
   prevSsidCounters: Map<string, Counters>;
@@ -71,7 +90,7 @@ export interface SimAp {
   /** Events kept for the `event` (eventqueue) command, newest last, bounded. */
   recentEvents: { at: number; type: string; payload: Record<string, unknown> }[];
   /** Radio settings and intervals out of the box, restored by `factory`. */
-  factory: { radios: { channel: number; width: ChannelWidth; txPower: number }[]; intervals: { state: number; healthcheck: number; log: number; wifiscan: number }; uuid: number };
+  factory: { radios: RadioSettings[]; intervals: Intervals; scanReport: ScanReport; uuid: number };
   /** Set by the AP's link: how the venue tells it about a client event. */
   onClientEvent?: (type: 'client.join' | 'client.leave', payload: Record<string, unknown>) => void;
 }

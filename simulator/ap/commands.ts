@@ -4,13 +4,10 @@
  * (configure `rejected[]`) or unsupported, 2 = refused. Side effects (radio changes, reboots,
  * telemetry) go through `ApControl`, which the AP's link provides on the shared clock.
  */
-import { inflateParams, isCompressed } from '../../src/protocol/compress.js';
-import { isObject, type CommandFrame, type JsonObject, type UpFrame } from '../../src/protocol/frame.js';
-import { blockPrimaries, isDfsChannel, maxTxPowerDbm, type Band, type ChannelWidth } from '../../src/protocol/wifi-channels.js';
-import { channelOverlap } from '../world/interference.js';
-import { frequencyTermDb } from '../world/radio-world.js';
-import { radioFrequency, radiosChanged, type Venue } from '../venue.js';
-import type { SimAp, SimRadio } from './ap-state.js';
+import type { CommandFrame, UpFrame } from '../../src/protocol/frame.js';
+import type { Venue } from '../venue.js';
+import type { SimAp } from './ap-state.js';
+import { configure } from './configure.js';
 import { healthcheckFrame, resultFrame, stateFrame, wifiscanResult } from './frames.js';
 import { deflateSync } from 'node:zlib';
 
@@ -24,125 +21,6 @@ export interface ApControl {
   telemetry(intervalS: number, lifetimeS: number): void;
   /** Message intervals changed: restart the periodic timers. */
   intervalsChanged(): void;
-}
-
-interface Rejected { parameter: string; reason: string; substitution: string }
-
-const WIDTHS = [20, 40, 80, 160];
-const BAND_OF: Record<string, Band> = { '2G': '2G', '5G': '5G', '5G-lower': '5G', '5G-upper': '5G', '6G': '6G' };
-
-/** Least-used channel (hostapd-style ACS, simplified): lowest summed overlap-weighted power heard. */
-function acsChannel(v: Venue, ap: SimAp, r: SimRadio, width: ChannelWidth, allowDfs: boolean): number {
-  const choices = blockPrimaries(r.band, width, r.hwChannels).filter((c) => allowDfs || !isDfsChannel(r.band, c));
-  let best = r.channel;
-  let bestScore = Infinity;
-  for (const ch of choices) {
-    const me = { band: r.band, channel: ch, width };
-    let mw = 0;
-    for (const o of v.aps) {
-      if (o === ap || !o.up) continue;
-      for (const orad of o.radios) {
-        const w = channelOverlap(orad, me);
-        if (w > 0) mw += w * 10 ** ((orad.txPower - v.losses.geometric(ap.index, o.index) - frequencyTermDb(radioFrequency(orad))) / 10);
-      }
-    }
-    for (const n of v.neighbours) {
-      const w = channelOverlap(n, me);
-      if (w > 0) mw += w * 10 ** ((n.txPower - v.losses.geometric(ap.index, n.index) - frequencyTermDb(radioFrequency(n))) / 10);
-    }
-    if (mw < bestScore) { bestScore = mw; best = ch; }
-  }
-  return best;
-}
-
-function configure(ctl: ApControl, id: number, params: JsonObject): UpFrame {
-  const { ap, venue } = ctl;
-  let p = params;
-  if (isCompressed(p)) {
-    const inflated = inflateParams(p);
-    if (!inflated.ok) return resultFrame(ap, id, { error: 2, text: inflated.reason, when: 0 });
-    p = inflated.params;
-  }
-  const config = p.config;
-  if (!isObject(config)) return resultFrame(ap, id, { error: 2, text: 'configuration missing or not an object', when: 0 });
-  const uuid = typeof p.uuid === 'number' ? p.uuid : config.uuid;
-  if (typeof uuid !== 'number' || !Number.isInteger(uuid) || uuid < 0) return resultFrame(ap, id, { error: 2, text: 'uuid missing or not an integer', when: 0 });
-  if (config.radios !== undefined && (!Array.isArray(config.radios) || !config.radios.every((r) => isObject(r) && typeof r.band === 'string'))) {
-    return resultFrame(ap, id, { error: 2, text: 'radios must be an array of objects with a band', when: 0 });
-  }
-  const rejected: Rejected[] = [];
-  const plan: { r: SimRadio; channel: number; width: ChannelWidth; txPower: number }[] = [];
-  ((config.radios ?? []) as JsonObject[]).forEach((rc, k) => {
-    const band = BAND_OF[rc.band as string];
-    const mine = ap.radios.filter((r) => r.band === band);
-    if (!band || mine.length === 0) {
-      rejected.push({ parameter: `radios[${k}].band`, reason: `no ${String(rc.band)} radio on this device`, substitution: '' });
-      return;
-    }
-    const want = rc.channel;
-    const r = mine.find((x) => typeof want === 'number' && x.hwChannels.includes(want)) ?? mine[0]!;
-    let width = (rc['channel-width'] ?? r.width) as ChannelWidth;
-    // `channel-width` is a hint (schema default 80 on every band): 2.4 GHz quietly runs at
-    // 20 MHz, as RRM assumes (rrm-behaviour.md §4.2 H1); elsewhere an unsupported width is a substitution.
-    if (r.band === '2G' && WIDTHS.includes(width)) width = 20;
-    if (!WIDTHS.includes(width) || width > r.maxWidth) {
-      const sub = Math.min(r.maxWidth, r.band === '2G' ? 20 : 80) as ChannelWidth;
-      rejected.push({ parameter: `radios[${k}].channel-width`, reason: `width ${String(rc['channel-width'])} not supported`, substitution: String(sub) });
-      width = sub;
-    }
-    const allowDfs = rc['allow-dfs'] !== false;
-    const valid = blockPrimaries(r.band, width, r.hwChannels).filter((c) => allowDfs || !isDfsChannel(r.band, c));
-    let channel: number;
-    if (want === 'auto') channel = acsChannel(venue, ap, r, width, allowDfs);
-    // No channel given: keep the current one if it still fits the (maybe new) width.
-    else if (want === undefined) channel = valid.includes(r.channel) ? r.channel : acsChannel(venue, ap, r, width, allowDfs);
-    else if (typeof want === 'number' && valid.includes(want)) channel = want;
-    else {
-      // fw: a channel that is not a valid primary for the width falls back to ACS with a warning.
-      channel = acsChannel(venue, ap, r, width, allowDfs);
-      rejected.push({ parameter: `radios[${k}].channel`, reason: `channel ${String(want)} is not usable at ${width} MHz here`, substitution: String(channel) });
-    }
-    let txPower = r.txPower;
-    const tp = rc['tx-power'];
-    const limit = maxTxPowerDbm(ap.country, r.band, channel) ?? 20;
-    if (tp !== undefined) {
-      if (typeof tp !== 'number' || !Number.isInteger(tp) || tp < 0 || tp > 30) {
-        rejected.push({ parameter: `radios[${k}].tx-power`, reason: 'tx-power must be an integer 0..30', substitution: String(r.txPower) });
-      } else if (tp > limit) {
-        rejected.push({ parameter: `radios[${k}].tx-power`, reason: `above the ${ap.country} limit on channel ${channel}`, substitution: String(limit) });
-        txPower = limit;
-      } else txPower = tp;
-    } else txPower = Math.min(txPower, limit);
-    plan.push({ r, channel, width, txPower });
-  });
-  const metrics = isObject(config.metrics) ? config.metrics : {};
-  const intervalOf = (section: string, min: number): number | undefined => {
-    const s = metrics[section];
-    if (!isObject(s) || s.interval === undefined) return undefined;
-    const n = s.interval;
-    if (typeof n !== 'number' || n < min) {
-      rejected.push({ parameter: `metrics.${section}.interval`, reason: `must be a number >= ${min}`, substitution: String(min) });
-      return min;
-    }
-    return n;
-  };
-  const stats = intervalOf('statistics', 60);
-  const health = intervalOf('health', 60);
-  const scan = intervalOf('wifi-scan', 0);
-  for (const step of plan) {
-    step.r.channel = step.channel;
-    step.r.width = step.width;
-    step.r.txPower = step.txPower;
-  }
-  if (plan.length > 0) radiosChanged(venue);
-  if (stats !== undefined) ap.intervals.state = stats * 1000;
-  if (health !== undefined) ap.intervals.healthcheck = health * 1000;
-  if (scan !== undefined) ap.intervals.wifiscan = scan * 1000;
-  ap.uuid = uuid;
-  if (stats !== undefined || health !== undefined || scan !== undefined) ctl.intervalsChanged();
-  const status: Record<string, unknown> & { error: number } = { error: rejected.length > 0 ? 1 : 0, text: rejected.length > 0 ? 'Applied with substitutions' : 'Success', when: 0 };
-  if (rejected.length > 0) status.rejected = rejected;
-  return resultFrame(ap, id, status, { uuid });
 }
 
 /** Script / trace output in the fw's `result_64` + `result_sz` form (zlib, base64). */
@@ -174,7 +52,7 @@ export function handleCommand(ctl: ApControl, cmd: CommandFrame): void {
   const whenDelay = typeof p.when === 'number' && p.when * 1000 > t ? p.when * 1000 - t : 0;
   switch (cmd.method) {
     case 'configure':
-      reply(() => configure(ctl, id, p), ap.rng.int(500, 2000));
+      reply(() => configure(venue, ap, id, p, () => ctl.intervalsChanged()), ap.rng.int(500, 2000));
       return;
     case 'reboot':
       reply(() => resultFrame(ap, id, { error: 0, text: 'Success', when: p.when ?? 0 }));

@@ -11,6 +11,7 @@ import { radioFrequency, type Venue } from '../venue.js';
 import { advanceSurvey, advanceTraffic, radioNoiseDbm, stationLink } from './airtime.js';
 import { copyCounters, deltaCounters, zeroCounters, type Counters, type SimAp } from './ap-state.js';
 import { scanEntries, type ScanSelector } from './scan.js';
+import { dropUnheardStations } from '../clients/dynamics.js';
 
 const note = (method: NotificationFrame['method'], params: Record<string, unknown>): NotificationFrame => ({ jsonrpc: '2.0', method, params });
 const sec = (ms: number): number => Math.floor(ms / 1000);
@@ -31,7 +32,9 @@ export function stateDocument(v: Venue, ap: SimAp): Record<string, unknown> {
   const ssids: Record<string, unknown>[] = [];
   const clients: Record<string, unknown>[] = [];
   let stations = 0;
-  ap.radios.forEach((r, ri) => {
+  dropUnheardStations(v, ap, t);
+  // A radio the configuration leaves out is off: not in the state, as on a real AP.
+  ap.radios.filter((r) => r.enabled).forEach((r, ri) => {
     const assocs: Record<string, unknown>[][] = r.ssids.map(() => []);
     for (const c of r.stations) {
       const rate = advanceTraffic(v, c, t)!;
@@ -90,6 +93,7 @@ export function stateDocument(v: Venue, ap: SimAp): Record<string, unknown> {
       upstream: { eth0: [{ capability: ['Bridge'], description: 'airtwin access switch', mac: `02:00:5e:00:00:${(10 + ap.pos.floor).toString(16).padStart(2, '0')}`, name: `sw-floor-${ap.pos.floor}`, port_descr: `Port ${ap.index + 1}`, port_id: `Port ${ap.index + 1}` }] },
     },
     radios,
+    gps: ap.gps,
     unit: {
       load: [load1, load1 * 0.8, load1 * 0.6].map((x) => Math.round(x * 1e6) / 1e6),
       localtime: sec(t),
@@ -166,9 +170,12 @@ export function telemetryFrame(v: Venue, ap: SimAp): NotificationFrame {
   return note('telemetry', { serial: ap.serial, data: { event: 'state', payload: { serial: ap.serial, uuid: ap.uuid, state: stateDocument(v, ap) } } });
 }
 
-/** Unsolicited periodic scan (`metrics.wifi-scan`): entries under `data`, not `status.scan`. */
+/**
+ * Unsolicited periodic scan (`metrics.wifi-scan`): entries under `data`, not `status.scan`,
+ * verbose or not and with or without `ies[]` as the configuration says (device-protocol §3.2).
+ */
 export function periodicScanFrame(v: Venue, ap: SimAp): NotificationFrame {
-  return note('wifiscan', { serial: ap.serial, data: scanEntries(v, ap, {}, false) });
+  return note('wifiscan', { serial: ap.serial, data: scanEntries(v, ap, {}, ap.scanReport.verbose, ap.scanReport.ies) });
 }
 
 /** A command's result as the AP's firmware sends it: `serial`, `uuid` (the configuration it runs) and `status`. */

@@ -75,51 +75,89 @@ function bssLoad(staCount: number, util: number): string {
 
 export interface ScanSelector { bands?: readonly string[]; channels?: readonly number[] }
 
-interface Heard { bssid: string; ssid: string; band: Band; channel: number; width: ChannelWidth; signal: number; staCount: number; util: number; tsfUs: number; serial?: string }
+/** One BSS as a scan reports it, before the reading noise: what the AP heard and from whom. */
+interface Heard { bssid: string; ssid: string; band: Band; channel: number; width: ChannelWidth; frequency: number; signal: number; staCount: number; util: number; tsfUs: number; serial?: string }
 
-/** Every BSS the AP hears right now, on its own bands and the selected bands/channels. */
-export function scanEntries(v: Venue, ap: SimAp, sel: ScanSelector = {}, verbose = true): WifiScanEntry[] {
-  const t = v.clock.now();
-  const bands = new Set(ap.radios.map((r) => r.band).filter((b) => !sel.bands || sel.bands.includes(b)));
-  const scanChannels = new Map(ap.radios.map((r) => [r.band, r.hwChannels]));
-  const heard: Heard[] = [];
-  const consider = (band: Band, channel: number): boolean => bands.has(band)
-    && (scanChannels.get(band)?.includes(channel) ?? false) && (!sel.channels || sel.channels.includes(channel));
-  for (const other of v.aps) {
-    if (other === ap || !other.up) continue;
-    for (const r of other.radios) {
-      if (!consider(r.band, r.channel)) continue;
-      const fTerm = frequencyTermDb(radioFrequency(r));
-      // Far below sensitivity even with the largest reading noise (|normal| < 7): skip the exact
-      // loss, but keep the entry so the AP's stream draws the same numbers as before.
-      const far = r.txPower - v.losses.lowerBound(ap.index, other.index) - fTerm < SCAN_SENSITIVITY_DBM - FAR_MARGIN_DB;
-      const signal = far ? -Infinity : r.txPower - v.losses.geometric(ap.index, other.index) - fTerm;
-      const util = Math.round(Math.min(1, r.airtime + 0.02) * 255);
-      r.bssids.forEach((bssid, i) => heard.push({ bssid, ssid: r.ssids[i]!, band: r.band, channel: r.channel, width: r.width, signal, staCount: r.stations.filter((c) => c.ssidIndex === i).length, util, tsfUs: (t - other.bootAt) * 1000, serial: other.serial }));
-    }
+/** ht_oper / vht_oper bodies depend on (band, channel, width) only: built once each. */
+const operations = new Map<number, { ht?: string; vht?: string }>();
+const BAND_KEY: Record<Band, number> = { '2G': 0, '5G': 1, '6G': 2 };
+function operationsOf(band: Band, channel: number, width: ChannelWidth): { ht?: string; vht?: string } {
+  const key = (BAND_KEY[band] * 256 + channel) * 256 + width;
+  let o = operations.get(key);
+  if (!o) {
+    o = {};
+    if (band !== '6G') o.ht = htOperation(band, channel, width);
+    if (band === '5G') o.vht = vhtOperation(band, channel, width);
+    operations.set(key, o);
   }
-  for (const n of v.neighbours) {
-    if (!consider(n.band, n.channel)) continue;
-    const signal = n.txPower - v.losses.geometric(ap.index, n.index) - frequencyTermDb(radioFrequency(n));
-    heard.push({ bssid: n.bssid, ssid: n.ssid, band: n.band, channel: n.channel, width: n.width, signal, staCount: Math.round(n.load * 20), util: Math.round(n.load * 255), tsfUs: (t - n.bootAt) * 1000 });
-  }
+  return o;
+}
+
+/**
+ * Every BSS the AP hears right now, on the bands of its running radios and the selected
+ * bands/channels. `verbose` adds TSF, capability and the HT/VHT operation; `withIes` the
+ * `ies[]` list (BSS load, and the HE operation of 6 GHz BSSs).
+ */
+export function scanEntries(v: Venue, ap: SimAp, sel: ScanSelector = {}, verbose = true, withIes = verbose): WifiScanEntry[] {
   const out: WifiScanEntry[] = [];
-  for (const h of heard) {
+  for (const h of heardBss(v, ap, sel)) {
     // Measurement noise of one beacon reading: +-1 dB, reported as integer dBm like RRM reads it.
     const signal = Math.round(h.signal + ap.rng.normal());
     if (signal < SCAN_SENSITIVITY_DBM) continue;
-    const e: WifiScanEntry = { bssid: h.bssid, ssid: h.ssid, frequency: radioFrequency(h), channel: h.channel, signal, sta_count: h.staCount, ch_util: h.util };
+    const e: WifiScanEntry = { bssid: h.bssid, ssid: h.ssid, frequency: h.frequency, channel: h.channel, signal, sta_count: h.staCount, ch_util: h.util };
     if (verbose) {
       e.last_seen = ap.rng.int(0, 400);
       e.tsf = Math.max(0, Math.round(h.tsfUs));
       e.capability = h.band === '2G' ? 0x0431 : 0x0411; // ESS, privacy, short slot (+ short preamble on 2.4)
-      if (h.band !== '6G') e.ht_oper = htOperation(h.band, h.channel, h.width);
-      if (h.band === '5G') e.vht_oper = vhtOperation(h.band, h.channel, h.width);
+      const op = operationsOf(h.band, h.channel, h.width);
+      if (op.ht) e.ht_oper = op.ht;
+      if (op.vht) e.vht_oper = op.vht;
       if (h.serial) e.tip_serial = h.serial;
+    }
+    if (withIes) {
       e.ies = [{ type: 11, data: bssLoad(h.staCount, h.util) }];
       if (h.band === '6G') e.ies.push({ type: IE_EXTENSION, data: heOperation6g(h.channel, h.width) });
     }
     out.push(e);
   }
   return out;
+}
+
+/**
+ * The BSSs within reach of a reading (true signal no more than FAR_MARGIN_DB under
+ * sensitivity), managed APs in venue order then neighbours. Those further away cannot reach
+ * a scan whatever the reading noise, and draw no noise.
+ */
+function heardBss(v: Venue, ap: SimAp, sel: ScanSelector): Heard[] {
+  const t = v.clock.now();
+  const running = ap.radios.filter((r) => r.enabled);
+  const bands = new Set(running.map((r) => r.band).filter((b) => !sel.bands || sel.bands.includes(b)));
+  const scanChannels = new Map(running.map((r) => [r.band, r.hwChannels]));
+  const consider = (band: Band, channel: number): boolean => bands.has(band)
+    && (scanChannels.get(band)?.includes(channel) ?? false) && (!sel.channels || sel.channels.includes(channel));
+  const floor = SCAN_SENSITIVITY_DBM - FAR_MARGIN_DB;
+  const heard: Heard[] = [];
+  for (const other of v.aps) {
+    if (other === ap || !other.up) continue;
+    for (const r of other.radios) {
+      if (!r.enabled || !consider(r.band, r.channel)) continue;
+      const frequency = radioFrequency(r);
+      const fTerm = frequencyTermDb(frequency);
+      if (r.txPower - v.losses.lowerBound(ap.index, other.index) - fTerm < floor) continue;
+      const signal = r.txPower - v.losses.geometric(ap.index, other.index) - fTerm;
+      if (signal < floor) continue;
+      const util = Math.round(Math.min(1, r.airtime + 0.02) * 255);
+      const staCount = r.bssids.map(() => 0);
+      for (const c of r.stations) staCount[c.ssidIndex]!++;
+      r.bssids.forEach((bssid, i) => heard.push({ bssid, ssid: r.ssids[i]!, band: r.band, channel: r.channel, width: r.width, frequency, signal, staCount: staCount[i]!, util, tsfUs: (t - other.bootAt) * 1000, serial: other.serial }));
+    }
+  }
+  for (const n of v.neighbours) {
+    if (!consider(n.band, n.channel)) continue;
+    const frequency = radioFrequency(n);
+    const signal = n.txPower - v.losses.geometric(ap.index, n.index) - frequencyTermDb(frequency);
+    if (signal < floor) continue;
+    heard.push({ bssid: n.bssid, ssid: n.ssid, band: n.band, channel: n.channel, width: n.width, frequency, signal, staCount: Math.round(n.load * 20), util: Math.round(n.load * 255), tsfUs: (t - n.bootAt) * 1000 });
+  }
+  return heard;
 }

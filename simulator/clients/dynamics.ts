@@ -1,13 +1,22 @@
 /**
  * Station behaviour over time: sessions (arrive, stay, leave; exponential durations), walking
- * (random waypoint on the station's floor), association to the best BSS and roaming.
+ * (random waypoint on the station's floor), association to the best BSS, roaming and losing
+ * the link.
  *
  * Association: among the BSSs of the nearest APs, the station picks the highest score, where
  * score = downlink rssi + 10 dB for 5/6 GHz when that rssi >= -72 dBm (band preference, as
- * RRM's band steering moves 2G clients above -67 dBm to 5G, device-protocol-and-state.md §8.5),
- * and rssi must reach -82 dBm (MCS0 sensitivity at 20 MHz, field-anchors.md §4).
- * Roaming: a walking station re-evaluates every `roam` seconds and moves when its rssi is below
- * -70 dBm (the iOS roam threshold RRM's TPC assumes, §8.2) and another BSS scores 6 dB better.
+ * RRM's band steering moves 2G clients above -67 dBm to 5G, device-protocol-and-state.md §8.5).
+ * The AP's beacons must reach -82 dBm (MCS0 sensitivity at 20 MHz, field-anchors.md §4) and
+ * the AP must hear the station (its own, weaker, transmitter) at -87 dBm or more.
+ * The link: below -87 dBm in either direction (5 dB under the association floor, the limit
+ * real receivers decode) frames are lost: the station misses the beacons, the AP stops hearing
+ * it and ages it out. The station then looks for another BSS and stays off the air while it
+ * finds none. An AP never reports a station it cannot hear: a state drops those first.
+ * Roaming: a station below -70 dBm (the iOS roam threshold RRM's TPC assumes, §8.2) moves when
+ * another BSS scores 6 dB better.
+ * When a station checks: a walking one every `roam` seconds; one that stands still when its AP
+ * changes a radio (channel, width, power, off) and, while it has no BSS or a weak one
+ * (below -70 dBm), every `roam` seconds.
  */
 import { frequencyTermDb, geometricLossWithFields } from '../world/radio-world.js';
 import { shadowField } from '../world/shadowing.js';
@@ -20,8 +29,8 @@ import { positionAt, legDone, type SimClient } from './station.js';
 const ASSOC_MIN_DBM = -82;
 const ROAM_BELOW_DBM = -70;
 const ROAM_HYSTERESIS_DB = 6;
-/** Below this the link drops (5 dB under the association floor, at the limit of decoding). */
-const LINK_LOST_DBM = ASSOC_MIN_DBM - 5;
+/** Below this, in either direction, the link drops (5 dB under the association floor, at the limit of decoding). */
+export const LINK_LOST_DBM = ASSOC_MIN_DBM - 5;
 const CANDIDATE_APS = 6;
 const RECENT_EVENTS = 200;
 
@@ -45,9 +54,10 @@ function bestBss(v: Venue, c: SimClient, t: number): Candidate | undefined {
   for (const { a } of near) {
     const geo = geometricLossWithFields(v.world, a.pos, v.apField[a.index]!, pos, field);
     for (const r of a.radios) {
-      if (r.ssids.length === 0 || (r.band !== '2G' && !c.dualBand)) continue;
-      const rssi = r.txPower - geo - frequencyTermDb(radioFrequency(r));
-      if (rssi < ASSOC_MIN_DBM) continue;
+      if (!r.enabled || r.ssids.length === 0 || (r.band !== '2G' && !c.dualBand)) continue;
+      const loss = geo + frequencyTermDb(radioFrequency(r));
+      const rssi = r.txPower - loss;
+      if (rssi < ASSOC_MIN_DBM || c.txPowerDbm - loss < LINK_LOST_DBM) continue;
       const score = rssi + (r.band !== '2G' && rssi >= -72 ? 10 : 0);
       if (!best || score > best.score) best = { ap: a, radio: r, rssi, score };
     }
@@ -95,6 +105,12 @@ function tryAssociate(v: Venue, c: SimClient, t: number, announce: boolean): voi
   if (cand) attach(c, cand, t, announce);
 }
 
+/** True when the station's link is lost in either direction at t. */
+function unheard(v: Venue, c: SimClient, t: number): boolean {
+  const link = stationLink(v, c, t);
+  return link.downDbm < LINK_LOST_DBM || link.upDbm < LINK_LOST_DBM;
+}
+
 function newLeg(v: Venue, c: SimClient, t: number): void {
   const here = positionAt(c, t);
   const f = v.world.geometry.floors[here.floor]!;
@@ -103,18 +119,16 @@ function newLeg(v: Venue, c: SimClient, t: number): void {
   c.legStart = t + c.rng.exp(60_000); // pause at the waypoint, then walk
 }
 
-function roamCheck(v: Venue, c: SimClient, t: number): void {
-  if (legDone(c, t)) newLeg(v, c, t);
-  if (!c.present) return;
+/** What a present station does when it looks at its link: find a BSS, leave a lost one, roam off a weak one. */
+function linkCheck(v: Venue, c: SimClient, t: number): void {
   if (!c.ap) { tryAssociate(v, c, t, true); return; }
-  const now = stationLink(v, c, t).downDbm;
-  if (now >= ROAM_BELOW_DBM) return;
-  if (now < LINK_LOST_DBM) {
-    // Walked out of range: the AP ages the station out, the station looks for another BSS.
+  if (unheard(v, c, t)) {
     detach(v, c, t, 'link-lost');
     tryAssociate(v, c, t, true);
     return;
   }
+  const now = stationLink(v, c, t).downDbm;
+  if (now >= ROAM_BELOW_DBM) return;
   const cand = bestBss(v, c, t);
   if (!cand || cand.radio === c.radio) return;
   const curScore = now + (c.radio!.band !== '2G' && now >= -72 ? 10 : 0);
@@ -122,6 +136,22 @@ function roamCheck(v: Venue, c: SimClient, t: number): void {
     detach(v, c, t, 'roam');
     attach(c, cand, t, true);
   }
+}
+
+/**
+ * A station that stands still looks again every roam interval while it has no BSS or a weak
+ * one (a walking one always does). One pending look at a time.
+ */
+function watch(v: Venue, c: SimClient): void {
+  if (c.mobile || c.watching || !c.present) return;
+  if (c.ap && stationLink(v, c, v.clock.now()).downDbm >= ROAM_BELOW_DBM) return;
+  c.watching = true;
+  v.clock.setTimeout(() => {
+    c.watching = false;
+    if (!c.present) return;
+    linkCheck(v, c, v.clock.now());
+    watch(v, c);
+  }, v.roamIntervalMs);
 }
 
 /**
@@ -139,6 +169,7 @@ export function startClients(v: Venue): void {
         c.assocAt = Math.max(c.ap.bootAt, t0 - Math.round(c.rng.uniform(0, c.sessionMs)));
         c.lastTrafficAt = c.assocAt;
       }
+      watch(v, c);
     }
     const toggle = (): void => {
       const t = v.clock.now();
@@ -148,13 +179,16 @@ export function startClients(v: Venue): void {
       } else {
         c.present = true;
         tryAssociate(v, c, t, true);
+        watch(v, c);
       }
       v.clock.setTimeout(toggle, Math.max(1000, Math.round(c.rng.exp(c.present ? c.sessionMs : c.awayMs))));
     };
     v.clock.setTimeout(toggle, Math.max(1000, Math.round(c.rng.exp(c.present ? c.sessionMs : c.awayMs))));
     if (c.mobile) {
       const walk = (): void => {
-        roamCheck(v, c, v.clock.now());
+        const t = v.clock.now();
+        if (legDone(c, t)) newLeg(v, c, t);
+        if (c.present) linkCheck(v, c, t);
         v.clock.setTimeout(walk, v.roamIntervalMs);
       };
       v.clock.setTimeout(walk, Math.round(c.rng.uniform(0, v.roamIntervalMs)));
@@ -162,14 +196,60 @@ export function startClients(v: Venue): void {
   }
 }
 
+/** Stations that lost their BSS look for another at once (and keep looking while they find none). */
+function relocate(v: Venue, stations: SimClient[], t: number): void {
+  for (const c of stations) {
+    if (!c.present) continue;
+    tryAssociate(v, c, t, true);
+    watch(v, c);
+  }
+}
+
 /** An AP went down (reboot, crash): its stations lose it silently and look elsewhere. */
 export function apDown(v: Venue, ap: SimAp): void {
   const t = v.clock.now();
   ap.up = false;
+  const lost: SimClient[] = [];
   for (const r of ap.radios) {
     for (const c of [...r.stations]) {
       detach(v, c, t, 'ap-down', false);
-      if (c.present) tryAssociate(v, c, t, true);
+      lost.push(c);
     }
   }
+  relocate(v, lost, t);
+}
+
+/**
+ * Radios of an AP changed (a configuration): the stations of a radio now off are told to leave
+ * and look elsewhere; those of a radio that changed channel, width or power check their link.
+ */
+export function radiosReconfigured(v: Venue, ap: SimAp, radios: readonly SimRadio[]): void {
+  const t = v.clock.now();
+  const lost: SimClient[] = [];
+  for (const r of radios) {
+    for (const c of [...r.stations]) {
+      if (r.enabled) {
+        linkCheck(v, c, t);
+        watch(v, c);
+      } else {
+        detach(v, c, t, 'radio-off');
+        lost.push(c);
+      }
+    }
+  }
+  relocate(v, lost, t);
+}
+
+/**
+ * Before an AP reports its stations: any it can no longer hear (or that can no longer hear it)
+ * has lost its link since its last check; it leaves, and looks for another BSS.
+ */
+export function dropUnheardStations(v: Venue, ap: SimAp, t: number): void {
+  let lost: SimClient[] | undefined;
+  for (const r of ap.radios) {
+    for (const c of r.stations) if (unheard(v, c, t)) (lost ??= []).push(c);
+  }
+  if (!lost) return;
+  for (const c of lost) detach(v, c, t, 'link-lost');
+  relocate(v, lost, t);
 }

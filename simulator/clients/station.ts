@@ -28,6 +28,8 @@ export interface SimClient {
   to: Position;
   legStart: number;
   present: boolean;
+  /** A station that stands still has a look at its link pending (clients/dynamics.ts `watch`). */
+  watching?: boolean;
   ap?: SimAp;
   radio?: SimRadio;
   ssidIndex: number;

@@ -17,7 +17,7 @@ import type { SimAp } from '../../simulator/ap/ap-state.js';
 export function venueApConfiguration(ap: SimAp): Record<string, unknown> {
   return {
     uuid: ap.uuid,
-    radios: ap.radios.map((r) => ({ band: r.band, channel: r.channel, 'channel-width': r.width, 'tx-power': r.txPower, country: ap.country })),
+    radios: ap.radios.filter((r) => r.enabled).map((r) => ({ band: r.band, channel: r.channel, 'channel-width': r.width, 'tx-power': r.txPower, country: ap.country })),
     // No `metrics`: scenarios may report faster than firmware allows a configuration to ask
     // (statistics >= 60 s), so a pushed configuration leaves the venue's own intervals alone.
   };

@@ -127,6 +127,8 @@ export const StateDocument = Type.Object({
   interfaces: Type.Array(StateInterface),
   'link-state': Type.Optional(Type.Record(Type.String(), Type.Unknown())),
   'lldp-peers': Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+  /** Where the AP is, from its GPS receiver (schema `state.gps`; protocol/geo.ts). */
+  gps: Type.Optional(Type.Object({ latitude: Num, longitude: Num, elevation: Type.Optional(Num) })),
 });
 export type StateDocument = Static<typeof StateDocument>;
 

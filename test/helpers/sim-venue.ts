@@ -9,7 +9,11 @@ import type { LinkEvent } from '../../src/protocol/device-link.js';
 export interface SimAp { serial: string; x: number; y: number; ch5?: number; ch2?: number; tx5?: number; tx2?: number; width5?: 20 | 40 | 80 | 160 }
 
 /** An open-plan 100 x 100 m floor with the given APs (EAP101, 5G + 2G), no clients unless asked. */
-export function openPlan(aps: SimAp[], opts: { seed?: number; clients?: number; sigma?: number; walls?: { from: [number, number]; to: [number, number]; db: number }[] } = {}): Scenario {
+export function openPlan(aps: SimAp[], opts: {
+  seed?: number; clients?: number; sigma?: number; walls?: { from: [number, number]; to: [number, number]; db: number }[];
+  /** More of the client group (mobile, sessionMinutes, ...). */
+  clientGroup?: Record<string, unknown>;
+} = {}): Scenario {
   return parseScenario(JSON.stringify({
     name: 'test-open-plan',
     seed: opts.seed ?? 1,
@@ -23,7 +27,7 @@ export function openPlan(aps: SimAp[], opts: { seed?: number; clients?: number; 
         { band: '2G', channel: a.ch2 ?? 1, width: 20, txPower: a.tx2 ?? 17 },
       ],
     })),
-    clients: opts.clients ? [{ count: opts.clients }] : [],
+    clients: opts.clients ? [{ ...opts.clientGroup, count: opts.clients }] : [],
   }), 'test-open-plan.json');
 }
 

@@ -118,7 +118,8 @@ describe('configure', () => {
 
 describe('wifiscan', () => {
   it('returns the scan entries in results, filtered by the selector', async () => {
-    const c = await expectRecord(await post(A1, 'wifiscan', { serialNumber: A1, verbose: true, selector: { bands: ['2'] } }), 'wifiscan', A1);
+    // A2: A1 runs 5 GHz alone since the configure above named no other radio, so it scans no 2.4 GHz.
+    const c = await expectRecord(await post(A2, 'wifiscan', { serialNumber: A2, verbose: true, selector: { bands: ['2'] } }), 'wifiscan', A2);
     expect(c.status).toBe('completed');
     const scan = results(c).status!.scan as { bssid: string; ssid: string; channel: number; signal: number; tsf?: number }[];
     expect(scan.length).toBeGreaterThan(0);

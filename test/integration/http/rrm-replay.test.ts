@@ -2,6 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { SCENARIOS_DIR } from '../../../simulator/scenario.js';
 import { startTestServer, type TestServer } from '../../helpers/server.js';
 import { until } from '../../helpers/until.js';
 
@@ -21,8 +22,11 @@ const RUNS = [
   'algorithm=OptimizeChannel&args=mode=unmanaged_aware,seed=7',
   'algorithm=OptimizeTxPower&args=mode=measure_ap_ap,seed=7',
 ];
-// The collector stays quiet: no periodic scans, so the recording holds only the scans asked for here.
+// The collector stays quiet and so do the APs (no periodic scans of their own): the recording
+// holds only the scans asked for here, and the live run's model is the recording's last one.
 const quiet = { rrmWifiScanInterval: 0, rrmCollectInterval: 1_000_000 };
+const quietLab = join(dir, 'lab-quiet.yaml');
+writeFileSync(quietLab, readFileSync(join(SCENARIOS_DIR, 'lab.yaml'), 'utf8').replace(/^ {2}wifiscan: \d+/m, '  wifiscan: 0'));
 
 async function plans(s: TestServer): Promise<unknown[]> {
   expect((await s.rrm('POST', '/setTopology', { body: { lab: SERIALS } })).status).toBe(200);
@@ -39,7 +43,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('RRM on a replayed recording', () => {
   it('gives the same plans as on the live run it was recorded from', async () => {
-    const live = await startTestServer({ sim: true, scenario: 'lab', speed: 'max', record: file, dataDir: join(dir, 'live'), ...quiet });
+    const live = await startTestServer({ sim: true, scenario: quietLab, speed: 'max', record: file, dataDir: join(dir, 'live'), ...quiet });
     let livePlans: unknown[];
     try {
       await until('APs online', async () => Promise.all(SERIALS.map(async (x) => (await live.gw('GET', `/device/${x}/status`)).body.connected)), (v) => v.every(Boolean));

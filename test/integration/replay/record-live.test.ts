@@ -49,7 +49,7 @@ describe('recorder around live links, then replay (lab venue, seed 7)', () => {
     const lab = liveLab((clock) => createRecorder({ path: file, clock }));
     await lab.advance(60_000);
     const s = lab.serials[0]!;
-    lab.fleet.events$.subscribe((e) => { if (e.type === 'wifiscan-result') scanEntries += e.payload.entries.length; });
+    lab.fleet.events$.subscribe((e) => { if (e.type === 'wifiscan-result' && e.payload.source === 'command') scanEntries += e.payload.entries.length; });
     scan = await lab.settle(lab.svc.wifiscan(s, {}));
     const uuid = lab.fleet.status(s)!.UUID + 100;
     configure = await lab.settle(lab.svc.configure(s, { configuration: { radios: [{ band: '5G', channel: 44, 'channel-width': 20, 'tx-power': 15 }] }, uuid }));

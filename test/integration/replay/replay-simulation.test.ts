@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runReplay, type ReplayResult } from '../../../src/commands/replay.js';
 import { runSimulate } from '../../../src/commands/simulate.js';
 import { buildModel, type DeviceDocuments } from '../../../src/rrm/model/build.js';
+import { queryModel } from '../../../src/rrm/model-query.js';
 import { Store } from '../../../src/store/duckdb.js';
 
 const sink = () => new PassThrough().resume();
@@ -120,6 +121,26 @@ describe('airtwin replay of a seeded simulation (lab, seed 7, 10 simulated minut
     expect(Object.keys(a.latestStates)).toHaveLength(3);
     expect(Object.keys(a.latestDeviceStatusRadios)).toHaveLength(3);
     expect(await modelOf(join(dir, 'data-2'))).toEqual(a);
+  });
+
+  it('fills the RRM model with the APs\' periodic scans: no wifiscan command was sent, scans name the neighbours\' widths', async () => {
+    const store = await Store.open(join(dir, 'data-1'));
+    try {
+      const serials = Object.keys(countRecording(file)).sort();
+      const model = await queryModel(store, serials);
+      expect(Object.keys(model.latestWifiScans).sort()).toEqual(serials);
+      for (const serial of serials) {
+        const scans = model.latestWifiScans[serial]!;
+        expect(scans.length).toBeGreaterThanOrEqual(5); // lab: one every 60 s for 10 minutes
+        const managed = scans.at(-1)!.filter((e) => serials.some((o) => o !== serial && e.bssid.endsWith(o.slice(2).match(/../g)!.join(':'))));
+        expect(managed.length).toBeGreaterThan(0);
+        for (const e of managed) expect(e.ht_oper).toEqual(expect.any(String));
+      }
+      const [commands] = await store.query<{ n: number }>('SELECT count(*) AS n FROM commands');
+      expect(Number(commands!.n)).toBe(0);
+    } finally {
+      await store.close();
+    }
   });
 
   it('places the recording so its last line plays now, unless --keep-time', async () => {
