@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { loadScenario, parseScenario, ScenarioError } from '../../../simulator/scenario.js';
+import { blockOf, isDfsChannel } from '../../../src/protocol/wifi-channels.js';
+import { DEFAULT_WIFISCAN_S, loadScenario, parseScenario, ScenarioError } from '../../../simulator/scenario.js';
 import { buildVenue } from '../../../simulator/venue.js';
 import { VirtualClock } from '../../../simulator/clock.js';
 
@@ -43,6 +44,18 @@ describe('scenario files', () => {
     expect(sizes.default).toEqual([12, 60]);
     expect(sizes.hotel![0]).toBe(60);
     expect(sizes.hall).toEqual([200, 2000]);
+  });
+
+  it('start every shipped venue on non-DFS 5 GHz channels (a zone plans DFS only when it opts in) and scan periodically', () => {
+    for (const name of ['lab', 'default', 'hotel', 'hall']) {
+      const { scenario } = loadScenario(name);
+      const v = buildVenue(scenario, new VirtualClock(0));
+      const dfs = v.aps.flatMap((ap) => ap.radios.filter((r) => blockOf(r.band, r.channel, r.width)!.channels.some((c) => isDfsChannel(r.band, c))).map((r) => `${ap.serial} ${r.channel}/${r.width}`));
+      expect(dfs, name).toEqual([]);
+      expect(v.aps.every((ap) => ap.intervals.wifiscan > 0 && ap.scanReport.verbose), name).toBe(true);
+    }
+    expect(buildVenue(parseScenario(base), new VirtualClock(0)).aps[0]!.intervals.wifiscan).toBe(DEFAULT_WIFISCAN_S * 1000);
+    expect(buildVenue(parseScenario(base.replace('healthcheck: 120', 'healthcheck: 120, wifiscan: 0')), new VirtualClock(0)).aps[0]!.intervals.wifiscan).toBe(0);
   });
 
   it('accepts a minimal valid file', () => {
