@@ -111,11 +111,16 @@ export function copyCounters(c: Counters): Counters {
   return { ...c };
 }
 
-/** c - prev, clamped at 0 (fw clamps negative deltas, §2.2). */
+/** c - prev, clamped at 0 (fw clamps negative deltas, §2.2). Fields in zeroCounters' order. */
 export function deltaCounters(c: Counters, prev: Counters): Counters {
-  const d = zeroCounters();
-  for (const k of Object.keys(d) as (keyof Counters)[]) d[k] = Math.max(0, c[k] - prev[k]);
-  return d;
+  const d = (a: number, b: number): number => (a > b ? a - b : 0);
+  return {
+    rx_bytes: d(c.rx_bytes, prev.rx_bytes), rx_packets: d(c.rx_packets, prev.rx_packets),
+    tx_bytes: d(c.tx_bytes, prev.tx_bytes), tx_packets: d(c.tx_packets, prev.tx_packets),
+    rx_errors: d(c.rx_errors, prev.rx_errors), rx_dropped: d(c.rx_dropped, prev.rx_dropped),
+    tx_errors: d(c.tx_errors, prev.tx_errors), tx_dropped: d(c.tx_dropped, prev.tx_dropped),
+    multicast: d(c.multicast, prev.multicast), collisions: d(c.collisions, prev.collisions),
+  };
 }
 
 export function addToCounters(c: Counters, rxBytes: number, txBytes: number, rxPackets: number, txPackets: number): void {

@@ -13,8 +13,8 @@
 import { HE_OPERATION_EXT_ID, IE_EXTENSION, type WifiScanEntry } from '../../src/protocol/wifiscan.js';
 import { blockOf, secondaryOffset, type Band, type ChannelWidth } from '../../src/protocol/wifi-channels.js';
 import { frequencyTermDb } from '../world/radio-world.js';
-import { radioFrequency, type Venue } from '../venue.js';
-import type { SimAp } from './ap-state.js';
+import { radioFrequency, type SimNeighbour, type Venue } from '../venue.js';
+import type { SimAp, SimRadio } from './ap-state.js';
 
 /**
  * Weakest beacon a scan reports: 802.11ax MCS0 minimum sensitivity at 20 MHz is -82 dBm and
@@ -75,8 +75,20 @@ function bssLoad(staCount: number, util: number): string {
 
 export interface ScanSelector { bands?: readonly string[]; channels?: readonly number[] }
 
-/** One BSS as a scan reports it, before the reading noise: what the AP heard and from whom. */
-interface Heard { bssid: string; ssid: string; band: Band; channel: number; width: ChannelWidth; frequency: number; signal: number; staCount: number; util: number; tsfUs: number; serial?: string }
+/**
+ * A BSS within reach of a scanning AP's reading (its true signal no more than FAR_MARGIN_DB under
+ * sensitivity), with what does not change until a radio of the venue changes: who sends it,
+ * where, how loud. Load, station count and TSF are read when the scan runs.
+ */
+interface Beacon {
+  bssid: string; ssid: string; band: Band; channel: number; width: ChannelWidth; frequency: number;
+  /** dBm, before the reading noise. */
+  signal: number;
+  capability: number; ht: string | undefined; vht: string | undefined;
+  /** The managed AP sending it (undefined for a neighbour), and which of its radio's SSIDs. */
+  ap: SimAp | undefined; radio: SimRadio | undefined; ssidIndex: number;
+  neighbour: SimNeighbour | undefined;
+}
 
 /** ht_oper / vht_oper bodies depend on (band, channel, width) only: built once each. */
 const operations = new Map<number, { ht?: string; vht?: string }>();
@@ -93,71 +105,97 @@ function operationsOf(band: Band, channel: number, width: ChannelWidth): { ht?: 
   return o;
 }
 
+/** Per scanning AP, its beacons in reach for one radio epoch (radios move only on a configure). */
+const inReach = new WeakMap<SimAp, { epoch: number; beacons: Beacon[] }>();
+
+/**
+ * The BSSs the AP's running radios can hear, managed APs in venue order then neighbours (down
+ * or not: that is checked when the scan runs). Those further away cannot reach a scan whatever
+ * the reading noise, and draw no noise.
+ */
+function beaconsInReach(v: Venue, ap: SimAp): Beacon[] {
+  const known = inReach.get(ap);
+  if (known && known.epoch === v.radioEpoch) return known.beacons;
+  const scanChannels = new Map(ap.radios.filter((r) => r.enabled).map((r) => [r.band, r.hwChannels]));
+  const floor = SCAN_SENSITIVITY_DBM - FAR_MARGIN_DB;
+  const beacons: Beacon[] = [];
+  // Every beacon gets every field, in one order: one object shape for the scan loop.
+  const add = (bssid: string, ssid: string, tx: { band: Band; channel: number; width: ChannelWidth }, frequency: number, signal: number,
+    from: { ap: SimAp; radio: SimRadio; ssidIndex: number } | SimNeighbour): void => {
+    const op = operationsOf(tx.band, tx.channel, tx.width);
+    const managed = 'radio' in from ? from : undefined;
+    beacons.push({
+      bssid, ssid, band: tx.band, channel: tx.channel, width: tx.width, frequency, signal,
+      capability: tx.band === '2G' ? 0x0431 : 0x0411, // ESS, privacy, short slot (+ short preamble on 2.4 GHz)
+      ht: op.ht, vht: op.vht, ap: managed?.ap, radio: managed?.radio, ssidIndex: managed?.ssidIndex ?? 0,
+      neighbour: managed ? undefined : (from as SimNeighbour),
+    });
+  };
+  for (const other of v.aps) {
+    if (other === ap) continue;
+    for (const r of other.radios) {
+      if (!r.enabled || !(scanChannels.get(r.band)?.includes(r.channel) ?? false)) continue;
+      const frequency = radioFrequency(r);
+      const fTerm = frequencyTermDb(frequency);
+      if (r.txPower - v.losses.lowerBound(ap.index, other.index) - fTerm < floor) continue;
+      const signal = r.txPower - v.losses.geometric(ap.index, other.index) - fTerm;
+      if (signal < floor) continue;
+      r.bssids.forEach((bssid, i) => add(bssid, r.ssids[i]!, r, frequency, signal, { ap: other, radio: r, ssidIndex: i }));
+    }
+  }
+  for (const n of v.neighbours) {
+    if (!(scanChannels.get(n.band)?.includes(n.channel) ?? false)) continue;
+    const frequency = radioFrequency(n);
+    const signal = n.txPower - v.losses.geometric(ap.index, n.index) - frequencyTermDb(frequency);
+    if (signal >= floor) add(n.bssid, n.ssid, n, frequency, signal, n);
+  }
+  inReach.set(ap, { epoch: v.radioEpoch, beacons });
+  return beacons;
+}
+
+/** Stations per SSID of a radio, counted once per scan. */
+function stationCounts(r: SimRadio, counts: Map<SimRadio, number[]>): number[] {
+  let n = counts.get(r);
+  if (!n) {
+    n = r.bssids.map(() => 0);
+    for (const c of r.stations) n[c.ssidIndex]!++;
+    counts.set(r, n);
+  }
+  return n;
+}
+
 /**
  * Every BSS the AP hears right now, on the bands of its running radios and the selected
  * bands/channels. `verbose` adds TSF, capability and the HT/VHT operation; `withIes` the
  * `ies[]` list (BSS load, and the HE operation of 6 GHz BSSs).
  */
 export function scanEntries(v: Venue, ap: SimAp, sel: ScanSelector = {}, verbose = true, withIes = verbose): WifiScanEntry[] {
+  const t = v.clock.now();
+  const counts = new Map<SimRadio, number[]>();
   const out: WifiScanEntry[] = [];
-  for (const h of heardBss(v, ap, sel)) {
+  for (const b of beaconsInReach(v, ap)) {
+    if ((b.ap && !b.ap.up) || (sel.bands && !sel.bands.includes(b.band)) || (sel.channels && !sel.channels.includes(b.channel))) continue;
     // Measurement noise of one beacon reading: +-1 dB, reported as integer dBm like RRM reads it.
-    const signal = Math.round(h.signal + ap.rng.normal());
+    const signal = Math.round(b.signal + ap.rng.normal());
     if (signal < SCAN_SENSITIVITY_DBM) continue;
-    const e: WifiScanEntry = { bssid: h.bssid, ssid: h.ssid, frequency: h.frequency, channel: h.channel, signal, sta_count: h.staCount, ch_util: h.util };
+    const r = b.radio;
+    const n = b.neighbour;
+    const staCount = r ? stationCounts(r, counts)[b.ssidIndex]! : Math.round(n!.load * 20);
+    const util = r ? Math.round(Math.min(1, r.airtime + 0.02) * 255) : Math.round(n!.load * 255);
+    const e: WifiScanEntry = { bssid: b.bssid, ssid: b.ssid, frequency: b.frequency, channel: b.channel, signal, sta_count: staCount, ch_util: util };
     if (verbose) {
       e.last_seen = ap.rng.int(0, 400);
-      e.tsf = Math.max(0, Math.round(h.tsfUs));
-      e.capability = h.band === '2G' ? 0x0431 : 0x0411; // ESS, privacy, short slot (+ short preamble on 2.4)
-      const op = operationsOf(h.band, h.channel, h.width);
-      if (op.ht) e.ht_oper = op.ht;
-      if (op.vht) e.vht_oper = op.vht;
-      if (h.serial) e.tip_serial = h.serial;
+      e.tsf = Math.max(0, Math.round((t - (b.ap ?? n!).bootAt) * 1000));
+      e.capability = b.capability;
+      if (b.ht) e.ht_oper = b.ht;
+      if (b.vht) e.vht_oper = b.vht;
+      if (b.ap) e.tip_serial = b.ap.serial;
     }
     if (withIes) {
-      e.ies = [{ type: 11, data: bssLoad(h.staCount, h.util) }];
-      if (h.band === '6G') e.ies.push({ type: IE_EXTENSION, data: heOperation6g(h.channel, h.width) });
+      e.ies = [{ type: 11, data: bssLoad(staCount, util) }];
+      if (b.band === '6G') e.ies.push({ type: IE_EXTENSION, data: heOperation6g(b.channel, b.width) });
     }
     out.push(e);
   }
   return out;
-}
-
-/**
- * The BSSs within reach of a reading (true signal no more than FAR_MARGIN_DB under
- * sensitivity), managed APs in venue order then neighbours. Those further away cannot reach
- * a scan whatever the reading noise, and draw no noise.
- */
-function heardBss(v: Venue, ap: SimAp, sel: ScanSelector): Heard[] {
-  const t = v.clock.now();
-  const running = ap.radios.filter((r) => r.enabled);
-  const bands = new Set(running.map((r) => r.band).filter((b) => !sel.bands || sel.bands.includes(b)));
-  const scanChannels = new Map(running.map((r) => [r.band, r.hwChannels]));
-  const consider = (band: Band, channel: number): boolean => bands.has(band)
-    && (scanChannels.get(band)?.includes(channel) ?? false) && (!sel.channels || sel.channels.includes(channel));
-  const floor = SCAN_SENSITIVITY_DBM - FAR_MARGIN_DB;
-  const heard: Heard[] = [];
-  for (const other of v.aps) {
-    if (other === ap || !other.up) continue;
-    for (const r of other.radios) {
-      if (!r.enabled || !consider(r.band, r.channel)) continue;
-      const frequency = radioFrequency(r);
-      const fTerm = frequencyTermDb(frequency);
-      if (r.txPower - v.losses.lowerBound(ap.index, other.index) - fTerm < floor) continue;
-      const signal = r.txPower - v.losses.geometric(ap.index, other.index) - fTerm;
-      if (signal < floor) continue;
-      const util = Math.round(Math.min(1, r.airtime + 0.02) * 255);
-      const staCount = r.bssids.map(() => 0);
-      for (const c of r.stations) staCount[c.ssidIndex]!++;
-      r.bssids.forEach((bssid, i) => heard.push({ bssid, ssid: r.ssids[i]!, band: r.band, channel: r.channel, width: r.width, frequency, signal, staCount: staCount[i]!, util, tsfUs: (t - other.bootAt) * 1000, serial: other.serial }));
-    }
-  }
-  for (const n of v.neighbours) {
-    if (!consider(n.band, n.channel)) continue;
-    const frequency = radioFrequency(n);
-    const signal = n.txPower - v.losses.geometric(ap.index, n.index) - frequencyTermDb(frequency);
-    if (signal < floor) continue;
-    heard.push({ bssid: n.bssid, ssid: n.ssid, band: n.band, channel: n.channel, width: n.width, frequency, signal, staCount: Math.round(n.load * 20), util: Math.round(n.load * 255), tsfUs: (t - n.bootAt) * 1000 });
-  }
-  return heard;
 }

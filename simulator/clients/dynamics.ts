@@ -20,7 +20,6 @@
  */
 import { frequencyTermDb, geometricLossWithFields } from '../world/radio-world.js';
 import { shadowField } from '../world/shadowing.js';
-import { distanceM } from '../world/geometry.js';
 import { radioFrequency, type Venue } from '../venue.js';
 import type { SimAp, SimRadio } from '../ap/ap-state.js';
 import { advanceTraffic, stationLink } from '../ap/airtime.js';
@@ -39,10 +38,13 @@ interface Candidate { ap: SimAp; radio: SimRadio; rssi: number; score: number }
 function bestBss(v: Venue, c: SimClient, t: number): Candidate | undefined {
   const pos = positionAt(c, t);
   // The nearest few APs that are up, by one pass keeping a small sorted list (no full sort).
+  // Squared distances clamped at 1 m² order the APs as distanceM does, without a square root each.
   const near: { a: SimAp; d: number }[] = [];
+  const storey = v.world.geometry.floorHeightM;
   for (const a of v.aps) {
     if (!a.up) continue;
-    const d = distanceM(v.world.geometry, a.pos, pos);
+    const dz = (a.pos.floor - pos.floor) * storey;
+    const d = Math.max(1, (a.pos.x - pos.x) ** 2 + (a.pos.y - pos.y) ** 2 + dz * dz);
     if (near.length === CANDIDATE_APS && d >= near[CANDIDATE_APS - 1]!.d) continue;
     let i = near.length;
     while (i > 0 && near[i - 1]!.d > d) i--;
