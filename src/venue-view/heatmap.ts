@@ -141,7 +141,7 @@ export interface PlanOverrides {
 
 /** The transmitters of a band as a venue's radios are now, with a proposed plan laid over them. */
 export function heatSources(
-  aps: readonly { serial: string; pos: Position; radios: readonly { band: Band; channel: number; width: ChannelWidth; txPower: number; ssids: readonly string[] }[] }[],
+  aps: readonly { serial: string; pos: Position; radios: readonly { band: Band; channel: number; width: ChannelWidth; txPower: number; ssids: readonly string[]; enabled?: boolean }[] }[],
   apField: ArrayLike<number>,
   neighbours: readonly { pos: Position; band: Band; channel: number; width: ChannelWidth; txPower: number }[],
   neighbourField: (p: Position) => number,
@@ -150,7 +150,7 @@ export function heatSources(
   const out: HeatSource[] = [];
   aps.forEach((a, i) => {
     for (const r of a.radios) {
-      if (r.ssids.length === 0) continue;
+      if (r.ssids.length === 0 || r.enabled === false) continue; // a radio its configuration left out is off
       const channel = plan.channels?.[a.serial]?.[r.band] ?? r.channel;
       const txPower = plan.txPowers?.[a.serial]?.[r.band] ?? r.txPower;
       out.push({ ap: i, pos: a.pos, field: apField[i]!, band: r.band, channel, width: r.width, txPower });

@@ -44,6 +44,15 @@ describe('venue view heat map', () => {
     expect(v.aps[1]!.radios[0]!.channel).toBe(36);
   });
 
+  it('leaves out a radio its configuration turned off', () => {
+    const { venue: v } = venueOf(openPlan([{ serial: 'a0b1c2000001', x: 40, y: 50 }, { serial: 'a0b1c2000002', x: 60, y: 50 }]));
+    const f = (p: { floor: number; x: number; y: number }) => shadowField(v.world.shadowing, p);
+    v.aps[1]!.radios[0]!.enabled = false;
+    const sources = heatSources(v.aps, v.apField, v.neighbours, f);
+    expect(sources.filter((x) => x.ap === 1).map((x) => x.band)).toEqual(['2G']);
+    expect(sources.filter((x) => x.ap === 0).map((x) => x.band)).toEqual(['5G', '2G']);
+  });
+
   it('keeps the grid within MAX_CELLS on any floor size', () => {
     for (const [w, d] of [[60, 30], [200, 120], [1000, 800], [1, 1]] as const) {
       const s = cellStep(w, d);
