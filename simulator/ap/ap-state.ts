@@ -111,9 +111,12 @@ export function copyCounters(c: Counters): Counters {
   return { ...c };
 }
 
+function d(a: number, b: number): number {
+  return a > b ? a - b : 0;
+}
+
 /** c - prev, clamped at 0 (fw clamps negative deltas, §2.2). Fields in zeroCounters' order. */
 export function deltaCounters(c: Counters, prev: Counters): Counters {
-  const d = (a: number, b: number): number => (a > b ? a - b : 0);
   return {
     rx_bytes: d(c.rx_bytes, prev.rx_bytes), rx_packets: d(c.rx_packets, prev.rx_packets),
     tx_bytes: d(c.tx_bytes, prev.tx_bytes), tx_packets: d(c.tx_packets, prev.tx_packets),
