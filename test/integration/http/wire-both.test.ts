@@ -37,10 +37,11 @@ describe('16. status figures (both wires)', () => {
     }, (x) => x.same && x.st.load === x.last.unit.load[1]);
     expect(st.temperature).toBe(last.unit.temperature[0]);
     expect(st.load).toBe(last.unit.load[1]);
-    expect(st.hasGPS).toBe(false);
+    expect(st.hasGPS).toBe(true); // a simulated AP reports where it is (state gps)
+    expect(last.gps).toEqual({ latitude: expect.any(Number), longitude: expect.any(Number), elevation: expect.any(Number) });
     expect(st.hasRADIUSSessions).toBe((await s.gw('GET', `/radiusSessions/${A1}`)).body.sessions.length > 0);
     const listed = (await s.gw('GET', '/devices?deviceWithStatus=true')).body.devicesWithStatus.find((d: { serialNumber: string }) => d.serialNumber === A1);
-    expect(listed).toMatchObject({ temperature: st.temperature, hasGPS: false, hasRADIUSSessions: expect.any(Boolean) });
+    expect(listed).toMatchObject({ temperature: st.temperature, hasGPS: true, hasRADIUSSessions: expect.any(Boolean) });
     expect(Number.isInteger((await s.gw('GET', '/devices?connectionStatistics=true')).body.averageConnectionTime)).toBe(true);
     expect((await s.gw('POST', '/device/aabbccdd0408', { body: {} })).status).toBe(200);
     const offline = (await s.gw('GET', '/device/aabbccdd0408/status')).body;
