@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { wallClock, nowSeconds, type Clock } from '../protocol/clock.js';
 import { serialToMac } from '../protocol/serial.js';
+import { isAirtwinError } from '../errors.js';
 import type { JsonObject } from '../protocol/frame.js';
 import type { DevicesRepo, StoredDevice } from '../store/devices-repo.js';
 import type { BlacklistRepo } from '../store/blacklist-repo.js';
@@ -79,6 +80,10 @@ export function replayDriver(clock: Clock, opts: { catchUp?: Clock } = {}): { cl
   };
 }
 
+const ignoreAlreadyExists = (e: unknown): void => {
+  if (!(isAirtwinError(e) && e.code === 'ALREADY_EXISTS')) throw e;
+};
+
 /** Whether a recorded connect frame is one its device actor accepts (recordedConnects' filter). */
 export const acceptedConnect = (frame: JsonObject): boolean => decodeFrame(frame).kind === 'notification';
 
@@ -141,18 +146,15 @@ export interface FleetRuntime {
 export function startFleetRuntime(deps: FleetRuntimeDeps): FleetRuntime {
   const { clock, devices, logger } = deps;
   let writes: Promise<unknown> = Promise.resolve();
-  // Record writes happen in event order, one at a time; a failure is logged, never thrown at an AP.
   /**
-   * Changes a device record in event order, one write at a time, starting from the record as it
-   * is when the write runs; a device deleted meanwhile is skipped. A failure is logged, never
-   * thrown at an AP.
+   * Changes a device record in event order, starting from the record as it is when the write
+   * runs (DevicesRepo queues its writes, API ones too); a device deleted meanwhile is skipped.
+   * A failure is logged, never thrown at an AP.
    */
-  type DeviceRecord = NonNullable<ReturnType<DevicesRepo['get']>>;
-  const patch = (what: string, serial: string, change: (current: DeviceRecord) => Partial<DeviceRecord>) => {
-    writes = writes.then(async () => {
-      const current = devices.get(serial);
-      if (current) await devices.update({ ...current, ...change(current) });
-    }).catch((e: unknown) => logger.error({ err: e }, `device record ${what} failed`));
+  const patch = (what: string, serial: string, change: (current: StoredDevice) => Partial<StoredDevice>) => {
+    writes = writes.then(() => devices.update(serial, (current) => ({ ...current, ...change(current) }))).catch((e: unknown) => {
+      if (!(isAirtwinError(e) && e.code === 'NOT_FOUND')) logger.error({ err: e }, `device record ${what} failed`);
+    });
   };
 
   /** The record an unknown AP's connect creates (a matching default configuration, else the AP's uuid). */
@@ -191,7 +193,8 @@ export function startFleetRuntime(deps: FleetRuntimeDeps): FleetRuntime {
   const provision = async (serial: string, params: JsonObject): Promise<'accept' | 'refuse'> => {
     if (!deps.autoProvision) return 'refuse';
     for (let pending = inserting.get(serial); pending; pending = inserting.get(serial)) await pending;
-    if (!devices.has(serial)) await reserve([serial], devices.insert(recordFor(serial, params)));
+    // A record created meanwhile by the API (POST /device) is as good as ours.
+    if (!devices.has(serial)) await reserve([serial], devices.insert(recordFor(serial, params)).catch(ignoreAlreadyExists));
     return 'accept';
   };
 

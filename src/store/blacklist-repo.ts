@@ -1,6 +1,7 @@
 import type { Store } from './duckdb.js';
 import { alreadyExists, notFound } from '../errors.js';
 import type { BlacklistEntry } from './records.js';
+import { WriteQueue } from './write-queue.js';
 
 function fromRow(row: Record<string, unknown>): BlacklistEntry {
   return { serialNumber: String(row.serial), reason: String(row.reason), author: String(row.author), created: Number(row.created) };
@@ -10,10 +11,12 @@ function fromRow(row: Record<string, unknown>): BlacklistEntry {
  * The blacklist. The fleet asks `has(serial)` at every AP connect and on every frame
  * (gateway-behaviour.md §1.1/§1.2) and the device listing for each record, so the table is
  * mirrored in memory and written through: DuckDB first, then the map, so a failed write
- * leaves both unchanged.
+ * leaves both unchanged. Writes run one at a time (WriteQueue), each checking the entry as the
+ * write before left it: a create that loses a race is a 409, never a duplicate key.
  */
 export class BlacklistRepo {
   private readonly cache = new Map<string, BlacklistEntry>();
+  private readonly writes = new WriteQueue();
 
   private constructor(private readonly store: Store) {}
 
@@ -44,26 +47,32 @@ export class BlacklistRepo {
     return this.cache.size;
   }
 
-  async insert(e: BlacklistEntry): Promise<BlacklistEntry> {
-    if (this.cache.has(e.serialNumber)) throw alreadyExists('serialNumber', `Serial ${e.serialNumber} is blacklisted already.`);
-    await this.store.run('INSERT INTO blacklist (serial, reason, author, created) VALUES ($1, $2, $3, $4)', [e.serialNumber, e.reason, e.author, e.created]);
-    this.cache.set(e.serialNumber, { ...e });
-    return e;
+  insert(e: BlacklistEntry): Promise<BlacklistEntry> {
+    return this.writes.run(async () => {
+      if (this.cache.has(e.serialNumber)) throw alreadyExists('serialNumber', `Serial ${e.serialNumber} is blacklisted already.`);
+      await this.store.run('INSERT INTO blacklist (serial, reason, author, created) VALUES ($1, $2, $3, $4)', [e.serialNumber, e.reason, e.author, e.created]);
+      this.cache.set(e.serialNumber, { ...e });
+      return e;
+    });
   }
 
   /** Changes the reason; `created` and `author` stay those of the listing. */
-  async updateReason(serial: string, reason: string): Promise<BlacklistEntry> {
-    const current = this.cache.get(serial);
-    if (!current) throw notFound('serialNumber', `Serial ${serial} is not blacklisted.`);
-    await this.store.run('UPDATE blacklist SET reason = $2 WHERE serial = $1', [serial, reason]);
-    const next = { ...current, reason };
-    this.cache.set(serial, next);
-    return next;
+  updateReason(serial: string, reason: string): Promise<BlacklistEntry> {
+    return this.writes.run(async () => {
+      const current = this.cache.get(serial);
+      if (!current) throw notFound('serialNumber', `Serial ${serial} is not blacklisted.`);
+      await this.store.run('UPDATE blacklist SET reason = $2 WHERE serial = $1', [serial, reason]);
+      const next = { ...current, reason };
+      this.cache.set(serial, next);
+      return next;
+    });
   }
 
-  async delete(serial: string): Promise<void> {
-    if (!this.cache.has(serial)) throw notFound('serialNumber', `Serial ${serial} is not blacklisted.`);
-    await this.store.run('DELETE FROM blacklist WHERE serial = $1', [serial]);
-    this.cache.delete(serial);
+  delete(serial: string): Promise<void> {
+    return this.writes.run(async () => {
+      if (!this.cache.has(serial)) throw notFound('serialNumber', `Serial ${serial} is not blacklisted.`);
+      await this.store.run('DELETE FROM blacklist WHERE serial = $1', [serial]);
+      this.cache.delete(serial);
+    });
   }
 }

@@ -1,6 +1,7 @@
 import type { Store } from './duckdb.js';
 import { alreadyExists, notFound } from '../errors.js';
 import type { DefaultConfiguration } from './records.js';
+import { WriteQueue } from './write-queue.js';
 
 const COLUMNS = 'name, model_ids, description, configuration, platform, created, last_modified';
 
@@ -20,10 +21,12 @@ const byName = (a: DefaultConfiguration, b: DefaultConfiguration) => (a.name < b
 
 /**
  * Named default configurations. Few rows, read at every auto-provisioning, so mirrored in
- * memory and written through (DuckDB first, then the map).
+ * memory and written through (DuckDB first, then the map). Writes run one at a time
+ * (WriteQueue), each checking and changing the record as the write before left it.
  */
 export class DefaultConfigsRepo {
   private readonly cache = new Map<string, DefaultConfiguration>();
+  private readonly writes = new WriteQueue();
 
   private constructor(private readonly store: Store) {}
 
@@ -59,27 +62,38 @@ export class DefaultConfigsRepo {
     return candidates.find((c) => c.modelIds.includes(compatible)) ?? candidates.find((c) => c.modelIds.includes('*'));
   }
 
-  async insert(c: DefaultConfiguration): Promise<DefaultConfiguration> {
-    if (this.cache.has(c.name)) throw alreadyExists('name', `Default configuration '${c.name}' exists already.`);
-    await this.store.run(`INSERT INTO default_configs (${COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7)`, toParams(c));
-    this.cache.set(c.name, c);
-    return c;
+  insert(c: DefaultConfiguration): Promise<DefaultConfiguration> {
+    return this.writes.run(async () => {
+      if (this.cache.has(c.name)) throw alreadyExists('name', `Default configuration '${c.name}' exists already.`);
+      await this.store.run(`INSERT INTO default_configs (${COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7)`, toParams(c));
+      this.cache.set(c.name, c);
+      return c;
+    });
   }
 
-  /** Replaces the record with `next` (the caller merged the change). */
-  async update(next: DefaultConfiguration): Promise<DefaultConfiguration> {
-    if (!this.cache.has(next.name)) throw notFound('name', `Default configuration '${next.name}' does not exist.`);
-    await this.store.run(
-      'UPDATE default_configs SET model_ids = $2, description = $3, configuration = $4, platform = $5, created = $6, last_modified = $7 WHERE name = $1',
-      toParams(next),
-    );
-    this.cache.set(next.name, next);
-    return next;
+  /**
+   * Changes a record: `change` gets it as it is when this write runs and returns the next one
+   * (same name). NOT_FOUND (404) when it is gone by then.
+   */
+  update(name: string, change: (current: DefaultConfiguration) => DefaultConfiguration): Promise<DefaultConfiguration> {
+    return this.writes.run(async () => {
+      const current = this.cache.get(name);
+      if (!current) throw notFound('name', `Default configuration '${name}' does not exist.`);
+      const next = { ...change(current), name };
+      await this.store.run(
+        'UPDATE default_configs SET model_ids = $2, description = $3, configuration = $4, platform = $5, created = $6, last_modified = $7 WHERE name = $1',
+        toParams(next),
+      );
+      this.cache.set(name, next);
+      return next;
+    });
   }
 
-  async delete(name: string): Promise<void> {
-    if (!this.cache.has(name)) throw notFound('name', `Default configuration '${name}' does not exist.`);
-    await this.store.run('DELETE FROM default_configs WHERE name = $1', [name]);
-    this.cache.delete(name);
+  delete(name: string): Promise<void> {
+    return this.writes.run(async () => {
+      if (!this.cache.has(name)) throw notFound('name', `Default configuration '${name}' does not exist.`);
+      await this.store.run('DELETE FROM default_configs WHERE name = $1', [name]);
+      this.cache.delete(name);
+    });
   }
 }

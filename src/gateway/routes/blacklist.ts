@@ -85,8 +85,7 @@ export async function blacklistRoutes(api: FastifyInstance, deps: GatewayDeps): 
     },
   }, async (req) => {
     const serial = serialFrom(req);
-    const current = deps.blacklist.get(serial);
-    if (!current) throw notFound('serialNumber', `Serial ${serial} is not blacklisted.`);
+    if (!deps.blacklist.has(serial)) throw notFound('serialNumber', `Serial ${serial} is not blacklisted.`);
     const reason = (req.body as Input).reason;
     if (reason !== undefined) await deps.blacklist.updateReason(serial, reason);
     return ok('PUT');

@@ -101,16 +101,18 @@ export async function defaultConfigsRoutes(api: FastifyInstance, deps: GatewayDe
   }, async (req) => {
     const name = nameOf(req);
     const body = req.body as Input;
-    const current = deps.defaultConfigs.get(name);
-    if (!current) throw notFound('name', `Default configuration '${name}' does not exist.`);
+    if (!deps.defaultConfigs.has(name)) throw notFound('name', `Default configuration '${name}' does not exist.`);
     checkName(name, body);
     checkModelIds(body.modelIds, false);
-    const next = { ...current, lastModified: nowSeconds(deps.clock) };
-    if (body.modelIds !== undefined) next.modelIds = body.modelIds;
-    if (body.description !== undefined) next.description = body.description;
-    if (body.platform !== undefined) next.platform = body.platform.toLowerCase();
-    if (body.configuration !== undefined) next.configuration = configurationText(body.configuration);
-    return deps.defaultConfigs.update(next);
+    const configuration = body.configuration !== undefined ? configurationText(body.configuration) : undefined;
+    return deps.defaultConfigs.update(name, (current) => {
+      const next = { ...current, lastModified: nowSeconds(deps.clock) };
+      if (body.modelIds !== undefined) next.modelIds = body.modelIds;
+      if (body.description !== undefined) next.description = body.description;
+      if (body.platform !== undefined) next.platform = body.platform.toLowerCase();
+      if (configuration !== undefined) next.configuration = configuration;
+      return next;
+    });
   });
 
   api.delete('/default_configuration/:name', {

@@ -77,27 +77,31 @@ export async function deviceRoutes(api: FastifyInstance, deps: GatewayDeps): Pro
   }, async (req) => {
     const serial = normalizeSerial((req.params as Static<typeof SerialParam>).serialNumber);
     const body = req.body as Static<typeof DeviceInput>;
-    const current = deps.devices.get(serial);
-    if (!current) throw notFound('serialNumber', `Device ${serial} does not exist.`);
+    if (!deps.devices.has(serial)) throw notFound('serialNumber', `Device ${serial} does not exist.`);
     if (body.serialNumber !== undefined && normalizeSerial(body.serialNumber, 'body.serialNumber') !== serial) {
       throw airtwinError('SERIAL_MISMATCH', 'serialNumber', `body.serialNumber ${body.serialNumber} differs from the path serial ${serial}.`);
     }
-    const now = nowSeconds(deps.clock);
-    const next = { ...current, modified: now };
-    for (const key of ['venue', 'owner', 'location', 'subscriber', 'entity', 'devicePassword'] as const) {
-      if (body[key] !== undefined) next[key] = body[key];
-    }
-    if (body.locale !== undefined) next.locale = body.locale.toUpperCase();
-    if (body.configuration !== undefined) {
-      const config = parseConfiguration(body.configuration);
-      // A new configuration is a new version; the AP gets it at its next contact (reconciliation).
-      next.UUID = Math.max(now, current.UUID + 1);
-      config.uuid = next.UUID;
-      next.configuration = JSON.stringify(config);
-      next.lastConfigurationChange = now;
-    }
-    if (body.notes) next.notes = [...current.notes, ...body.notes.map((n) => ({ note: n.note, created: now, createdBy: req.principal.subject }))];
-    return withBlacklist(await deps.devices.update(next));
+    const config = body.configuration !== undefined ? parseConfiguration(body.configuration) : undefined;
+    const notes = body.notes ?? [];
+    // Applied to the record as it is when this write runs (DevicesRepo.update queues writes), so
+    // concurrent PUTs each append their notes and each configuration gets its own, larger UUID.
+    const updated = await deps.devices.update(serial, (current) => {
+      const now = nowSeconds(deps.clock);
+      const next = { ...current, modified: now };
+      for (const key of ['venue', 'owner', 'location', 'subscriber', 'entity', 'devicePassword'] as const) {
+        if (body[key] !== undefined) next[key] = body[key];
+      }
+      if (body.locale !== undefined) next.locale = body.locale.toUpperCase();
+      if (config) {
+        // A new configuration is a new version; the AP gets it at its next contact (reconciliation).
+        next.UUID = Math.max(now, current.UUID + 1);
+        next.configuration = JSON.stringify({ ...config, uuid: next.UUID });
+        next.lastConfigurationChange = now;
+      }
+      if (notes.length > 0) next.notes = [...current.notes, ...notes.map((n) => ({ note: n.note, created: now, createdBy: req.principal.subject }))];
+      return next;
+    });
+    return withBlacklist(updated);
   });
 
   api.delete('/device/:serialNumber', {
