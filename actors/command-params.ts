@@ -1,7 +1,7 @@
 import { airtwinError, badRequest } from '../src/errors.js';
 import { COMMAND_METHODS, isObject, type CommandMethod, type JsonObject } from '../src/protocol/frame.js';
 import { COMMAND_TIMEOUT_MS, commandTimeoutMs } from './device/commands.js';
-import type { RestartKind } from './device/device.types.js';
+import type { Command, CommandSubmission, RestartKind } from './device/device.types.js';
 
 /**
  * Body validation and AP params for every device command of the spec
@@ -114,6 +114,30 @@ export function planGeneric(serial: string, body: Body): CommandPlan {
   const payload = body.payload === undefined || body.payload === '' ? {} : parseJsonObject(body.payload, 'payload');
   const when = whenOf(body);
   return plan(method, { ...payload, serial, when }, { when, queueable: QUEUEABLE.has(method), restart: RESTARTS[method] });
+}
+
+/**
+ * The submission a stored command record stands for, rebuilt after a restart (CommandService
+ * restore): the record's `details` are the params the planner made, less what only the record
+ * carries (a strict configure's `strict`), and the method gives the rest of the plan. Undefined
+ * when the record names no AP method or its details are not a JSON object.
+ */
+export function restoredSubmission(c: Command): CommandSubmission | undefined {
+  if (!(COMMAND_METHODS as readonly string[]).includes(c.command)) return undefined;
+  let details: unknown;
+  try {
+    details = JSON.parse(c.details);
+  } catch {
+    return undefined;
+  }
+  if (!isObject(details)) return undefined;
+  const method = c.command as CommandMethod;
+  const params: JsonObject = { ...details };
+  if (method === 'configure') delete params.strict;
+  return {
+    command: c, method, params, timeoutMs: commandTimeoutMs(method, params), queueable: QUEUEABLE.has(method),
+    awaitResult: method !== 'telemetry', restart: RESTARTS[method], runAt: c.when * 1000,
+  };
 }
 
 export interface ConfigureOptions {

@@ -4,10 +4,11 @@ import type { Clock } from '../src/protocol/clock.js';
 import { isObject, type JsonObject } from '../src/protocol/frame.js';
 import {
   planConfigure, planEventqueue, planFactory, planGeneric, planLeds, planReboot, planRequest, planRtty, planScript,
-  planTelemetry, planTrace, planUpgrade, planWifiscan, type Body, type CommandPlan, type ConfigureOptions, type RttyServer, type ScriptSource,
+  planTelemetry, planTrace, planUpgrade, planWifiscan, restoredSubmission, type Body, type CommandPlan, type ConfigureOptions, type RttyServer,
+  type ScriptSource,
 } from './command-params.js';
 import type { CommandStore } from './command-store.js';
-import { blankCommand } from './device/commands.js';
+import { blankCommand, expiredRecord, failedRecord, survivesRestart } from './device/commands.js';
 import type { DeviceEventOf } from './device/device.events.js';
 import { isFinalStatus, type Command, type CommandSubmission } from './device/device.types.js';
 import type { Fleet } from './fleet.js';
@@ -190,6 +191,40 @@ export class CommandService {
         started: command.executed, commandUUID: command.UUID, viewport: rtty.viewport, password: '',
       },
     };
+  }
+
+  /**
+   * After a restart, the commands the store still has open (`pending` or `executed`: accepted by
+   * a process that stopped before they ended) go back to their AP's queue or end, so that no
+   * command stays open with nothing to end it. A queued or scheduled one that survives a restart
+   * (survivesRestart) returns to its AP's actor with its `when` and the expiry it had
+   * (device.logic restore); one that was on the wire ends `failed` (its reply, if any, went to the
+   * process that stopped), and any other `expired`, each saying why. Resolves once the records
+   * it ended are written.
+   */
+  async restore(open: readonly Command[]): Promise<{ reopened: number; ended: number }> {
+    let reopened = 0;
+    const now = this.opts.clock.now();
+    for (const c of open) {
+      const why = await this.whyNotReopened(c);
+      if (why === undefined) {
+        this.opts.fleet.restore(c.serialNumber, restoredSubmission(c)!);
+        reopened++;
+        continue;
+      }
+      this.persist(c.status === 'executed' ? failedRecord(c, now, why) : expiredRecord(c, now, why), false);
+    }
+    await this.writes;
+    return { reopened, ended: open.length - reopened };
+  }
+
+  /** Why an open command read back after a restart cannot go back to its AP's queue, or undefined when it can. */
+  private async whyNotReopened(c: Command): Promise<string | undefined> {
+    if (c.status === 'executed') return 'The service restarted before the device replied.';
+    if (this.opts.deviceExists && !(await this.opts.deviceExists(c.serialNumber))) return 'The device no longer exists.';
+    const sub = restoredSubmission(c);
+    if (!sub) return 'The service restarted, and the stored command could not be read back to send it.';
+    return survivesRestart(sub) ? undefined : 'The service restarted before the command was sent.';
   }
 
   /** Wait until every record change seen so far is written (tests, shutdown). */

@@ -141,20 +141,28 @@ export class Fleet {
    * `closeLink` also drops the AP's connection (device deleted); otherwise the link stays open
    * for whoever owns it (shutdown closes links itself).
    */
-  stop(serial: string, reason = 'The device actor was stopped.', opts: { closeLink?: boolean } = {}): void {
+  stop(serial: string, reason = 'The device actor was stopped.', opts: { closeLink?: boolean; keepQueued?: boolean } = {}): void {
     const key = serialKey(serial);
     const found = this.actors.get(key);
     if (!found) return;
-    found.actor.send({ type: 'device.shutdown', reason });
+    found.actor.send({ type: 'device.shutdown', reason, keepQueued: opts.keepQueued });
     found.actor.stop();
     this.actors.delete(key);
     if (opts.closeLink) found.link?.close(reason).catch(() => undefined);
   }
 
-  /** Stop every actor and complete `events$` (shutdown: pipelines flush on completion). */
-  stopAll(reason = 'The service is shutting down.'): void {
-    for (const key of [...this.actors.keys()]) this.stop(key, reason);
+  /**
+   * Stop every actor and complete `events$` (shutdown: pipelines flush on completion).
+   * `keepQueued`: queued commands that survive a restart stay pending (device.logic abandonAll).
+   */
+  stopAll(reason = 'The service is shutting down.', opts: { keepQueued?: boolean } = {}): void {
+    for (const key of [...this.actors.keys()]) this.stop(key, reason, { keepQueued: opts.keepQueued });
     this.subject.complete();
+  }
+
+  /** Give a serial's actor back a command the store had open after a restart (CommandService.restore). */
+  restore(serial: string, submission: CommandSubmission): void {
+    this.spawn(serial).send({ type: 'command.restore', submission });
   }
 
   /** Hand a command to its device; the outcome arrives on `events$` (command-updated / command-rejected). */

@@ -2,7 +2,7 @@ import { isObject, type CommandFrame, type JsonObject } from '../../src/protocol
 import type { DeviceLink } from '../../src/protocol/device-link.js';
 import {
   commandFrame, executedRecord, expiredRecord, failedRecord, reconcileSubmission, recoveryRebootSubmission, refusedRecord, resultRecord, scanEntries,
-  sentRecord, timedOutRecord, type Pending, type Running,
+  sentRecord, survivesRestart, timedOutRecord, type Pending, type Running,
 } from './commands.js';
 import { restrictionRefusal, restrictionsOf } from './restrictions.js';
 import type { DeviceEvent } from './device.events.js';
@@ -609,7 +609,39 @@ export function expire(ctx: DeviceContext, uuid: string, reason?: string): Fx {
   return { ctx: { pending: ctx.pending.filter((x) => x !== p) }, emit: [updated(ctx, cmd)], cancel: [dueId(uuid), expireId(uuid)] };
 }
 
-/** The actor is stopping: nothing it holds may stay pending. */
-export function abandonAll(ctx: DeviceContext, reason: string): Fx {
-  return chain(ctx, (c) => abortCurrent(c, reason), ...ctx.pending.map((p) => (c: DeviceContext) => expire(c, p.sub.command.UUID, reason)));
+/**
+ * The actor is stopping: the running command fails and the queue expires. With `keepQueued` (the
+ * service shuts down cleanly) the waiting commands that survive a restart (survivesRestart) are
+ * left as they are, `pending` in the store, for the next start to reopen; the rest expire.
+ */
+export function abandonAll(ctx: DeviceContext, reason: string, keepQueued = false): Fx {
+  const ending = keepQueued ? ctx.pending.filter((p) => !survivesRestart(p.sub)) : ctx.pending;
+  return chain(ctx, (c) => abortCurrent(c, reason), ...ending.map((p) => (c: DeviceContext) => expire(c, p.sub.command.UUID, reason)));
+}
+
+/**
+ * A command the store still had `pending` after a restart (CommandService.restore) takes its
+ * place in the queue again, with the expiry it had (its `when`, else when it was submitted, plus
+ * pendingTtlMs) and its due timer, so it runs or ends like any queued command. It was accepted
+ * before, so an AP that is offline or busy does not refuse it. Past that expiry, or with the queue
+ * full, it ends `expired` at once instead.
+ */
+export function restore(ctx: DeviceContext, sub: CommandSubmission): Fx {
+  const now = ctx.deps.now();
+  const uuid = sub.command.UUID;
+  if (ctx.pending.some((p) => p.sub.command.UUID === uuid) || ctx.current?.sub.command.UUID === uuid) return {};
+  const expiresAt = Math.max(sub.runAt, sub.command.submitted * 1000) + ctx.timeouts.pendingTtlMs;
+  const why = expiresAt <= now
+    ? `The device did not run the command within ${Math.round(ctx.timeouts.pendingTtlMs / 60_000)} min of its time, while the service was stopped.`
+    : queueFull(ctx) ? 'The command queue of the device was full when the service restarted.' : undefined;
+  if (why) return { emit: [updated(ctx, expiredRecord(sub.command, now, why))] };
+  const later = sub.runAt > now;
+  const timers: NonNullable<Fx['timers']> = [{ event: { type: 'command.expire', uuid }, delay: expiresAt - now, id: expireId(uuid) }];
+  if (later) timers.push({ event: { type: 'command.due', uuid }, delay: sub.runAt - now, id: dueId(uuid) });
+  const command: Command = { ...sub.command, status: 'pending' };
+  return {
+    ctx: { pending: [...ctx.pending, { sub: { ...sub, command }, ready: !later, expiresAt }] },
+    emit: [updated(ctx, command, { queued: true })],
+    timers,
+  };
 }

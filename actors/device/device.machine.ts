@@ -8,7 +8,7 @@ import {
 import {
   MAX_PROTOCOL_ERRORS, abandonAll, accept, completeCurrent, countFrame, drop, expire, frameViolation, hasKeys, holdLinkEvent, ignoreFrame, inOrder, initialContext,
   isCurrentResult, isScheduledLater, linkConnected, linkDisconnected, markDue, nextReady, nextRefusal, openSession,
-  protocolError, queueFull, receiveNotification, refuseNext, reject, restartAfter, sendFailed, startNext, timeoutCurrent,
+  protocolError, queueFull, receiveNotification, refuseNext, reject, restartAfter, restore, sendFailed, startNext, timeoutCurrent,
   type DeviceContext, type Fx, type TimerEvent,
 } from './device.logic.js';
 import { linkActor, type LinkActorEvent, type LinkMachineEvent } from './link-actor.js';
@@ -25,7 +25,10 @@ export type DeviceMachineEvent =
   | TimerEvent
   | { type: 'link.attach'; link: DeviceLink }
   | { type: 'command.submit'; submission: CommandSubmission }
-  | { type: 'device.shutdown'; reason: string };
+  /** A command the store had open after a restart (CommandService.restore): queued again, never refused. */
+  | { type: 'command.restore'; submission: CommandSubmission }
+  /** `keepQueued`: the service stops cleanly; what survives a restart stays pending for the next start. */
+  | { type: 'device.shutdown'; reason: string; keepQueued?: boolean };
 
 export interface DeviceInput {
   serial: string;
@@ -180,7 +183,11 @@ export const deviceMachine = setup({
     rejectOffline: enqueueActions(({ context, event, enqueue }) => run(enqueue, reject(context, subOf(event), 'DEVICE_OFFLINE', 'the device is not connected'))),
     markDue: enqueueActions(({ context, event, enqueue }) => run(enqueue, markDue(context, (event as Ev<'command.due'>).uuid))),
     expire: enqueueActions(({ context, event, enqueue }) => run(enqueue, expire(context, (event as Ev<'command.expire'>).uuid))),
-    abandonAll: enqueueActions(({ context, event, enqueue }) => run(enqueue, abandonAll(context, (event as Ev<'device.shutdown'>).reason))),
+    abandonAll: enqueueActions(({ context, event, enqueue }) => {
+      const e = event as Ev<'device.shutdown'>;
+      run(enqueue, abandonAll(context, e.reason, e.keepQueued === true));
+    }),
+    restoreCommand: enqueueActions(({ context, event, enqueue }) => run(enqueue, restore(context, (event as Ev<'command.restore'>).submission))),
     maintenanceTimedOut: enqueueActions(({ context, enqueue }) => {
       if (!context.maintenance) return;
       run(enqueue, {
@@ -226,6 +233,7 @@ export const deviceMachine = setup({
     ],
     'link.sendFailed': { guard: 'currentRpc', target: '.online.idle', actions: 'sendFailed' },
     'command.submit': submitHandlers('rejectOffline'),
+    'command.restore': { actions: 'restoreCommand' },
     'command.due': { actions: 'markDue' },
     'command.expire': { actions: 'expire' },
     'device.shutdown': { target: '.offline', actions: 'abandonAll' },

@@ -134,8 +134,16 @@ export interface FleetRuntime {
   status: DeviceStatusSource;
   /** Wait for the device record and command history writes of the events so far. */
   flush(): Promise<void>;
-  /** Stop every actor (events$ completes, so pipelines flush) and wait for pending record writes. */
-  close(reason?: string): Promise<void>;
+  /**
+   * Reopen the commands the store has open from an earlier run (CommandService.restore): queued
+   * and scheduled ones go back to their AP's queue, the others end. Once, before APs connect.
+   */
+  reopenCommands(): Promise<{ reopened: number; ended: number }>;
+  /**
+   * Stop every actor (events$ completes, so pipelines flush) and wait for pending record writes.
+   * `keepQueued`: queued and scheduled commands stay pending for the next start to reopen.
+   */
+  close(reason?: string, opts?: { keepQueued?: boolean }): Promise<void>;
 }
 
 /**
@@ -303,7 +311,8 @@ export function startFleetRuntime(deps: FleetRuntimeDeps): FleetRuntime {
       await commandService.flush();
       await writes;
     },
-    async close(reason?: string) {
+    reopenCommands: async () => commandService.restore(await deps.commands.open()),
+    async close(reason?: string, opts: { keepQueued?: boolean } = {}) {
       // Each AP's last contact goes on its record (its disconnects do while running): a data dir
       // served again, or replayed into, says when every AP was last heard from, not 0 or the
       // time it was provisioned.
@@ -312,11 +321,11 @@ export function startFleetRuntime(deps: FleetRuntimeDeps): FleetRuntime {
         const last = fleet.status(d.serialNumber)?.lastContact ?? 0;
         if (last > d.lastRecordedContact) contacts.set(d.serialNumber, last);
       }
-      fleet.stopAll(reason);
+      fleet.stopAll(reason, opts);
       subscription.unsubscribe();
       commandService.close();
-      // Stopping fails the commands still open ("The replay ended."): their records are
-      // written before the caller closes the store, or they would stay pending for good.
+      // Stopping ends the commands still open ("The replay ended."), but for those kept queued
+      // for the next start: their records are written before the caller closes the store.
       await commandService.flush();
       await writes;
       await devices.raiseLastContacts(contacts).catch((e: unknown) => logger.error({ err: e }, 'device records: last contacts not stored'));

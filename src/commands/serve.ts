@@ -160,6 +160,10 @@ export async function startServe(config: Readonly<ServeConfig>, io: ServeIo): Pr
       clock, devices, blacklist, defaultConfigs, commands, autoProvision: config.autoProvision, logger: logging.for('fleet'), rtty, storedCapabilities, scripts,
     });
     const { fleet, commandService } = runtime;
+    // Before any AP connects: what an earlier run accepted and did not end goes back to its AP's
+    // queue or ends, so no command stays pending for good after a crash.
+    const reopened = await runtime.reopenCommands();
+    if (reopened.reopened + reopened.ended > 0) logging.for('fleet').info(reopened, 'commands of an earlier run reopened or ended');
     // Subscribed before any AP connects, and closed after the fleet (whose stop completes
     // events$), so every frame an AP sent before shutdown is in DuckDB after it.
     // Retries wait on wall time: a virtual clock may not advance while the final flush retries.
@@ -175,7 +179,8 @@ export async function startServe(config: Readonly<ServeConfig>, io: ServeIo): Pr
     // Every link, whatever its kind, passes through the recorder when there is one.
     const wrap = (link: DeviceLink): DeviceLink => (recorder ? recorder.wrap(link) : link);
     closers.push(() => ingest.close());
-    closers.push(() => runtime.close());
+    // A clean stop keeps queued and scheduled commands pending: the next start reopens them.
+    closers.push(() => runtime.close(undefined, { keepQueued: true }));
     // Real APs: frames from the edges over NATS, through the same actors as simulated ones.
     let natsConn: NatsConnection | undefined;
     let natsLinks: NatsLinkManager | undefined;

@@ -73,6 +73,12 @@ export class CommandsRepo {
     return rows[0] ? fromRow(rows[0]) : undefined;
   }
 
+  /** Commands not ended yet (`pending` or `executed`), oldest first: what a start reopens (CommandService.restore). */
+  async open(): Promise<(Command & { status: 'pending' | 'executed' })[]> {
+    const rows = await this.store.query(`${SELECT} WHERE status IN ('pending', 'executed') ORDER BY submitted, uuid`);
+    return rows.map((r) => fromRow(r) as Command & { status: 'pending' | 'executed' });
+  }
+
   /** Oldest first by `submitted` (newest first with `newest`), ties by UUID for a stable order. */
   async list(q: CommandQuery = {}): Promise<Command[]> {
     const w = where(q);
