@@ -7,7 +7,7 @@
  *   the order they were scheduled (conventions §2.7: never by object identity or Map order).
  * - `ScaledClock`: real time times N for `--speed N`, over an injected base clock.
  */
-import type { Clock } from '../src/protocol/clock.js';
+import { MAX_TIMER_MS, type Clock } from '../src/protocol/clock.js';
 
 interface Timer { at: number; seq: number; id: number; fn: (...args: unknown[]) => void }
 
@@ -122,9 +122,6 @@ export class VirtualClock implements Clock {
     return top;
   }
 }
-
-/** The longest delay a Node timer holds. */
-const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /**
  * Real time times `speed`: `now()` runs `speed` times faster than the base clock from the

@@ -10,11 +10,33 @@ export interface Clock {
   clearTimeout(id: unknown): void;
 }
 
-/** Wall-clock time. The only place outside src/cli.ts allowed to read the system clock. */
+/** The longest delay a Node timer holds (2^31 - 1 ms, ~24.8 days); a longer one runs after 1 ms. */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** A wall-clock timer longer than MAX_TIMER_MS, taken in steps: `id` is the step armed now. */
+class LongTimer {
+  id: ReturnType<typeof setTimeout> | undefined;
+
+  constructor(fn: () => void, ms: number) {
+    let left = ms;
+    const step = () => {
+      const wait = Math.min(left, MAX_TIMER_MS);
+      left -= wait;
+      this.id = setTimeout(() => (left > 0 ? step() : fn()), wait);
+    };
+    step();
+  }
+}
+
+/**
+ * Wall-clock time. The only place outside src/cli.ts allowed to read the system clock. Its
+ * timers run when due however far ahead (a command's `when` weeks away, its expiry 4 h later):
+ * past MAX_TIMER_MS, Node alone would run them at once.
+ */
 export const wallClock: Clock = {
   now: () => Date.now(),
-  setTimeout: (fn, ms) => setTimeout(fn, ms),
-  clearTimeout: (id) => clearTimeout(id as ReturnType<typeof setTimeout>),
+  setTimeout: (fn, ms) => (ms > MAX_TIMER_MS ? new LongTimer(fn, ms) : setTimeout(fn, ms)),
+  clearTimeout: (id) => clearTimeout(id instanceof LongTimer ? id.id : (id as ReturnType<typeof setTimeout>)),
 };
 
 /** Epoch seconds, as the gateway API stores timestamps. */
