@@ -47,7 +47,12 @@ export type DeviceEvent =
   | Base<'firmware-changed', { oldFirmware: string; newFirmware: string }>
   /** source `gateway`: a stored configuration newer than the AP's was pushed; `device`: the AP's cfgpending. */
   | Base<'config-pending', { source: 'gateway' | 'device'; deviceUuid: number; pendingUuid: number; commandUuid?: string }>
-  | Base<'maintenance', { kind: RestartKind; phase: 'started' | 'done' | 'timedout' }>
+  /**
+   * A reboot / upgrade / factory reset: acknowledged (`started`), the AP back (`done`), the wait
+   * over (`timedout`), or a state on the same session after it showing the AP did not restart
+   * (`not-restarted`).
+   */
+  | Base<'maintenance', { kind: RestartKind; phase: 'started' | 'done' | 'timedout' | 'not-restarted' }>
   /** Other notifications (ping, venue_broadcast, deviceupdate), passed on as sent. */
   | Base<'notification', { method: string; params: JsonObject }>;
 

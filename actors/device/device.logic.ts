@@ -50,7 +50,11 @@ export interface DeviceContext {
   closedRpcIds: number[];
   /** `request` commands whose state/healthcheck report (request_uuid) may still arrive. */
   reportWaiters: Command[];
-  maintenance?: RestartKind;
+  /**
+   * A reboot / upgrade / factory reset the AP acknowledged: which, when (the ack's time) and the
+   * uptime it reported before, until the AP comes back, shows it did not restart, or the wait ends.
+   */
+  maintenance?: { kind: RestartKind; since: number; uptime: number };
   /** Config uuid reconciliation pushed in this session (pushed once per session). */
   pushedConfigUuid?: number;
 }
@@ -323,7 +327,7 @@ export function openSession(ctx: DeviceContext, params: JsonObject, at = ctx.dep
   if (ctx.status.firmware !== '' && ctx.status.firmware !== firmware) {
     emit.push(ev(ctx, { type: 'firmware-changed', payload: { oldFirmware: ctx.status.firmware, newFirmware: firmware } }, when));
   }
-  if (ctx.maintenance) emit.push(ev(ctx, { type: 'maintenance', payload: { kind: ctx.maintenance, phase: 'done' } }, when));
+  if (ctx.maintenance) emit.push(ev(ctx, { type: 'maintenance', payload: { kind: ctx.maintenance.kind, phase: 'done' } }, when));
   emit.push(ev(ctx, { type: 'capabilities', payload: { capabilities } }, when));
   emit.push(ev(ctx, { type: 'connected', payload: { ipAddress: ctx.status.ipAddress, firmware, uuid, capabilities, reason, params } }, when));
   return chain(ctx, (c) => abortCurrent(c, 'The device reconnected before replying.'), (c) => ({
@@ -473,10 +477,36 @@ export function completeCurrent(ctx: DeviceContext, result: JsonObject): Fx {
   }
   if (cmd.command === 'request' && cmd.status === 'completed') next.reportWaiters = [...ctx.reportWaiters, cmd].slice(-MAX_REPORT_WAITERS);
   if (cmd.status === 'completed' && run.sub.restart) {
-    next.maintenance = run.sub.restart;
+    next.maintenance = { kind: run.sub.restart, since: now, uptime: ctx.status.uptime };
     emit.push(ev(ctx, { type: 'maintenance', payload: { kind: run.sub.restart, phase: 'started' } }));
   }
   return { ctx: next, emit };
+}
+
+/**
+ * Whether a frame in a maintenance state shows the AP did not restart: a `state` on the session
+ * that acknowledged the command (a restarting AP drops it and connects anew, which leaves the
+ * maintenance state), sent `restartGraceMs` or more after the ack (a real AP restarts ~10 s after
+ * acknowledging, and may send a state meanwhile). Only a frame the root checks would take as a
+ * plain state (not blacklisted, no protocol violation).
+ */
+export function keptSession(ctx: DeviceContext, f: DecodedFrame, at: number): boolean {
+  const m = ctx.maintenance;
+  return m !== undefined && ctx.sessionOpen && f.kind === 'notification' && f.method === 'state'
+    && frameTime(ctx, at) - m.since >= ctx.timeouts.restartGraceMs
+    && !ctx.deps.isBlacklisted(ctx.serial) && frameViolation(ctx, f) === undefined;
+}
+
+/**
+ * The maintenance state ends without the AP coming back: `timedout` (the wait ran out) or, for a
+ * state on the same session (keptSession), `not-restarted`, unless its uptime went back (the AP
+ * did restart, its session surviving: `done`).
+ */
+export function endMaintenance(ctx: DeviceContext, phase: 'timedout' | 'not-restarted', uptime?: number): Fx {
+  const m = ctx.maintenance;
+  if (!m) return {};
+  const restarted = phase === 'not-restarted' && uptime !== undefined && uptime < m.uptime;
+  return { ctx: { maintenance: undefined }, emit: [ev(ctx, { type: 'maintenance', payload: { kind: m.kind, phase: restarted ? 'done' : phase } })] };
 }
 
 export function timeoutCurrent(ctx: DeviceContext): Fx {

@@ -608,6 +608,39 @@ describe('device machine: maintenance states', () => {
     expect(d.of('command-updated')[0]?.payload.command.submittedBy).toBe('*system');
   });
 
+  it('ends the maintenance state when the AP keeps its session and its uptime after acking a reboot', async () => {
+    const d = await online();
+    d.link.notify('state', { uuid: 1, state: STATE });
+    d.actor.send({ type: 'command.submit', submission: submission('reboot', { restart: 'reboot' }) });
+    d.link.reply(d.link.last().id);
+    expect(d.value()).toBe('rebooting');
+    // A real AP restarts ~10 s after its ack: a state before the grace is that AP's last one.
+    d.clock.increment(10_000);
+    d.link.notify('state', { uuid: 1, state: { ...STATE, unit: { ...STATE.unit, uptime: 3610 } } });
+    expect(d.value()).toBe('rebooting');
+    d.clock.increment(60_000);
+    d.link.notify('state', { uuid: 1, state: { ...STATE, unit: { ...STATE.unit, uptime: 3670 } } });
+    expect(d.value()).toEqual({ online: 'idle' });
+    expect(d.of('maintenance').map((e) => e.payload.phase)).toEqual(['started', 'not-restarted']);
+    expect(d.of('state')).toHaveLength(3);
+    // Commands run again at once, not after the 5 minutes of the reboot timeout.
+    const ping = submission('ping');
+    d.actor.send({ type: 'command.submit', submission: ping });
+    expect(d.link.last()).toMatchObject({ method: 'ping' });
+  });
+
+  it('ends an upgrade wait the same way when a state shows the same uptime', async () => {
+    const d = await online();
+    d.link.notify('state', { uuid: 1, state: STATE });
+    d.actor.send({ type: 'command.submit', submission: submission('upgrade', { restart: 'upgrade', params: { uri: 'http://x/fw.bin' } }) });
+    d.link.reply(d.link.last().id);
+    expect(d.value()).toBe('upgrading');
+    d.clock.increment(120_000);
+    d.link.notify('state', { uuid: 1, state: STATE });
+    expect(d.value()).toEqual({ online: 'idle' });
+    expect(d.of('maintenance').map((e) => e.payload.phase)).toEqual(['started', 'not-restarted']);
+  });
+
   it('stays online when a failed reboot is answered with an error', async () => {
     const d = await online();
     d.actor.send({ type: 'command.submit', submission: submission('reboot', { restart: 'reboot' }) });

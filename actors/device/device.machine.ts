@@ -1,13 +1,13 @@
 import { enqueueActions, fromPromise, setup } from 'xstate';
 import type { DeviceLink } from '../../src/protocol/device-link.js';
-import type { JsonObject } from '../../src/protocol/frame.js';
+import { isObject, type JsonObject } from '../../src/protocol/frame.js';
 import type { DeviceEvent } from './device.events.js';
 import {
   DEFAULT_MAX_PENDING, DEFAULT_TIMEOUTS, type Admission, type CommandSubmission, type DeviceDeps, type DeviceTimeouts, type RestartKind,
 } from './device.types.js';
 import {
-  MAX_PROTOCOL_ERRORS, abandonAll, accept, completeCurrent, countFrame, drop, expire, frameViolation, hasKeys, holdLinkEvent, ignoreFrame, inOrder, initialContext,
-  isCurrentResult, isScheduledLater, linkConnected, linkDisconnected, markDue, nextReady, nextRefusal, openSession,
+  MAX_PROTOCOL_ERRORS, abandonAll, accept, completeCurrent, countFrame, drop, endMaintenance, expire, frameViolation, hasKeys, holdLinkEvent, ignoreFrame, inOrder,
+  initialContext, isCurrentResult, isScheduledLater, keptSession, linkConnected, linkDisconnected, markDue, nextReady, nextRefusal, openSession,
   protocolError, queueFull, receiveNotification, refuseNext, reject, restartAfter, restore, sendFailed, startNext, timeoutCurrent,
   type DeviceContext, type Fx, type TimerEvent,
 } from './device.logic.js';
@@ -111,6 +111,7 @@ export const deviceMachine = setup({
       const f = frameOf(event);
       return f !== undefined && isCurrentResult(context, f);
     },
+    keptSession: ({ context, event }) => event.type === 'link.frame' && keptSession(context, event.frame, event.at),
     currentRpc: ({ context, event }) => event.type === 'link.sendFailed' && context.current?.rpcId === event.rpcId,
     queueFull: ({ context }) => queueFull(context),
     scheduledLater: ({ context, event }) => isScheduledLater(context, subOf(event)),
@@ -188,12 +189,11 @@ export const deviceMachine = setup({
       run(enqueue, abandonAll(context, e.reason, e.keepQueued === true));
     }),
     restoreCommand: enqueueActions(({ context, event, enqueue }) => run(enqueue, restore(context, (event as Ev<'command.restore'>).submission))),
-    maintenanceTimedOut: enqueueActions(({ context, enqueue }) => {
-      if (!context.maintenance) return;
-      run(enqueue, {
-        ctx: { maintenance: undefined },
-        emit: [{ type: 'maintenance', serial: context.serial, at: context.deps.now(), payload: { kind: context.maintenance, phase: 'timedout' } }],
-      });
+    maintenanceTimedOut: enqueueActions(({ context, enqueue }) => run(enqueue, endMaintenance(context, 'timedout'))),
+    notRestarted: enqueueActions(({ context, event, enqueue }) => {
+      const f = frameOf(event);
+      const unit = f?.kind === 'notification' && isObject(f.params.state) && isObject(f.params.state.unit) ? f.params.state.unit : undefined;
+      run(enqueue, endMaintenance(context, 'not-restarted', typeof unit?.uptime === 'number' ? unit.uptime : undefined));
     }),
   },
 }).createMachine({
@@ -316,6 +316,8 @@ function submitHandlers(last: 'acceptNow' | 'rejectBusy' | 'rejectOffline') {
 function maintenanceState(delay: 'rebootTimeout' | 'upgradeTimeout' | 'factoryTimeout') {
   return {
     on: {
+      // A state on the session that acked, a while after: the AP did not restart (it may not).
+      'link.frame': { guard: 'keptSession' as const, target: '#device.online', actions: ['handleNotification', 'notRestarted'] as const },
       'link.disconnected': { actions: 'linkDisconnected' as const },
       'command.submit': submitHandlers('rejectBusy'),
     },

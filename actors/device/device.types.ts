@@ -159,6 +159,11 @@ export interface DeviceTimeouts {
   factoryMs: number;
   /** A queued or scheduled command not run by `runAt + pendingTtlMs` expires (gateway: 4 h). */
   pendingTtlMs: number;
+  /**
+   * After a reboot / upgrade / factory ack, a state on the same session this much later shows the
+   * AP did not restart, and ends the maintenance state (an AP restarts ~10 s after its ack).
+   */
+  restartGraceMs: number;
 }
 
 export const DEFAULT_TIMEOUTS: DeviceTimeouts = {
@@ -168,6 +173,7 @@ export const DEFAULT_TIMEOUTS: DeviceTimeouts = {
   upgradeMs: 15 * 60_000,
   factoryMs: 10 * 60_000,
   pendingTtlMs: 4 * 3600_000,
+  restartGraceMs: 60_000,
 };
 
 /** Per-device queue bound: past it even queueable commands are refused as busy. */
