@@ -120,15 +120,20 @@ export async function createAuthenticator(settings: AuthSettings, deps: { now: (
 
   async function viaJwt(token: string): Promise<Principal> {
     try {
+      // A JWT without `exp` would be good for ever (a leaked one could never be retired): refused.
       const { payload } = await jwtVerify(token, jwtKey!, {
         algorithms: [jwtAlg!],
         currentDate: new Date(deps.now()),
+        requiredClaims: ['exp'],
       });
       const role = typeof payload.role === 'string' ? payload.role : typeof payload.userRole === 'string' ? payload.userRole : 'user';
       const subject = typeof payload.sub === 'string' ? payload.sub : typeof payload.email === 'string' ? payload.email : 'jwt';
       return { subject, role };
     } catch (e) {
       if (e instanceof joseErrors.JWTExpired) throw tokenExpired();
+      if (e instanceof joseErrors.JWTClaimValidationFailed && e.claim === 'exp') {
+        throw unauthorized('The token has no expiry (exp claim); this service takes only tokens that expire.');
+      }
       throw unauthorized('The token is not a valid JWT for this service.');
     }
   }

@@ -69,6 +69,13 @@ describe('JWT HS256', () => {
     expect((await s.gw('DELETE', '/device/aabbccddee20', { token: await sign({ role: 'admin' }) })).status).toBe(204);
   });
 
+  it('answers 401 for a token without an expiry, which would be good for ever', async () => {
+    const forever = await new SignJWT({ role: 'admin' }).setProtectedHeader({ alg: 'HS256' }).setSubject('alice@example.com').setIssuedAt()
+      .sign(new TextEncoder().encode(secret));
+    const e = expectEnvelope(await s.gw('GET', '/devices', { token: forever }), 401);
+    expect(e.ErrorDescription).toMatch(/exp/);
+  });
+
   it('answers 401 for an expired token or a wrong signature', async () => {
     expect401(await s.gw('GET', '/devices', { token: await sign({}, Math.floor(Date.now() / 1000) - 60) }));
     expect401(await s.gw('GET', '/devices', { token: await sign({}, '1h', 'another-secret-of-sufficient-len') }));
