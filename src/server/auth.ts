@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { jwtVerify, importSPKI, errors as joseErrors, type CryptoKey as JoseKey } from 'jose';
 import { airtwinError, tokenExpired, unauthorized } from '../errors.js';
 
-/** Who made a request. `role` gates admin operations (DELETE device, blacklist writes, system POST). */
+/** Who made a request. `role` decides which writes it may make (src/server/roles.ts). */
 export interface Principal {
   subject: string;
   role: string;
@@ -31,7 +31,6 @@ export interface Authenticator {
   readonly generatedToken?: string;
 }
 
-export const ADMIN_ROLES = new Set(['root', 'admin']);
 export const TOKEN_FILE = 'api-token';
 
 function equalStrings(a: string, b: string): boolean {

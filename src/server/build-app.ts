@@ -7,8 +7,9 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { Logger } from 'pino';
 import { Ajv } from 'ajv';
 import addFormats from 'ajv-formats';
-import { AirtwinError, airtwinError, forbidden, isAirtwinError } from '../errors.js';
-import { ADMIN_ROLES, type Authenticator, type Principal } from './auth.js';
+import { AirtwinError, airtwinError, isAirtwinError } from '../errors.js';
+import type { Authenticator, Principal } from './auth.js';
+import { accessFor, checkAccess, dependsOnBody, isWrite, routeKey, WRITE_ACCESS } from './roles.js';
 import { ErrorEnvelope, OperationResult } from './schemas.js';
 import { envelope, type WireProfile } from './wire/profile.js';
 import { installWire, sendAnswer } from './wire/install.js';
@@ -18,8 +19,6 @@ declare module 'fastify' {
     principal: Principal;
   }
   interface FastifyContextConfig {
-    /** A route that needs the admin role (root or admin). */
-    adminOnly?: boolean;
     /**
      * A websocket whose client sends its token as the first frame (`token:<t>`), as the OpenWiFi UI
      * does (browsers cannot set headers on a websocket): `only` skips the header check, `unless-header`
@@ -162,18 +161,30 @@ export async function buildServiceApp(opts: ServiceAppOptions): Promise<FastifyI
 }
 
 /**
- * Registers a service's routes under /api/v1 behind bearer auth. Encapsulated (no fastify-plugin),
- * so the auth hook cannot leak onto /docs or /openapi.json.
+ * Registers a service's routes under /api/v1 behind bearer auth and the roles of
+ * src/server/roles.ts, the one place access is decided: the token on every request, the role a
+ * write needs before its body is read, or once it is read where the body decides (the generic
+ * command). A write route that table does not list fails here, at start. Encapsulated (no
+ * fastify-plugin), so the hooks cannot leak onto /docs or /openapi.json.
  */
 export async function registerApi(app: FastifyInstance, authenticator: Authenticator, routes: (api: FastifyInstance) => Promise<void> | void): Promise<void> {
   await app.register(async (api) => {
+    api.addHook('onRoute', (route) => {
+      for (const method of [route.method].flat()) {
+        const key = routeKey(method, route.url);
+        if (isWrite(method) && !(key in WRITE_ACCESS)) throw new Error(`${key}: a write route without a role in src/server/roles.ts`);
+      }
+    });
+    const keyOf = (request: FastifyRequest) => routeKey(request.method, request.routeOptions.url ?? request.url);
     api.addHook('onRequest', async (request) => {
       const firstFrame = request.routeOptions.config.firstFrameToken;
       if (firstFrame === 'only' || (firstFrame === 'unless-header' && !request.headers.authorization)) return;
       request.principal = await authenticator.verify(request.headers.authorization);
-      if (request.routeOptions.config.adminOnly && !ADMIN_ROLES.has(request.principal.role)) {
-        throw forbidden(`${request.method} ${request.routeOptions.url ?? request.url}`, 'admin');
-      }
+      checkAccess(accessFor(keyOf(request)), request.principal.role, `${request.method} ${request.routeOptions.url ?? request.url}`);
+    });
+    api.addHook('preValidation', async (request) => {
+      const key = keyOf(request);
+      if (dependsOnBody(key)) checkAccess(accessFor(key, request.body), request.principal.role, `${request.method} ${request.routeOptions.url ?? request.url}`);
     });
     await routes(api);
   }, { prefix: '/api/v1' });

@@ -79,7 +79,6 @@ export async function systemRoutes(api: FastifyInstance, deps: SystemDeps): Prom
   });
 
   api.post('/system', {
-    config: { adminOnly: true },
     schema: { tags: ['system'], summary: 'Log levels per subsystem (admin)', body: SystemPost, response: { 200: SystemPostAnswer, ...errorResponses } },
   }, async (req) => {
     const body = req.body as Static<typeof SystemPost>;

