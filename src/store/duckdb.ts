@@ -1,4 +1,4 @@
-import { accessSync, constants, existsSync, mkdirSync } from 'node:fs';
+import { accessSync, constants, existsSync, mkdirSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { DuckDBInstance, DuckDBTableFunction, type DuckDBConnection, type DuckDBDataChunk, type DuckDBType, type DuckDBValue, type DuckDBAppender } from '@duckdb/node-api';
 import { storeFailure } from '../errors.js';
@@ -19,14 +19,22 @@ export interface TableInserter {
 export const DUCKDB_MEMORY_LIMIT = '512MB';
 
 /**
- * WAL size that triggers an automatic checkpoint (DuckDB's default: 16 MB). A checkpoint
- * rewrites the row groups appended to since the last one, and ours fill slowly (a row group
- * holds 122,880 rows; a `statistics` row carries a whole state document): at 16 MB the cost of
- * storing 17 MB of states grew from ~80 ms to ~500 ms as the table reached 30,000 rows, and
- * an hour of `hall` replayed in ~2.5 s instead of ~1.9 s. At 128 MB it stays flat; the WAL and
- * the buffer pool hold up to that much more before a checkpoint (well under the pool's limit).
+ * WAL size that triggers an automatic checkpoint (DuckDB's default: 16 MB). What a start after a
+ * crash (kill -9) replays before serve answers grows with the WAL's bytes (about 10 ms per MB)
+ * and with its transactions (below, CHECKPOINT_EVERY_MS). Each checkpoint rewrites what was
+ * appended since the last one; at 16 MB, ingest spent ~20 % more CPU than at 128 MB.
  */
-export const DUCKDB_CHECKPOINT_THRESHOLD = '128MB';
+export const DUCKDB_CHECKPOINT_THRESHOLD = '32MB';
+
+/**
+ * How often (wall time) the store checkpoints a WAL that is not empty. A start after a crash
+ * replays the WAL transaction by transaction, ~0.3-0.5 ms each on the machines we measured,
+ * more under load: a service writing a few batches and API writes a second piles up thousands
+ * an hour in a WAL that stays well under the size threshold, and its start took seconds more for
+ * each. A checkpoint of a few seconds' writes costs tens of ms on a pool thread (the ingest
+ * tables carry no ART index, migration 5, which made it cost more as the tables grew).
+ */
+export const CHECKPOINT_EVERY_MS = 10_000;
 
 /**
  * DuckDB's threads, the calling one included (its default: one per core). Every statement of
@@ -75,12 +83,19 @@ export function storeFile(dataDir: string): string {
  * chain keeps a transaction's statements together); appenders get their own connection so
  * batched ingest never waits behind an API query.
  */
+export interface StoreOptions {
+  /** Checkpoint a WAL that is not empty this often, in wall ms (default CHECKPOINT_EVERY_MS; 0: never). */
+  checkpointEveryMs?: number;
+}
+
 export class Store {
   private chain: Promise<unknown> = Promise.resolve();
   private closed = false;
   private inserters = 0;
   /** Inserts in flight (tableInserter): close() waits for them. */
   private readonly inserting = new Set<Promise<void>>();
+  /** The periodic checkpoint: its timer, its connection and the checkpoint in flight. */
+  private checkpoints?: { timer: ReturnType<typeof setInterval>; conn: DuckDBConnection; running?: Promise<void> };
 
   private constructor(
     readonly path: string,
@@ -89,7 +104,7 @@ export class Store {
   ) {}
 
   /** Opens (creating if needed) the file and applies pending migrations. */
-  static async open(dataDir: string, migrations: readonly Migration[] = MIGRATIONS): Promise<Store> {
+  static async open(dataDir: string, migrations: readonly Migration[] = MIGRATIONS, opts: StoreOptions = {}): Promise<Store> {
     makeFolder(dataDir);
     accessSync(dataDir, constants.W_OK);
     const path = storeFile(dataDir);
@@ -102,7 +117,29 @@ export class Store {
     const conn = await instance.connect();
     const store = new Store(path, instance, conn);
     await store.migrate(migrations);
+    await store.checkpointEvery(opts.checkpointEveryMs ?? CHECKPOINT_EVERY_MS);
     return store;
+  }
+
+  /**
+   * Checkpoints, every `everyMs` of wall time, a WAL that holds anything, on a connection of its
+   * own (a pool thread; API statements and inserts go on meanwhile). One at a time; a failed one
+   * leaves the WAL as it was, for the next tick or close() to try again.
+   */
+  private async checkpointEvery(everyMs: number): Promise<void> {
+    if (!(everyMs > 0)) return;
+    const conn = await this.instance.connect();
+    const wal = `${this.path}.wal`;
+    const timer = setInterval(() => {
+      const c = this.checkpoints;
+      if (!c || c.running || this.closed || !existsSync(wal) || statSync(wal).size === 0) return;
+      c.running = conn.run('CHECKPOINT').then(() => undefined, () => undefined).finally(() => {
+        c.running = undefined;
+      });
+    }, everyMs);
+    // Housekeeping: it must not keep a process alive that has nothing else to do.
+    timer.unref();
+    this.checkpoints = { timer, conn };
   }
 
   /**
@@ -271,6 +308,12 @@ export class Store {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    const c = this.checkpoints;
+    if (c) {
+      clearInterval(c.timer);
+      await c.running;
+      c.conn.closeSync();
+    }
     await this.chain;
     await Promise.allSettled([...this.inserting]);
     try {
