@@ -122,24 +122,28 @@ export class Store {
   }
 
   /**
-   * Checkpoints, every `everyMs` of wall time, a WAL that holds anything, on a connection of its
-   * own (a pool thread; API statements and inserts go on meanwhile). One at a time; a failed one
-   * leaves the WAL as it was, for the next tick or close() to try again.
+   * Checkpoints a WAL that holds anything: at once (what a crash left, which opening replayed
+   * but DuckDB keeps, so that a crash loop does not replay it again and again) and then every
+   * `everyMs` of wall time, on a connection of its own (a pool thread; API statements and
+   * inserts go on meanwhile). One at a time; a failed one leaves the WAL as it was, for the next
+   * tick or close() to try again.
    */
   private async checkpointEvery(everyMs: number): Promise<void> {
     if (!(everyMs > 0)) return;
     const conn = await this.instance.connect();
     const wal = `${this.path}.wal`;
-    const timer = setInterval(() => {
+    const tick = () => {
       const c = this.checkpoints;
       if (!c || c.running || this.closed || !existsSync(wal) || statSync(wal).size === 0) return;
       c.running = conn.run('CHECKPOINT').then(() => undefined, () => undefined).finally(() => {
         c.running = undefined;
       });
-    }, everyMs);
+    };
+    const timer = setInterval(tick, everyMs);
     // Housekeeping: it must not keep a process alive that has nothing else to do.
     timer.unref();
     this.checkpoints = { timer, conn };
+    tick();
   }
 
   /**

@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -99,6 +100,30 @@ describe('Store: checkpoints', () => {
       await store.close();
     }
   });
+
+  it('checkpoints at once the WAL a killed process left, so a crash loop does not replay it at every start', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'airtwin-store-'));
+    dirs.push(dir);
+    const wal = join(dir, 'airtwin.duckdb.wal');
+    const script = `
+      import { Store } from ${JSON.stringify(new URL('../../../src/store/duckdb.ts', import.meta.url).pathname)};
+      const store = await Store.open(${JSON.stringify(dir)}, undefined, { checkpointEveryMs: 0 });
+      for (let i = 0; i < 100; i++) await store.run("INSERT INTO blacklist VALUES ('s" + i + "', 'r', 'a', 1)");
+      process.kill(process.pid, 'SIGKILL');`;
+    const killed = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8' });
+    expect(killed.signal, killed.stderr).toBe('SIGKILL');
+    expect(statSync(wal).size).toBeGreaterThan(0);
+    return (async () => {
+      // A period far longer than the test: only the checkpoint at open can empty the WAL.
+      const store = await Store.open(dir, MIGRATIONS, { checkpointEveryMs: 3_600_000 });
+      try {
+        await until('the checkpoint at open', async () => (existsSync(wal) ? statSync(wal).size : 0), (n) => n === 0);
+        expect(await store.query('SELECT count(*)::DOUBLE AS n FROM blacklist')).toEqual([{ n: 100 }]);
+      } finally {
+        await store.close();
+      }
+    })();
+  }, 30_000);
 
   it('checkpoints a WAL of many small transactions on its own, so a start after a crash replays few', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'airtwin-store-'));
