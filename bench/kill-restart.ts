@@ -10,14 +10,15 @@
  *    never online, scheduled reboots), killed at a random moment; each next start must hold every
  *    write that was answered 2xx. At the end, the commands still open: every one must be waiting
  *    for an AP that is offline or for its `when` (none `executed`, none pending for an online AP).
- * The last line is the longest restart to /health, in seconds (target: under 5 s).
+ * The last line: the median restart to /health, in seconds (target: under 5 s), against the same
+ * `serve` started on an empty data dir in the same run (the machine's share of it).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import seedrandom from 'seedrandom';
-import { report } from './_report.js';
+import { median, report } from './_report.js';
 
 const BIN = new URL('../bin/airtwin.mjs', import.meta.url).pathname;
 const WAL_TARGETS_MB = process.env.KILL_BENCH_SKIP_WAL ? [] : [1, 8, 16, 24, 31];
@@ -125,6 +126,19 @@ async function oneWrite(s: Serve): Promise<void> {
   }
 }
 
+/** Baseline: the same `serve` started on an empty data dir (no crash, nothing to replay), in the same run. */
+const fresh: number[] = [];
+async function freshStarts(times: number): Promise<void> {
+  for (let i = 0; i < times; i++) {
+    const empty = mkdtempSync(join(tmpdir(), 'airtwin-bench-kill-'));
+    const s = await serve(empty, ['--scenario', 'lab']);
+    fresh.push(s.healthyS);
+    await kill(s);
+    rmSync(empty, { recursive: true, force: true });
+  }
+}
+await freshStarts(3);
+
 const dir = process.env.KILL_BENCH_DIR ?? mkdtempSync(join(tmpdir(), 'airtwin-bench-kill-'));
 let missing = 0;
 let checked = 0;
@@ -181,9 +195,14 @@ if (!process.env.KILL_BENCH_DIR) rmSync(dir, { recursive: true, force: true });
 console.log(`  ${CYCLES} kill -9 cycles: ${answered} writes answered, ${failed} cut off by a kill; acknowledged ${checked} checked, ${checked - missing} found, ${missing} missing`);
 console.log(`  commands: ${JSON.stringify(byStatus)}; open with no offline AP or later when to wait for: ${stuck.length}`);
 for (const [why, count] of Object.entries(reasons)) console.log(`    ${count} ended: ${why}`);
+await freshStarts(3);
 const sorted = [...restarts].sort((a, b) => a - b);
-console.log(`  restarts after kill -9 to /health: ${sorted.map((x) => x.toFixed(2)).join(', ')} s`);
-report({ bench: 'kill-restart', metric: 'restart after kill -9 until /health answers (longest)', value: Number(sorted[sorted.length - 1]!.toFixed(2)), unit: 's', baseline: null, baselineName: null });
+console.log(`  restarts after kill -9 to /health: ${sorted.map((x) => x.toFixed(2)).join(', ')} s (longest ${sorted[sorted.length - 1]!.toFixed(2)} s)`);
+console.log(`  fresh starts on an empty data dir, same run: ${[...fresh].sort((a, b) => a - b).map((x) => x.toFixed(2)).join(', ')} s`);
+report({
+  bench: 'kill-restart', metric: 'restart after kill -9 until /health answers (median)', value: Number(median(restarts).toFixed(2)), unit: 's',
+  baseline: Number(median(fresh).toFixed(2)), baselineName: 'fresh start on an empty data dir (median)',
+});
 
 function expectOk(a: { status: number }): void {
   if (a.status !== 200) throw new Error(`expected 200, got ${a.status}`);
