@@ -49,7 +49,7 @@ describe('a recording that would overwrite what is being replayed', () => {
     const before = readFileSync(replay);
     await expect(startTestServer({ sim: false, replay, record: replay, dataDir: join(dir, 'data') }))
       .rejects.toMatchObject({ name: 'ConfigError', message: `--record: ${replay} would overwrite ${replay}, which --replay reads; record to another file` });
-    expect(readFileSync(replay)).toEqual(before);
+    expect(readFileSync(replay).equals(before), "the recording is unchanged").toBe(true);
   });
 });
 
@@ -68,7 +68,7 @@ describe("a recording that would overwrite the data dir's own database", () => {
     for (const record of records) {
       await expect(startTestServer({ dataDir, record }), record).rejects.toMatchObject({ name: 'ConfigError', message: expect.stringMatching(/is .*airtwin\.duckdb(\.wal)?, the data dir's database; record to another file$/) });
     }
-    expect(readFileSync(db)).toEqual(before);
+    expect(readFileSync(db).equals(before), "the database file is unchanged").toBe(true);
     // A link to the file of a data dir that has none yet: the store would make it, the recorder truncate it.
     const fresh = join(dir, 'fresh');
     mkdirSync(fresh);
