@@ -43,8 +43,10 @@ export interface SessionContext {
   /** The edge's heartbeat interval, which its presence announces (Presence.beatMs). */
   beatMs: number;
   nc: NatsConnection;
-  /** Publishes toward serve: straight to NATS, or held while NATS is down. */
-  publish(subject: string, data: string | Uint8Array, headers?: MsgHdrs, always?: boolean): void;
+  /** Publishes toward serve: straight to NATS, or held while NATS is down; false when NATS refused it. */
+  publish(subject: string, data: string | Uint8Array, headers?: MsgHdrs, always?: boolean): boolean;
+  /** The most a `compress_64` document may inflate to: what NATS takes in one message. */
+  maxInflatedBytes(): number;
   logger: LinkLogger;
   limits: EdgeLimits;
   policy: CertificatePolicy;
@@ -128,7 +130,7 @@ export class EdgeSession {
     if (isBinary) return this.close(1003, 'binary frames are not accepted');
     this.lastFrameAt = this.ctx.now();
     const text = data.toString('utf8');
-    const check = checkFrame(text);
+    const check = checkFrame(text, this.ctx.maxInflatedBytes());
     if (!check.ok) {
       if (check.ignored) return this.ctx.logger.debug?.({ serial: this.serial }, check.reason);
       return this.protocolError(check.reason, text, check.object === true);
@@ -145,7 +147,10 @@ export class EdgeSession {
       this.connectUuid = reportedUuid(check.frame);
     } else if (this.connectText !== undefined) this.followUuid(check.frame);
     // Unchanged frames go on as the bytes that came in: no second UTF-8 encoding.
-    this.publishUp(check.text === text ? data : check.text);
+    if (!this.publishUp(check.text === text ? data : check.text)) {
+      const size = Buffer.byteLength(check.text);
+      return this.protocolError(`frame of ${size} bytes refused by NATS (max_payload ${this.ctx.nc.info?.max_payload ?? '?'})`, text, true);
+    }
     // As the AP sent it (compress_64 too: the device actor inflates it, as it does on every link).
     this.ctx.tap?.up(this.serial!, text, this.lastFrameAt);
   }
@@ -230,13 +235,14 @@ export class EdgeSession {
     }
   }
 
-  private publishUp(text: string | Uint8Array, malformed?: string, resync = false): void {
+  private publishUp(text: string | Uint8Array, malformed?: string, resync = false): boolean {
     const h = headers();
     h.set(HDR_AT, String(this.ctx.now()));
     if (resync) h.set(HDR_RESYNC, '1');
     if (malformed) h.set(HDR_MALFORMED, malformed.slice(0, 200));
-    else this.ctx.counters.framesUp++;
-    this.ctx.publish(upSubject(this.serial!), text, h);
+    if (!this.ctx.publish(upSubject(this.serial!), text, h)) return false;
+    if (!malformed) this.ctx.counters.framesUp++;
+    return true;
   }
 
   private publishPresence(event: 'connect' | 'disconnect', reason?: string): void {
