@@ -85,7 +85,7 @@ export async function createEdge(opts: EdgeOptions): Promise<Edge> {
     }
   }
 
-  const counters: EdgeCounters = { framesUp: 0, framesDown: 0, protocolErrors: 0, droppedForErrors: 0 };
+  const counters: EdgeCounters = { framesUp: 0, framesDown: 0, protocolErrors: 0, droppedForErrors: 0, rateLimited: 0, droppedForRate: 0 };
   const bySerial = new Map<string, EdgeSession>();
   const sockets = new Set<EdgeSession>();
   let nextSession = 1;

@@ -11,6 +11,7 @@ import type { LinkLogger } from '../nats/connect.js';
 import type { RecorderTap } from '../record/recording-link.js';
 import { HDR_AT, HDR_CONTROL, HDR_MALFORMED, HDR_REASON, HDR_RESYNC, downSubject, presenceSubject, upSubject, type Certificate, type Presence } from '../nats/subjects.js';
 import { checkFrame } from './frame-check.js';
+import { DEFAULT_FRAME_BUDGET, FrameBudget, type FrameBudgetLimits } from '../../protocol/frame-budget.js';
 import type { UpFrame } from '../../protocol/frame.js';
 import { certificateVerdict, type CertificatePolicy } from './tls-admission.js';
 
@@ -25,10 +26,13 @@ export interface EdgeLimits {
   pingIntervalMs: number;
   /** Bytes of AP frames held while NATS is down (outage-buffer.ts); later ones are lost, counted. */
   outageMaxBytes: number;
+  /** What one AP may send per second; over it frames are dropped, a persistent offender is cut. */
+  budget: FrameBudgetLimits;
 }
 
 export const DEFAULT_EDGE_LIMITS: EdgeLimits = {
   maxPayload: 512_000, maxProtocolErrors: 10, idleTimeoutMs: 600_000, pingIntervalMs: 30_000, outageMaxBytes: 64 * 1024 * 1024,
+  budget: DEFAULT_FRAME_BUDGET,
 };
 
 export interface EdgeCounters {
@@ -36,6 +40,10 @@ export interface EdgeCounters {
   framesDown: number;
   protocolErrors: number;
   droppedForErrors: number;
+  /** Frames dropped for being over their AP's budget (`limits.budget`). */
+  rateLimited: number;
+  /** APs disconnected for staying over their budget. */
+  droppedForRate: number;
 }
 
 export interface SessionContext {
@@ -73,6 +81,10 @@ export class EdgeSession {
   private down?: Subscription;
   private presence?: Subscription;
   private closed = false;
+  private readonly budget: FrameBudget;
+  private overBudget = false;
+  /** Disconnected for its budget: what is still in flight is dropped without another word. */
+  private cut = false;
 
   constructor(
     private readonly ws: WebSocket,
@@ -84,6 +96,7 @@ export class EdgeSession {
   ) {
     this.certificate = cn ? 'VALID_CERTIFICATE' : 'NO_CERTIFICATE';
     this.lastFrameAt = ctx.now();
+    this.budget = new FrameBudget(ctx.limits.budget, { now: () => ctx.now() });
     ws.on('message', (data, isBinary) => this.onMessage(data as Buffer, isBinary));
     ws.on('pong', () => { this.alive = true; });
     ws.on('close', (code, reason) => this.onClose(`socket closed (${code}${reason.length ? ` ${reason.toString()}` : ''})`));
@@ -129,6 +142,7 @@ export class EdgeSession {
     // §1.1: a binary frame kills the connection.
     if (isBinary) return this.close(1003, 'binary frames are not accepted');
     this.lastFrameAt = this.ctx.now();
+    if (!this.withinBudget(data.length)) return;
     const text = data.toString('utf8');
     const check = checkFrame(text, this.ctx.maxInflatedBytes());
     if (!check.ok) {
@@ -216,6 +230,29 @@ export class EdgeSession {
     this.ctx.tap?.connect(serial, this.ctx.now());
     this.ctx.logger.info({ serial, ip: this.ipAddress, certificate: this.certificate }, 'ap connected');
     return true;
+  }
+
+  /** False when the frame is over the AP's budget: dropped, counted, and a persistent offender cut. */
+  private withinBudget(size: number): boolean {
+    const verdict = this.budget.admit(size, this.lastFrameAt);
+    if (verdict === 'ok') {
+      this.overBudget = false;
+      return true;
+    }
+    this.ctx.counters.rateLimited++;
+    if (verdict === 'offender') {
+      if (!this.cut) {
+        this.cut = true;
+        this.ctx.counters.droppedForRate++;
+        this.ctx.logger.warn({ serial: this.serial, ip: this.ipAddress, limits: this.ctx.limits.budget }, 'ap stayed over its frame budget: disconnected');
+        this.close(4005, 'over its frame budget');
+      }
+      return false;
+    }
+    // Once per stretch over budget, not once per frame: a flood must not flood the log too.
+    if (!this.overBudget) this.ctx.logger.warn({ serial: this.serial, ip: this.ipAddress, limits: this.ctx.limits.budget }, 'ap over its frame budget: frames dropped');
+    this.overBudget = true;
+    return false;
   }
 
   /** `object`: the text is a JSON object, which the recorder may write as it came. */
