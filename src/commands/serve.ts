@@ -45,6 +45,7 @@ import { venueView } from '../venue-view/index.js';
 import type { Fleet } from '../../actors/fleet.js';
 import type { CommandService } from '../../actors/command-service.js';
 import { DEFAULT_FRAME_BUDGET } from '../protocol/frame-budget.js';
+import { HttpMetrics, processRegistry } from '../server/prom.js';
 
 
 export interface RunningServe {
@@ -140,7 +141,10 @@ export async function startServe(config: Readonly<ServeConfig>, io: ServeIo): Pr
     );
     const https = config.tlsCert && config.tlsKey ? { cert: readFileSync(config.tlsCert), key: readFileSync(config.tlsKey) } : undefined;
     const certificateFiles = config.tlsCert ? [config.tlsCert] : [];
-    const common = { authenticator, bodyLimit: config.bodyLimit, certificateFiles, https, wire: config.wire };
+    // One registry for the process: both ports serve it, with the request durations of both.
+    const registry = processRegistry();
+    const httpMetrics = new HttpMetrics(registry);
+    const common = { authenticator, bodyLimit: config.bodyLimit, certificateFiles, https, wire: config.wire, httpMetrics };
 
     // Where GET rtty sends the APs: the rttys defaults, each overridable; none with --no-rtty.
     const rtty = !config.rtty ? undefined : {
@@ -220,6 +224,7 @@ export async function startServe(config: Readonly<ServeConfig>, io: ServeIo): Pr
     if (sim) closers.push(() => sim.close());
     const nats = natsLinks;
     const health: HealthSources = {
+      registry,
       ingest: () => ingest.metrics(),
       links: (): ReturnType<HealthSources['links']> => {
         if (!nats) return {};
@@ -253,7 +258,7 @@ export async function startServe(config: Readonly<ServeConfig>, io: ServeIo): Pr
       collector.stop();
       await applier.close();
     });
-    const rrm = await buildRrm({ ...rrmBase, rrm: { store: rrmStore, applier } }, common);
+    const rrm = await buildRrm({ ...rrmBase, rrm: { store: rrmStore, applier } }, { ...common, registry });
     closers.push(() => rrm.close());
     collector.start();
     scheduler.start();
