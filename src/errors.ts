@@ -43,6 +43,7 @@ export const ERROR_CATALOGUE = {
   RTTY_DISABLED: [503, 'Remote sessions (rtty) are turned off on this gateway (serve --no-rtty).'],
   COMMAND_TIMEOUT: [504, 'The device did not answer in time.'],
   STORE_FAILURE: [500, 'The database rejected an operation.'],
+  INSUFFICIENT_STORAGE: [507, 'The disk holding the data dir is full: nothing was written. Retry once space is freed.'],
   INTERNAL: [500, 'An unexpected error; it is logged with the request id.'],
 } as const satisfies Record<string, readonly [number, string]>;
 
@@ -72,8 +73,22 @@ export const tokenExpired = () => airtwinError('TOKEN_EXPIRED', 'Authorization',
 /** A DELETE of a record that is not there, where upstream answers success (the openwifi wire does). */
 export const nothingToDelete = (details: string, description: string) => airtwinError('NOTHING_TO_DELETE', details, description);
 export const notConfigured = (details: string, description: string) => airtwinError('NOT_CONFIGURED', details, description);
-export const storeFailure = (details: string, cause: unknown) =>
-  airtwinError('STORE_FAILURE', details, 'The database could not complete the operation.', cause);
+/** A failed database operation: 507 INSUFFICIENT_STORAGE when the disk is full, else 500 STORE_FAILURE. */
+export const storeFailure = (details: string, cause: unknown) => (isNoSpaceError(cause)
+  ? airtwinError('INSUFFICIENT_STORAGE', 'disk', 'The database could not write: no space is left on the device holding the data dir. Nothing was changed; retry once space is freed.', cause)
+  : airtwinError('STORE_FAILURE', details, 'The database could not complete the operation.', cause));
+
+/**
+ * A write that failed for lack of disk space (DuckDB: `Could not write file ...: No space left on
+ * device`; Node: ENOSPC), also when wrapped as another error's cause.
+ */
+export function isNoSpaceError(e: unknown): boolean {
+  for (let cur = e, depth = 0; cur instanceof Error && depth < 5; cur = cur.cause, depth++) {
+    if ((cur as NodeJS.ErrnoException).code === 'ENOSPC' || (cur as { code?: unknown }).code === 'INSUFFICIENT_STORAGE') return true;
+    if (/No space left on device|ENOSPC|disk is full/i.test(cur.message)) return true;
+  }
+  return false;
+}
 
 export function isAirtwinError(e: unknown): e is AirtwinError {
   return e instanceof AirtwinError;
