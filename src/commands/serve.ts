@@ -20,6 +20,7 @@ import { createLogging, type Logging } from '../server/logging.js';
 import { buildGateway } from '../gateway/app.js';
 import type { HealthSources } from '../gateway/routes/health.js';
 import { buildRrm } from '../rrm/app.js';
+import { introduceServices } from '../server/teaching-errors.js';
 import { RrmStore } from '../rrm/store.js';
 import { RrmApplier } from '../rrm/apply.js';
 import { RrmCollector } from '../rrm/collector.js';
@@ -258,6 +259,8 @@ export async function startServe(config: Readonly<ServeConfig>, io: ServeIo): Pr
 
     const gatewayUrl = await gateway.listen({ port: config.gatewayPort, host: config.host });
     const rrmUrl = await rrm.listen({ port: config.rrmPort, host: config.host });
+    // A route asked of the wrong port answers 404 naming the port that serves it.
+    introduceServices([{ name: 'device gateway', url: gatewayUrl, app: gateway }, { name: 'RRM', url: rrmUrl, app: rrm }]);
     // The recording file is touched only now: a start that failed left an earlier one as it was.
     const replaced = recorder?.open();
     if (replaced) logging.for('links').warn({ ...replaced }, 'recording replaces an earlier one at its path (give each run its own file to keep them)');
