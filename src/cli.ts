@@ -10,6 +10,7 @@ import { Command, CommanderError, Option } from 'commander';
 import { ConfigError, parseRecordMaxBytes, parseSpeed } from './config/flags.js';
 // Node built-ins only: cheap to load for every command.
 import { isStdout } from './links/record/ndjson-writer.js';
+import { humanLogLines } from './server/human-log.js';
 import { VERSION } from './version.js';
 
 /**
@@ -73,6 +74,15 @@ function stopOnSignal(stopping: string): { signal: AbortSignal; off: () => void 
   process.on('SIGINT', on);
   process.on('SIGTERM', on);
   return { signal: ctl.signal, off: () => { process.off('SIGINT', on); process.off('SIGTERM', on); } };
+}
+
+/**
+ * Where a running command logs: with its messages (`say`), as readable lines when that is a
+ * terminal, else as pino's JSON lines (undefined: pino's own stdout).
+ */
+function logDestinationFor(say: NodeJS.WritableStream): { logDestination?: NodeJS.WritableStream } {
+  if ((say as { isTTY?: boolean }).isTTY === true) return { logDestination: humanLogLines(say) };
+  return say === process.stderr ? { logDestination: process.stderr } : {};
 }
 
 function parsePort(flag: string, text: string): number {
@@ -145,7 +155,7 @@ program.command('serve')
     const signals = serviceSignals(say);
     const running = await startServe(config, {
       print: (line) => say.write(`${line}\n`),
-      ...(say === process.stderr ? { logDestination: process.stderr } : {}),
+      ...logDestinationFor(say),
       ...(process.stderr.isTTY ? { progress: process.stderr } : {}),
       stop: signals.starting,
     });
@@ -188,7 +198,7 @@ program.command('edge')
     const edge = await runEdge({
       port: parsePort('--port', opts.port), host: opts.host, nats: opts.nats, tlsCert: opts.tlsCert, tlsKey: opts.tlsKey, clientCa: opts.clientCa,
       allowMismatch: opts.allowMismatch, simulatorId: opts.simulatorId, idleTimeoutS: idle, maxFrameBytes: maxFrame, outageMaxBytes: outageMax, logLevel: opts.logLevel,
-      record: opts.record, recordMaxBytes: recordMax, ...(say === process.stderr ? { logDestination: process.stderr } : {}),
+      record: opts.record, recordMaxBytes: recordMax, ...logDestinationFor(say),
     });
     if (signals.starting.aborted) {
       await edge.close();

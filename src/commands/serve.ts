@@ -21,6 +21,7 @@ import { buildGateway } from '../gateway/app.js';
 import type { HealthSources } from '../gateway/routes/health.js';
 import { buildRrm } from '../rrm/app.js';
 import { introduceServices } from '../server/teaching-errors.js';
+import { loadScenario } from '../../simulator/scenario.js';
 import { RrmStore } from '../rrm/store.js';
 import { RrmApplier } from '../rrm/apply.js';
 import { RrmCollector } from '../rrm/collector.js';
@@ -94,6 +95,8 @@ function listeningOn(app: FastifyInstance, tls: boolean): { port: number; tls: b
 /** The composition root of `airtwin serve`: config -> store -> services -> listening sockets. */
 export async function startServe(config: Readonly<ServeConfig>, io: ServeIo): Promise<RunningServe> {
   if (config.record) checkRecordFile(config.record, config.recordMaxBytes);
+  // A venue that is not there is said before the data dir is made.
+  if (config.sim && !config.replay) loadScenario(config.scenario);
   // The data dir's own DuckDB file or its log, by any path: the recorder would truncate it.
   const ownFile = config.record ? storeRecordedOver(config.record, config.dataDir) : undefined;
   if (ownFile) throw new ConfigError(`--record: ${config.record} is ${ownFile}, the data dir's database; record to another file`);
