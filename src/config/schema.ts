@@ -20,7 +20,7 @@ export const ServeConfigSchema = Type.Object({
   nats: Type.Optional(Type.String({ pattern: '^(nats|tls|ws|wss)://' })),
   natsDurable: Type.String({ pattern: '^[A-Za-z0-9_-]+$', description: 'JetStream durable consumer of this serve worker (one worker per durable).' }),
   natsFilter: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { minItems: 1, description: 'Subjects of this worker\'s part of the fleet, e.g. ucentral.<serial>.*' })),
-  apiTokens: Type.Array(Type.String({ minLength: 8 }), { description: 'Static tokens, each `token` or `token:role`.' }),
+  apiTokens: Type.Array(Type.String({ minLength: 1 }), { description: 'Static tokens, each `token` or `token:role`; the token part has at least 8 characters (load.ts checks it).' }),
   jwtSecret: Type.Optional(Type.String({ minLength: 16 })),
   jwtPublicKey: Type.Optional(Type.String({ minLength: 1, description: 'Path to a PEM RS256 public key.' })),
   securityUrl: Type.Optional(Type.String({ pattern: '^https?://' })),
