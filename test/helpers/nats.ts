@@ -4,7 +4,7 @@
  * it survives a production restart.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createConnection, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -44,7 +44,8 @@ function canConnect(port: number): Promise<boolean> {
   });
 }
 
-export async function startNats(opts: { jetstream?: boolean } = {}): Promise<TestNats> {
+/** `maxPayload`: the server's max_payload in bytes (a config file; nats-server has no flag for it). */
+export async function startNats(opts: { jetstream?: boolean; maxPayload?: number } = {}): Promise<TestNats> {
   const port = await freePort();
   const storeDir = mkdtempSync(join(tmpdir(), 'airtwin-nats-'));
   let proc: ChildProcess | undefined;
@@ -52,6 +53,11 @@ export async function startNats(opts: { jetstream?: boolean } = {}): Promise<Tes
   const start = async (): Promise<void> => {
     const args = ['-a', '127.0.0.1', '-p', String(port)];
     if (opts.jetstream !== false) args.push('-js', '-sd', storeDir);
+    if (opts.maxPayload !== undefined) {
+      const conf = join(storeDir, 'max-payload.conf');
+      writeFileSync(conf, `max_payload: ${opts.maxPayload}\n`);
+      args.push('-c', conf);
+    }
     const child = spawn(NATS_BIN, args, { stdio: 'ignore' });
     proc = child;
     // Bounded wait: 100 tries of 50 ms.
