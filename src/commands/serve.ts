@@ -255,6 +255,7 @@ export async function startServe(config: Readonly<ServeConfig>, io: ServeIo): Pr
     closers.push(async () => {
       scheduler.stop();
       collector.stop();
+      await collector.settled();
       await applier.close();
     });
     const rrm = await buildRrm({ ...rrmBase, rrm: { store: rrmStore, applier } }, common);
