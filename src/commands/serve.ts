@@ -16,6 +16,7 @@ import { FilesRepo } from '../store/files-repo.js';
 import { loadScripts } from '../store/scripts-repo.js';
 import { loadDefaultFirmwares } from '../store/default-firmwares-repo.js';
 import { createAuthenticator } from '../server/auth.js';
+import type { HttpLimits } from '../server/http-limits.js';
 import { createLogging, type Logging } from '../server/logging.js';
 import { buildGateway } from '../gateway/app.js';
 import type { HealthSources } from '../gateway/routes/health.js';
@@ -93,6 +94,17 @@ function listeningOn(app: FastifyInstance, tls: boolean): { port: number; tls: b
   return address !== null && typeof address === 'object' ? { port: address.port, tls } : undefined;
 }
 
+/** The HTTP limits of both API listeners from the serve settings (seconds). */
+export function httpLimitsOf(config: Pick<ServeConfig, 'headersTimeout' | 'requestTimeout' | 'keepAliveTimeout' | 'connectionTimeout' | 'maxConnections'>): HttpLimits {
+  return {
+    headersTimeoutMs: config.headersTimeout * 1000,
+    requestTimeoutMs: config.requestTimeout * 1000,
+    keepAliveTimeoutMs: config.keepAliveTimeout * 1000,
+    connectionTimeoutMs: config.connectionTimeout * 1000,
+    maxConnections: config.maxConnections,
+  };
+}
+
 /** The composition root of `airtwin serve`: config -> store -> services -> listening sockets. */
 export async function startServe(config: Readonly<ServeConfig>, io: ServeIo): Promise<RunningServe> {
   if (config.record) checkRecordFile(config.record, config.recordMaxBytes);
@@ -144,7 +156,8 @@ export async function startServe(config: Readonly<ServeConfig>, io: ServeIo): Pr
     );
     const https = config.tlsCert && config.tlsKey ? { cert: readFileSync(config.tlsCert), key: readFileSync(config.tlsKey) } : undefined;
     const certificateFiles = config.tlsCert ? [config.tlsCert] : [];
-    const common = { authenticator, bodyLimit: config.bodyLimit, certificateFiles, https, wire: config.wire };
+    const limits = httpLimitsOf(config);
+    const common = { authenticator, bodyLimit: config.bodyLimit, certificateFiles, https, wire: config.wire, limits };
 
     // Where GET rtty sends the APs: the rttys defaults, each overridable; none with --no-rtty.
     const rtty = !config.rtty ? undefined : {
