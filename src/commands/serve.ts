@@ -48,6 +48,7 @@ import { venueView } from '../venue-view/index.js';
 import type { Fleet } from '../../actors/fleet.js';
 import type { CommandService } from '../../actors/command-service.js';
 import { DEFAULT_FRAME_BUDGET } from '../protocol/frame-budget.js';
+import { HttpMetrics, processRegistry } from '../server/prom.js';
 
 
 export interface RunningServe {
@@ -157,7 +158,10 @@ export async function startServe(config: Readonly<ServeConfig>, io: ServeIo): Pr
     const https = config.tlsCert && config.tlsKey ? { cert: readFileSync(config.tlsCert), key: readFileSync(config.tlsKey) } : undefined;
     const certificateFiles = config.tlsCert ? [config.tlsCert] : [];
     const limits = httpLimitsOf(config);
-    const common = { authenticator, bodyLimit: config.bodyLimit, certificateFiles, https, wire: config.wire, limits };
+    // One registry for the process: both ports serve it, with the request durations of both.
+    const registry = processRegistry();
+    const httpMetrics = new HttpMetrics(registry);
+    const common = { authenticator, bodyLimit: config.bodyLimit, certificateFiles, https, wire: config.wire, limits, httpMetrics };
 
     // Where GET rtty sends the APs: the rttys defaults, each overridable; none with --no-rtty.
     const rtty = !config.rtty ? undefined : {
@@ -237,6 +241,7 @@ export async function startServe(config: Readonly<ServeConfig>, io: ServeIo): Pr
     if (sim) closers.push(() => sim.close());
     const nats = natsLinks;
     const health: HealthSources = {
+      registry,
       ingest: () => ingest.metrics(),
       links: (): ReturnType<HealthSources['links']> => {
         if (!nats) return {};
@@ -271,7 +276,7 @@ export async function startServe(config: Readonly<ServeConfig>, io: ServeIo): Pr
       await collector.settled();
       await applier.close();
     });
-    const rrm = await buildRrm({ ...rrmBase, rrm: { store: rrmStore, applier } }, common);
+    const rrm = await buildRrm({ ...rrmBase, rrm: { store: rrmStore, applier } }, { ...common, registry });
     closers.push(() => rrm.close());
     collector.start();
     scheduler.start();

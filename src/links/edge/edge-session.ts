@@ -266,7 +266,8 @@ export class EdgeSession {
     // `{"a":1},"serial":"<another AP>","frame":{...}` made a valid line for another AP.
     if (this.serial && object) this.ctx.tap?.up(this.serial, text, this.lastFrameAt);
     this.ctx.logger.warn({ serial: this.serial, ip: this.ipAddress, reason, count: this.protocolErrors }, 'protocol error');
-    if (this.protocolErrors >= this.ctx.limits.maxProtocolErrors) {
+    // Once: frames still in flight after the close count as errors, not as more disconnects.
+    if (this.protocolErrors === this.ctx.limits.maxProtocolErrors) {
       this.ctx.counters.droppedForErrors++;
       this.close(4002, `${this.protocolErrors} protocol errors`);
     }
