@@ -134,6 +134,11 @@ program.command('serve')
   .option('--rtty-viewport <port>', "rtty server's web view port (default 5913)")
   .option('--rtty-timeout <s>', 'seconds an AP keeps trying to reach the rtty server (default 60)')
   .option('--rtty-token <token>', 'one token for every rtty session (default: random per session)')
+  .option('--upload-port <port>', 'port of the file uploader APs send trace captures and script output to (default 16003; a free one with --gateway-port 0)')
+  .option('--upload-url <url>', 'base URL APs reach the uploader at (default http(s)://<host>:<upload port>)')
+  .option('--upload-max-bytes <n>', 'largest file an AP may upload (default 10 MiB)')
+  .option('--files-max-age <s>', 'seconds an uploaded file is kept (default 7 days)')
+  .option('--files-max-bytes <n>', 'bytes all uploaded files may take; the oldest go first (default 1 GiB)')
   .addOption(new Option('--wire <profile>', 'wire profile of both APIs: openwifi (as the OpenWiFi gateway sends; default) or spec (the API documents)').choices(['openwifi', 'spec']))
   .action(async (_opts, cmd: Command) => {
     const [{ loadServeConfig }, { startServe }] = await Promise.all([import('./config/load.js'), import('./commands/serve.js')]);

@@ -7,7 +7,7 @@ import { ConfigError, parseRecordMaxBytes, parseSpeed } from './flags.js';
 
 type Raw = Record<string, unknown>;
 
-const NUMERIC = new Set(['gatewayPort', 'rrmPort', 'seed', 'bodyLimit', 'rrmWifiScanInterval', 'rrmCapabilitiesInterval', 'rrmCollectInterval', 'rrmConfigDebounce', 'rttyPort', 'rttyViewport', 'rttyTimeout']);
+const NUMERIC = new Set(['gatewayPort', 'rrmPort', 'seed', 'bodyLimit', 'rrmWifiScanInterval', 'rrmCapabilitiesInterval', 'rrmCollectInterval', 'rrmConfigDebounce', 'rttyPort', 'rttyViewport', 'rttyTimeout', 'uploadPort', 'uploadMaxBytes', 'filesMaxAge', 'filesMaxBytes']);
 const BOOLEAN = new Set(['sim', 'keepTime', 'autoProvision', 'rtty']);
 const LIST = new Set(['apiTokens', 'natsFilter']);
 

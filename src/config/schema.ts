@@ -40,6 +40,11 @@ export const ServeConfigSchema = Type.Object({
   rttyViewport: Type.Optional(Type.Integer({ minimum: 1, maximum: 65535, description: "rtty server's web view port (default 5913)." })),
   rttyTimeout: Type.Optional(Type.Integer({ minimum: 1, description: 'Seconds an AP keeps trying to reach the rtty server (default 60).' })),
   rttyToken: Type.Optional(Type.String({ minLength: 1, description: 'One token for every rtty session (default: a random one per session).' })),
+  uploadPort: Type.Optional(Type.Integer({ minimum: 0, maximum: 65535, description: 'Port of the file uploader APs POST trace captures and script output to (default 16003, or a free port when gatewayPort is 0).' })),
+  uploadUrl: Type.Optional(Type.String({ pattern: '^https?://', description: 'Base URL APs reach the uploader at, for the `uri` of trace and script commands (default: http(s)://<host>:<upload port>).' })),
+  uploadMaxBytes: Type.Integer({ minimum: 1, description: 'Largest file an AP may upload, bytes (default 10 MiB).' }),
+  filesMaxAge: Type.Integer({ minimum: 1, description: 'Seconds an uploaded file is kept (default 7 days).' }),
+  filesMaxBytes: Type.Integer({ minimum: 1, description: 'Bytes all uploaded files may take together; the oldest go first (default 1 GiB).' }),
   wire: Type.Union([Type.Literal('openwifi'), Type.Literal('spec')], {
     description: 'Wire profile of both APIs: openwifi (what the OpenWiFi gateway sends and accepts) or spec (the API documents literally); docs/wire-profiles.md.',
   }),
@@ -62,5 +67,8 @@ export const SERVE_DEFAULTS: ServeConfig = {
   bodyLimit: 1024 * 1024,
   autoProvision: true,
   rtty: true,
+  uploadMaxBytes: 10 * 1024 * 1024,
+  filesMaxAge: 7 * 86_400,
+  filesMaxBytes: 1024 * 1024 * 1024,
   wire: 'openwifi',
 };
