@@ -45,7 +45,6 @@ const RETENTION_EVERY_MS = 10 * 60_000;
  */
 export class Uploader {
   readonly server: Server;
-  private seq = 0;
   private readonly busy = new Set<string>();
   private active = 0;
   private retentionTimer: NodeJS.Timeout | undefined;
@@ -122,7 +121,7 @@ export class Uploader {
     const claim = this.opts.waits.claim(uuid, serial);
     if (typeof claim === 'string') return this.refuse(req, res, refusal(claim, uuid, serial));
     this.active++;
-    const partial = this.opts.files.partialPath(uuid, ++this.seq);
+    const partial = this.opts.files.partialPath(uuid);
     this.busy.add(partial);
     try {
       const body = await readBody(req, limit);

@@ -54,9 +54,9 @@ export class FilesRepo {
     mkdirSync(join(dir, TMP), { recursive: true });
   }
 
-  /** A fresh path under the partial folder for an upload in progress. */
-  partialPath(uuid: string, n: number): string {
-    return join(this.dir, TMP, `${uuid}.${n}`);
+  /** Where the upload of command `uuid` is written until whole (one upload per command at a time). */
+  partialPath(uuid: string): string {
+    return join(this.dir, TMP, uuid);
   }
 
   private pathOf(uuid: string, type: FileType): string {
@@ -85,7 +85,7 @@ export class FilesRepo {
 
   /** Stores (or replaces) the file of a command from bytes in memory. */
   async put(file: StoredFile): Promise<void> {
-    const partial = this.partialPath(file.uuid, 0);
+    const partial = `${this.partialPath(file.uuid)}.put`;
     await writeFile(partial, file.content);
     await this.commit({ uuid: file.uuid, serialNumber: file.serialNumber, type: fileType(file.type), created: file.created, size: file.content.length }, partial);
   }
