@@ -176,8 +176,10 @@ program.command('edge')
   .option('--outage-max-bytes <n>', 'AP frames held while NATS is down, sent when it is back; later ones are lost (counted)', String(64 * 1024 * 1024))
   .option('--record <file>', 'record every frame both ways and each AP\'s connect/disconnect (NDJSON; gzip when FILE ends in .gz)')
   .option('--record-max-bytes <n>', 'rotate the recording past this size of text (FILE, FILE.1, ...)')
+  .option('--upload-target <url>', "relay APs' file uploads (trace captures, script output) to serve's uploader at this URL")
+  .option('--upload-port <port>', 'port of the upload relay (with --upload-target)', '16003')
   .addOption(new Option('--log-level <level>', 'log level').choices(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'))
-  .action(async (opts: { port: string; host: string; nats: string; tlsCert?: string; tlsKey?: string; clientCa?: string; allowMismatch: boolean; simulatorId?: string; idleTimeout: string; maxFrameBytes: string; outageMaxBytes: string; record?: string; recordMaxBytes?: string; logLevel: 'info' }) => {
+  .action(async (opts: { port: string; host: string; nats: string; tlsCert?: string; tlsKey?: string; clientCa?: string; allowMismatch: boolean; simulatorId?: string; idleTimeout: string; maxFrameBytes: string; outageMaxBytes: string; record?: string; recordMaxBytes?: string; uploadTarget?: string; uploadPort: string; logLevel: 'info' }) => {
     const idle = Number(opts.idleTimeout);
     const maxFrame = Number(opts.maxFrameBytes);
     const outageMax = Number(opts.outageMaxBytes);
@@ -186,6 +188,7 @@ program.command('edge')
     if (!Number.isInteger(outageMax) || outageMax < 0) throw new ConfigError(`--outage-max-bytes: ${opts.outageMaxBytes} is not a whole number of bytes (0 holds nothing)`);
     const recordMax = parseRecordMaxBytes(opts.recordMaxBytes);
     if (recordMax !== undefined && !opts.record) throw new ConfigError('--record-max-bytes: only with --record');
+    if (opts.uploadTarget !== undefined && !/^https?:\/\/\S+$/.test(opts.uploadTarget)) throw new ConfigError(`--upload-target: ${opts.uploadTarget} is not an http(s) URL`);
     const { runEdge } = await import('./commands/edge.js');
     // As serve's: a recording to standard output gets it alone.
     const say = opts.record !== undefined && isStdout(opts.record) ? process.stderr : process.stdout;
@@ -194,6 +197,7 @@ program.command('edge')
       port: parsePort('--port', opts.port), host: opts.host, nats: opts.nats, tlsCert: opts.tlsCert, tlsKey: opts.tlsKey, clientCa: opts.clientCa,
       allowMismatch: opts.allowMismatch, simulatorId: opts.simulatorId, idleTimeoutS: idle, maxFrameBytes: maxFrame, outageMaxBytes: outageMax, logLevel: opts.logLevel,
       record: opts.record, recordMaxBytes: recordMax, ...(say === process.stderr ? { logDestination: process.stderr } : {}),
+      ...(opts.uploadTarget ? { uploadTarget: opts.uploadTarget, uploadPort: parsePort('--upload-port', opts.uploadPort) } : {}),
     });
     if (signals.starting.aborted) {
       await edge.close();
