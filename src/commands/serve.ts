@@ -47,6 +47,7 @@ import { DEFAULT_UPLOAD_PORT, Uploader } from '../gateway/uploader.js';
 import { simUpload } from './sim-upload.js';
 import type { Fleet } from '../../actors/fleet.js';
 import type { CommandService } from '../../actors/command-service.js';
+import { DEFAULT_FRAME_BUDGET } from '../protocol/frame-budget.js';
 
 
 export interface RunningServe {
@@ -225,6 +226,7 @@ export async function startServe(config: Readonly<ServeConfig>, io: ServeIo): Pr
       natsLinks = await NatsLinkManager.start({
         nc: conn, logger: log, clock, onDevice: (link) => fleet.attach(wrap(link)), persisted: () => ingest.flush(),
         durable: config.natsDurable, ...(config.natsFilter ? { filterSubjects: [...config.natsFilter] } : {}),
+        budget: { ...DEFAULT_FRAME_BUDGET, framesPerS: config.apMaxFramesPerS, bytesPerS: config.apMaxBytesPerS, strikes: config.apOffenderSeconds },
       });
       const manager = natsLinks;
       // Closed before the fleet stops, so no frame arrives at a stopped actor.

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import type { Band } from '../../src/protocol/wifi-channels.js';
+import { maxTxPowerDbm, type Band } from '../../src/protocol/wifi-channels.js';
 import { runAlgorithm } from '../../src/rrm/algorithms/registry.js';
 import type { Plan } from '../../src/rrm/algorithms/common.js';
 import { CoverageGrid } from '../../src/rrm/algorithms/coverage-grid.js';
@@ -130,6 +130,42 @@ describe('tx power optimizers: properties', () => {
   // Found by fast-check (a test that mixed two channel groups of one band); kept as an example.
   it('location_optimal example: seed 206247, 5 APs on 5 and 6 GHz', () => {
     locationNeverWorse({ seed: 206247, aps: 5, bands: ['5G', '6G'] });
+  });
+});
+
+describe('tx power optimizers: power limits', () => {
+  it('no plan puts a radio above its regulatory and capability maximum, in any mode', () => {
+    const arb = fc.record({
+      seed: fc.integer({ min: 0, max: 1_000_000 }),
+      aps: fc.integer({ min: 1, max: 8 }),
+      bands: fc.constantFrom<Band[]>(['2G'], ['5G'], ['2G', '5G'], ['5G', '6G']),
+      country: fc.constantFrom('US', 'GB', 'JP', 'CA', undefined),
+      constrained: fc.boolean(),
+      mode: fc.constantFrom(...MODES),
+      perAp: fc.boolean(),
+    });
+    fc.assert(fc.property(arb, (p) => {
+      const v = genVenue(p.seed, { aps: p.aps, bands: p.bands, side: 60, ...(p.country ? { country: p.country } : {}) });
+      const configs = p.constrained ? randomConstraints(v, p.seed, 60) : defaultConfigs(v);
+      const serials = v.aps.map((a) => a.serial);
+      const args = p.mode === 'random' ? `,setDifferentTxPowerPerAp=${p.perAp}` : '';
+      const plan = run(p.mode, v, configs, serials, args);
+      for (const ap of v.aps) {
+        for (const r of ap.radios) {
+          const dbm = plan[ap.serial]?.[r.band];
+          if (dbm === undefined) continue;
+          const limit = Math.min(30, (p.country ? maxTxPowerDbm(p.country, r.band, r.channel) : undefined) ?? 30);
+          expect(dbm).toBeLessThanOrEqual(limit);
+          expect(dbm).toBeGreaterThanOrEqual(0);
+        }
+      }
+    }), propParams(60));
+  });
+
+  it('measure_ap_ap: an AP nobody hears goes to its limit, not to 30 (US, channel 36: 23 dBm)', () => {
+    const v = genVenue(3, { aps: 1, bands: ['5G'], startChannels: { '5G': [36] }, country: 'US', unmanaged: 0 });
+    const plan = run('measure_ap_ap', v, defaultConfigs(v), [v.aps[0]!.serial]);
+    expect(plan[v.aps[0]!.serial]!['5G']).toBe(23);
   });
 });
 
