@@ -157,6 +157,11 @@ program.command('serve')
   .option('--rtty-viewport <port>', "rtty server's web view port (default 5913)")
   .option('--rtty-timeout <s>', 'seconds an AP keeps trying to reach the rtty server (default 60)')
   .option('--rtty-token <token>', 'one token for every rtty session (default: random per session)')
+  .option('--upload-port <port>', 'port of the file uploader APs send trace captures and script output to (default 16003; a free one with --gateway-port 0)')
+  .option('--upload-url <url>', 'base URL APs reach the uploader at (default http(s)://<host>:<upload port>)')
+  .option('--upload-max-bytes <n>', 'largest file an AP may upload (default 10 MiB)')
+  .option('--files-max-age <s>', 'seconds an uploaded file is kept (default 7 days)')
+  .option('--files-max-bytes <n>', 'bytes all uploaded files may take; the oldest go first (default 1 GiB)')
   .option('--ap-max-frames-per-s <n>', `frames/s one AP may send over NATS, bursts of 10 s; more are dropped, counted (default ${DEFAULT_FRAME_BUDGET.framesPerS}; 0: no limit)`)
   .option('--ap-max-bytes-per-s <n>', `bytes/s one AP may send over NATS, bursts of 10 s (default ${DEFAULT_FRAME_BUDGET.bytesPerS}; 0: no limit)`)
   .option('--ap-offender-seconds <s>', `disconnect an AP over its budget this many seconds in a row (default ${DEFAULT_FRAME_BUDGET.strikes}; 0: never)`)
@@ -202,7 +207,7 @@ program.command('edge')
   .option('--ap-offender-seconds <s>', 'disconnect an AP over its budget this many seconds in a row (0: never)', process.env.AIRTWIN_AP_OFFENDER_SECONDS ?? String(DEFAULT_FRAME_BUDGET.strikes))
   .option('--metrics-port <port>', 'Prometheus metrics at http://HOST:PORT/metrics (and /health)', process.env.AIRTWIN_METRICS_PORT ?? '15010')
   .addOption(new Option('--log-level <level>', 'log level').choices(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'))
-  .action(async (opts: { port: string; host: string; nats: string; tlsCert?: string; tlsKey?: string; clientCa?: string; allowMismatch: boolean; simulatorId?: string; idleTimeout: string; maxFrameBytes: string; outageMaxBytes: string; record?: string; recordMaxBytes?: string; apMaxFramesPerS: string; apMaxBytesPerS: string; apOffenderSeconds: string; metricsPort: string; logLevel: 'info' }) => {
+  .action(async (opts: { port: string; host: string; nats: string; tlsCert?: string; tlsKey?: string; clientCa?: string; allowMismatch: boolean; simulatorId?: string; idleTimeout: string; maxFrameBytes: string; outageMaxBytes: string; record?: string; recordMaxBytes?: string; apMaxFramesPerS: string; apMaxBytesPerS: string; apOffenderSeconds: string; metricsPort: string; uploadTarget?: string; uploadPort: string; logLevel: 'info' }) => {
     const idle = Number(opts.idleTimeout);
     const maxFrame = Number(opts.maxFrameBytes);
     const outageMax = Number(opts.outageMaxBytes);
@@ -211,6 +216,7 @@ program.command('edge')
     if (!Number.isInteger(outageMax) || outageMax < 0) throw new ConfigError(`--outage-max-bytes: ${opts.outageMaxBytes} is not a whole number of bytes (0 holds nothing)`);
     const recordMax = parseRecordMaxBytes(opts.recordMaxBytes);
     if (recordMax !== undefined && !opts.record) throw new ConfigError('--record-max-bytes: only with --record');
+    if (opts.uploadTarget !== undefined && !/^https?:\/\/\S+$/.test(opts.uploadTarget)) throw new ConfigError(`--upload-target: ${opts.uploadTarget} is not an http(s) URL`);
     const budget = {
       framesPerS: wholeNumber('--ap-max-frames-per-s', opts.apMaxFramesPerS),
       bytesPerS: wholeNumber('--ap-max-bytes-per-s', opts.apMaxBytesPerS),
@@ -224,6 +230,7 @@ program.command('edge')
       port: parsePort('--port', opts.port), host: opts.host, nats: opts.nats, tlsCert: opts.tlsCert, tlsKey: opts.tlsKey, clientCa: opts.clientCa,
       allowMismatch: opts.allowMismatch, simulatorId: opts.simulatorId, idleTimeoutS: idle, maxFrameBytes: maxFrame, outageMaxBytes: outageMax, budget, metricsPort: parsePort('--metrics-port', opts.metricsPort), logLevel: opts.logLevel,
       record: opts.record, recordMaxBytes: recordMax, ...logDestinationFor(say),
+      ...(opts.uploadTarget ? { uploadTarget: opts.uploadTarget, uploadPort: parsePort('--upload-port', opts.uploadPort) } : {}),
     });
     if (signals.starting.aborted) {
       await edge.close();
