@@ -69,9 +69,9 @@ export const invalidSerial = (details: string, value: unknown) =>
   airtwinError('INVALID_SERIAL', details, `${JSON.stringify(value)} is not a serial number: expected 12 hexadecimal digits, ':' or '-' separators allowed.`);
 export const deviceOffline = (serial: string, command: string) =>
   airtwinError('DEVICE_OFFLINE', command, `Device ${serial} is not connected; '${command}' cannot be queued.`);
-/** A replayed AP (DeviceLink.playsBack) is as good as offline for a new command: it plays back what the real one did. */
-export const devicePlaysBack = (serial: string, command: string) =>
-  airtwinError('DEVICE_OFFLINE', command, `Device ${serial} is replayed from a recording: it plays back what the AP did and cannot run a new '${command}'.`);
+/** A device whose link takes no new command (DeviceLink.refusesNewCommands: `why`) is as good as offline for one. */
+export const deviceTakesNoCommand = (serial: string, command: string, why: string) =>
+  airtwinError('DEVICE_OFFLINE', command, `Device ${serial} is ${why} and cannot run a new '${command}'.`);
 export const deviceBusy = (serial: string, command: string) =>
   airtwinError('DEVICE_BUSY', command, `Device ${serial} is already running a command; try again when it completes.`);
 export const forbidden = (details: string, role: string) =>
