@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { buildServiceApp, registerApi } from '../server/build-app.js';
+import type { HttpLimits } from '../server/http-limits.js';
 import type { Authenticator } from '../server/auth.js';
 import { systemRoutes } from '../server/system-routes.js';
 import type { WireName } from '../server/wire/profile.js';
@@ -12,6 +13,8 @@ import { Registry, type HttpMetrics } from '../server/prom.js';
 export interface RrmOptions {
   authenticator: Authenticator;
   bodyLimit: number;
+  /** Timeouts and connection cap of the listener (src/server/http-limits.ts). */
+  limits?: HttpLimits;
   certificateFiles: string[];
   https?: { cert: Buffer; key: Buffer };
   wire: WireName;
@@ -30,6 +33,7 @@ export async function buildRrm(deps: RrmDeps, opts: RrmOptions): Promise<Fastify
     logger: deps.logging.for('rrm'),
     authenticator: opts.authenticator,
     bodyLimit: opts.bodyLimit,
+    limits: opts.limits,
     https: opts.https,
     wire: wireProfile(opts.wire),
   });

@@ -18,7 +18,7 @@ import { MAX_INFLATED_BYTES } from '../../protocol/compress.js';
 import type { LinkLogger } from '../nats/connect.js';
 import type { RecorderTap } from '../record/recording-link.js';
 import { EDGE_HEARTBEAT_MS, RESYNC_SUBJECT, ensureStream } from '../nats/subjects.js';
-import { startHeartbeat } from '../nats/heartbeat.js';
+import { startHeartbeat } from '../nats/liveness.js';
 import { DEFAULT_EDGE_LIMITS, EdgeSession, type EdgeCounters, type EdgeLimits, type SessionContext } from './edge-session.js';
 import { OutageBuffer, type OutageCounters } from './outage-buffer.js';
 import { DEFAULT_CERTIFICATE_POLICY, admitCertificate, type CertificatePolicy } from './tls-admission.js';
@@ -197,9 +197,9 @@ export async function createEdge(opts: EdgeOptions): Promise<Edge> {
     server.once('error', reject);
     server.listen(opts.port, opts.host ?? '0.0.0.0', () => resolve());
   });
-  // Once the port is bound: an edge that failed to start must not look alive. Wall time, as the
-  // ping timer; no beat while frames are held through an outage.
-  const heartbeat = startHeartbeat({ nc, edge: id, intervalMs: heartbeatMs, sessions: () => bySerial.size, now: () => clock.now(), paused: () => outage.isHolding });
+  // Once the port is bound: an edge that failed to start must not look alive. No beat while
+  // frames are held through an outage.
+  const heartbeat = startHeartbeat({ nc, edge: id, intervalMs: heartbeatMs, sessions: () => bySerial.size, clock, paused: () => outage.isHolding });
   const addr = server.address();
   const port = typeof addr === 'object' && addr ? addr.port : opts.port;
   const url = `${opts.tls ? 'wss' : 'ws'}://${opts.host ?? '127.0.0.1'}:${port}`;
