@@ -11,6 +11,8 @@ import type { EffectiveConfig } from '../schemas/device-config.js';
 import type { RrmModel } from '../model/types.js';
 import { argValue, parseArgs, type ArgSpec } from './args.js';
 import type { AlgorithmInput, Plan } from './common.js';
+import { annealing, weightedBestResponse } from './channel-search.js';
+import { exactChannels } from './exact.js';
 import { leastUsed } from './least-used.js';
 import { locationOptimal } from './location-optimal.js';
 import { measureApAp } from './measure-ap-ap.js';
@@ -52,6 +54,23 @@ export const REGISTRY: Record<AlgorithmType, TypeDef> = {
       least_used: { description: 'least used channel assignment', args: {}, run: leastUsed },
       unmanaged_aware: {
         description: 'least used channel assignment that takes unmanaged APs into account', args: {}, run: unmanagedAware,
+      },
+      weighted: {
+        description: 'signal-weighted best response on the co-channel interference (2.4 GHz partial overlap, unmanaged BSSIDs)', args: {}, run: weightedBestResponse,
+      },
+      annealing: {
+        description: 'seeded simulated annealing of the whole zone on the co-channel interference',
+        args: {
+          iterations: { kind: 'integer', default: 0, min: 0, max: 10_000_000, description: 'proposed moves per band (0: sized from the zone)' },
+          restarts: { kind: 'integer', default: 2, min: 1, max: 50, description: 'annealing chains; the best wins' },
+          maxMs: { kind: 'integer', default: 10_000, min: 1, max: 600_000, description: 'wall-time cap per band, ms (a cap that binds makes the plan depend on the machine)' },
+        },
+        run: annealing,
+      },
+      exact: {
+        description: 'the optimum of the co-channel interference as a MILP (HiGHS), for zones small enough',
+        args: { timeLimit: { kind: 'integer', default: 20, min: 1, max: 3600, description: 'solver time limit per band, s' } },
+        run: exactChannels,
       },
     },
   },

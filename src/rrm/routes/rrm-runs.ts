@@ -14,7 +14,7 @@ import type { RunRecord } from '../store.js';
 import { toAllocation, toRunResult } from '../run-zone.js';
 import type { RrmDeps } from '../deps.js';
 
-const CHANNEL_MODES = ['random', 'least_used', 'unmanaged_aware'];
+const CHANNEL_MODES = ['random', 'least_used', 'unmanaged_aware', 'weighted', 'annealing', 'exact'];
 const TX_POWER_MODES = ['random', 'measure_ap_client', 'measure_ap_ap', 'location_optimal'];
 
 const optimizeQuery = (modes: string[]) => Type.Object({
