@@ -20,6 +20,8 @@ import { createLogging, type Logging } from '../server/logging.js';
 import { buildGateway } from '../gateway/app.js';
 import type { HealthSources } from '../gateway/routes/health.js';
 import { buildRrm } from '../rrm/app.js';
+import { introduceServices } from '../server/teaching-errors.js';
+import { loadScenario } from '../../simulator/scenario.js';
 import { RrmStore } from '../rrm/store.js';
 import { RrmApplier } from '../rrm/apply.js';
 import { RrmCollector } from '../rrm/collector.js';
@@ -44,6 +46,7 @@ import { startSimVenue, type SimVenue } from './sim-venue.js';
 import { venueView } from '../venue-view/index.js';
 import type { Fleet } from '../../actors/fleet.js';
 import type { CommandService } from '../../actors/command-service.js';
+import { DEFAULT_FRAME_BUDGET } from '../protocol/frame-budget.js';
 
 
 export interface RunningServe {
@@ -93,6 +96,8 @@ function listeningOn(app: FastifyInstance, tls: boolean): { port: number; tls: b
 /** The composition root of `airtwin serve`: config -> store -> services -> listening sockets. */
 export async function startServe(config: Readonly<ServeConfig>, io: ServeIo): Promise<RunningServe> {
   if (config.record) checkRecordFile(config.record, config.recordMaxBytes);
+  // A venue that is not there is said before the data dir is made.
+  if (config.sim && !config.replay) loadScenario(config.scenario);
   // The data dir's own DuckDB file or its log, by any path: the recorder would truncate it.
   const ownFile = config.record ? storeRecordedOver(config.record, config.dataDir) : undefined;
   if (ownFile) throw new ConfigError(`--record: ${config.record} is ${ownFile}, the data dir's database; record to another file`);
@@ -197,6 +202,7 @@ export async function startServe(config: Readonly<ServeConfig>, io: ServeIo): Pr
       natsLinks = await NatsLinkManager.start({
         nc: conn, logger: log, clock, onDevice: (link) => fleet.attach(wrap(link)), persisted: () => ingest.flush(),
         durable: config.natsDurable, ...(config.natsFilter ? { filterSubjects: [...config.natsFilter] } : {}),
+        budget: { ...DEFAULT_FRAME_BUDGET, framesPerS: config.apMaxFramesPerS, bytesPerS: config.apMaxBytesPerS, strikes: config.apOffenderSeconds },
       });
       const manager = natsLinks;
       // Closed before the fleet stops, so no frame arrives at a stopped actor.
@@ -259,6 +265,8 @@ export async function startServe(config: Readonly<ServeConfig>, io: ServeIo): Pr
 
     const gatewayUrl = await gateway.listen({ port: config.gatewayPort, host: config.host });
     const rrmUrl = await rrm.listen({ port: config.rrmPort, host: config.host });
+    // A route asked of the wrong port answers 404 naming the port that serves it.
+    introduceServices([{ name: 'device gateway', url: gatewayUrl, app: gateway }, { name: 'RRM', url: rrmUrl, app: rrm }]);
     // The recording file is touched only now: a start that failed left an earlier one as it was.
     const replaced = recorder?.open();
     if (replaced) logging.for('links').warn({ ...replaced }, 'recording replaces an earlier one at its path (give each run its own file to keep them)');

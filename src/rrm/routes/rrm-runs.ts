@@ -11,11 +11,12 @@ import { badRequest } from '../../errors.js';
 import { Allocation, RunResult } from '../schemas/algorithm.js';
 import { RunEntry } from '../schemas/score.js';
 import type { RunRecord } from '../store.js';
+import { REGISTRY } from '../algorithms/registry.js';
 import { toAllocation, toRunResult } from '../run-zone.js';
 import type { RrmDeps } from '../deps.js';
 
-const CHANNEL_MODES = ['random', 'least_used', 'unmanaged_aware', 'weighted', 'annealing', 'exact'];
-const TX_POWER_MODES = ['random', 'measure_ap_client', 'measure_ap_ap', 'location_optimal'];
+const CHANNEL_MODES = Object.keys(REGISTRY.OptimizeChannel.modes);
+const TX_POWER_MODES = Object.keys(REGISTRY.OptimizeTxPower.modes);
 
 const optimizeQuery = (modes: string[]) => Type.Object({
   mode: Type.Optional(Type.String({ description: `Required: ${modes.join(' | ')}.` })),
