@@ -151,6 +151,7 @@ program.command('serve')
   .option('--rrm-capabilities-interval <s>', 'RRM data collection: seconds between state/capabilities refreshes (default 3600)')
   .option('--rrm-collect-interval <s>', 'RRM data collection: seconds between looks for due scans (default 30)')
   .option('--rrm-config-debounce <s>', 'RRM apply: seconds a device waits after one configure before the next (default 30)')
+  .option('--rrm-plugin <file>', 'RRM: a module exporting an optimizer; it becomes a mode of its algorithm (docs/rrm.md)')
   .option('--no-rtty', 'turn remote sessions off: GET rtty answers 503 RTTY_DISABLED')
   .option('--rtty-server <host>', 'host the APs reach the rtty server on, for GET rtty (default localhost)')
   .option('--rtty-port <port>', "rtty server's port for devices (default 5912)")
@@ -243,6 +244,42 @@ program.command('edge')
       return;
     }
     signals.running(() => edge.close());
+  });
+
+program.command('arena')
+  .description('Run RRM channel modes (built-in and plug-ins) on scenarios x seeds offline, on virtual time, no servers; score each plan by its co-channel interference and its gap to the exact optimum.')
+  .option('--scenarios <list>', 'comma-separated scenario names or files', 'lab,default,hotel,hall')
+  .option('--seeds <list>', 'seeds: 1,2,3 or 1-3', '1-3')
+  .option('--modes <list>', 'channel modes (default: every mode but random and exact, plug-ins included)')
+  .option('--rrm-plugin <file>', 'a module exporting an optimizer: it runs as one more mode')
+  .option('--warmup <duration>', 'virtual time each venue runs before its reports are read', '10m')
+  .option('--exact-time-limit <s>', 'HiGHS time limit per zone and band, seconds', '20')
+  .option('--exact-max-aps <n>', 'zones with more APs get no exact reference', '60')
+  .option('--chart <file.svg>', 'write the chart here', 'arena.svg')
+  .option('--json', 'print the result as JSON instead of the table')
+  .action(async (opts: { scenarios: string; seeds: string; modes?: string; rrmPlugin?: string; warmup: string; exactTimeLimit: string; exactMaxAps: string; chart: string; json?: boolean }) => {
+    const seeds = opts.seeds.split(',').flatMap((part) => {
+      const m = /^(\d+)(?:-(\d+))?$/.exec(part.trim());
+      if (!m) throw new ConfigError(`--seeds: '${part}' is not a seed or a range (1,2,3 or 1-3)`);
+      const a = Number(m[1]);
+      const b = m[2] === undefined ? a : Number(m[2]);
+      return Array.from({ length: Math.max(0, b - a + 1) }, (_, k) => a + k);
+    });
+    const positive = (name: string, v: string) => {
+      const n = Number(v);
+      if (!Number.isInteger(n) || n < 1) throw new ConfigError(`${name}: ${v} is not a positive integer`);
+      return n;
+    };
+    const [{ runArena, arenaTable }, { parseDuration }] = await Promise.all([import('./commands/arena.js'), import('../simulator/run.js')]);
+    const result = await runArena({
+      scenarios: opts.scenarios.split(',').map((x) => x.trim()).filter(Boolean), seeds,
+      ...(opts.modes ? { modes: opts.modes.split(',').map((x) => x.trim()).filter(Boolean) } : {}),
+      ...(opts.rrmPlugin ? { plugin: opts.rrmPlugin } : {}),
+      warmupMs: parseDuration(opts.warmup), exactTimeLimit: positive('--exact-time-limit', opts.exactTimeLimit),
+      exactMaxAps: positive('--exact-max-aps', opts.exactMaxAps), chart: opts.chart,
+      ...(process.stderr.isTTY && !opts.json ? { progress: process.stderr } : {}),
+    });
+    process.stdout.write(opts.json ? `${JSON.stringify(result, null, 2)}\n` : `${arenaTable(result)}\nchart: ${opts.chart}\n`);
   });
 
 program.command('simulate')

@@ -288,6 +288,11 @@ export async function startServe(config: Readonly<ServeConfig>, io: ServeIo): Pr
     closers.push(() => gateway.close());
     const rrmBase = { clock, store, logging, fleet, commandService, version: VERSION, startedAt };
     const rrmStore = await RrmStore.load(store, () => clock.now());
+    if (config.rrmPlugin !== undefined) {
+      const { loadPluginFile } = await import('../rrm/algorithms/plugin.js');
+      const { registerOptimizer } = await import('../rrm/algorithms/registry.js');
+      for (const o of await loadPluginFile(config.rrmPlugin)) registerOptimizer(o);
+    }
     const ms = (seconds: number | undefined) => (seconds === undefined ? undefined : seconds * 1000);
     const applier = new RrmApplier(rrmBase, rrmStore, { debounceMs: ms(config.rrmConfigDebounce) });
     const collector = new RrmCollector(rrmBase, rrmStore, {
