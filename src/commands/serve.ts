@@ -41,6 +41,7 @@ import { TelemetryRegistry } from '../gateway/telemetry.js';
 import { connectionFigures, UiNotifications } from '../gateway/ui-notifications.js';
 import { RTTY_DEFAULTS } from '../gateway/remote-session.js';
 import { startSimVenue, type SimVenue } from './sim-venue.js';
+import { siteOfVenue } from './sim-site.js';
 import { venueView } from '../venue-view/index.js';
 import type { Fleet } from '../../actors/fleet.js';
 import type { CommandService } from '../../actors/command-service.js';
@@ -234,7 +235,7 @@ export async function startServe(config: Readonly<ServeConfig>, io: ServeIo): Pr
       extensions: [venueView({ clock, wall: wallClock, store, fleet, devices, venue: sim?.venue, zones: () => rrmStore.topology(), rrm: () => listeningOn(rrm, https !== undefined) })],
     });
     closers.push(() => gateway.close());
-    const rrmBase = { clock, store, logging, fleet, commandService, version: VERSION, startedAt };
+    const rrmBase = { clock, store, logging, fleet, commandService, version: VERSION, startedAt, ...(sim ? { site: siteOfVenue(sim.venue) } : {}) };
     const rrmStore = await RrmStore.load(store, () => clock.now());
     const ms = (seconds: number | undefined) => (seconds === undefined ? undefined : seconds * 1000);
     const applier = new RrmApplier(rrmBase, rrmStore, { debounceMs: ms(config.rrmConfigDebounce) });

@@ -14,6 +14,7 @@ import type { RrmModel } from './model/types.js';
 import type { Allocation, RunResult } from './schemas/algorithm.js';
 import type { LayeredConfig } from './schemas/layered-config.js';
 import type { Topology } from './schemas/topology.js';
+import type { Site } from './site.js';
 
 export interface ZoneRunRequest {
   algorithm: string;
@@ -30,6 +31,8 @@ export interface ZoneRunRequest {
   dryRun: boolean;
   /** serial -> configuration the device runs now (for the configure commands). */
   current: ReadonlyMap<string, DeviceConfiguration>;
+  /** The venue, when known: walls and positions for the power modes. */
+  site?: Site;
 }
 
 export interface ZoneRunResult {
@@ -51,6 +54,7 @@ export function runZone(req: ZoneRunRequest): ZoneRunResult {
   const outcome = runAlgorithm({
     algorithm: req.algorithm, args: req.args, allowDefaultMode: req.allowDefaultMode,
     model: modelForSerials(req.model, serials), zone: { name: req.zone, serials }, configs, seed: req.seed,
+    ...(req.site ? { site: req.site } : {}),
   });
   if (req.dryRun || Object.keys(outcome.plan).length === 0) return { outcome, layers: req.layers, commands: new Map(), notPushed: {} };
   const applied = applyPlan({ kind: outcome.kind, plan: outcome.plan, configs, current: req.current });
