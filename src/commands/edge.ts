@@ -13,6 +13,8 @@
  *   --idle-timeout <s>  drop an AP silent for this long (default 600)
  *   --max-frame-bytes <n> largest websocket frame (default 512000)
  *   --outage-max-bytes <n> AP frames held while NATS is down (default 64 MiB)
+ *   --ap-max-frames-per-s <n>, --ap-max-bytes-per-s <n>, --ap-offender-seconds <s>
+ *                       what one AP may send (src/protocol/frame-budget.ts; env AIRTWIN_AP_*)
  *   --record <file>     record every frame both ways and each AP's connect/disconnect (NDJSON)
  *   --record-max-bytes <n> rotate the recording past this size (FILE, FILE.1, ...)
  *   --log-level <lvl>
@@ -28,6 +30,7 @@ import { createEdge, type Edge } from '../links/edge/edge-server.js';
 import { connectNats, type LinkLogger } from '../links/nats/connect.js';
 import { closeRecorder, createRecorder, type Recorder } from '../links/record/recording-link.js';
 import { wallClock } from '../protocol/clock.js';
+import { DEFAULT_FRAME_BUDGET, type FrameBudgetLimits } from '../protocol/frame-budget.js';
 
 export interface EdgeCommandOptions {
   port?: number;
@@ -42,6 +45,8 @@ export interface EdgeCommandOptions {
   maxFrameBytes?: number;
   /** Bytes of AP frames held while NATS is down (default 64 MiB). */
   outageMaxBytes?: number;
+  /** What one AP may send (default DEFAULT_FRAME_BUDGET). */
+  budget?: Partial<FrameBudgetLimits>;
   logLevel?: LevelWithSilent;
   /** Record every frame as it crossed this edge (the recording format of architecture.md). */
   record?: string;
@@ -101,6 +106,7 @@ export async function runEdge(opts: EdgeCommandOptions): Promise<RunningEdge> {
         ...(opts.idleTimeoutS !== undefined ? { idleTimeoutMs: opts.idleTimeoutS * 1000 } : {}),
         ...(opts.maxFrameBytes !== undefined ? { maxPayload: opts.maxFrameBytes } : {}),
         ...(opts.outageMaxBytes !== undefined ? { outageMaxBytes: opts.outageMaxBytes } : {}),
+        budget: { ...DEFAULT_FRAME_BUDGET, ...opts.budget },
       },
       certificates: { allowMismatch: opts.allowMismatch ?? true, ...(opts.simulatorId ? { simulatorId: opts.simulatorId } : {}) },
     });

@@ -16,10 +16,13 @@ import { FilesRepo } from '../store/files-repo.js';
 import { loadScripts } from '../store/scripts-repo.js';
 import { loadDefaultFirmwares } from '../store/default-firmwares-repo.js';
 import { createAuthenticator } from '../server/auth.js';
+import type { HttpLimits } from '../server/http-limits.js';
 import { createLogging, type Logging } from '../server/logging.js';
 import { buildGateway } from '../gateway/app.js';
 import type { HealthSources } from '../gateway/routes/health.js';
 import { buildRrm } from '../rrm/app.js';
+import { introduceServices } from '../server/teaching-errors.js';
+import { loadScenario } from '../../simulator/scenario.js';
 import { RrmStore } from '../rrm/store.js';
 import { RrmApplier } from '../rrm/apply.js';
 import { RrmCollector } from '../rrm/collector.js';
@@ -45,6 +48,7 @@ import { siteOfVenue } from './sim-site.js';
 import { venueView } from '../venue-view/index.js';
 import type { Fleet } from '../../actors/fleet.js';
 import type { CommandService } from '../../actors/command-service.js';
+import { DEFAULT_FRAME_BUDGET } from '../protocol/frame-budget.js';
 
 
 export interface RunningServe {
@@ -91,9 +95,22 @@ function listeningOn(app: FastifyInstance, tls: boolean): { port: number; tls: b
   return address !== null && typeof address === 'object' ? { port: address.port, tls } : undefined;
 }
 
+/** The HTTP limits of both API listeners from the serve settings (seconds). */
+export function httpLimitsOf(config: Pick<ServeConfig, 'headersTimeout' | 'requestTimeout' | 'keepAliveTimeout' | 'connectionTimeout' | 'maxConnections'>): HttpLimits {
+  return {
+    headersTimeoutMs: config.headersTimeout * 1000,
+    requestTimeoutMs: config.requestTimeout * 1000,
+    keepAliveTimeoutMs: config.keepAliveTimeout * 1000,
+    connectionTimeoutMs: config.connectionTimeout * 1000,
+    maxConnections: config.maxConnections,
+  };
+}
+
 /** The composition root of `airtwin serve`: config -> store -> services -> listening sockets. */
 export async function startServe(config: Readonly<ServeConfig>, io: ServeIo): Promise<RunningServe> {
   if (config.record) checkRecordFile(config.record, config.recordMaxBytes);
+  // A venue that is not there is said before the data dir is made.
+  if (config.sim && !config.replay) loadScenario(config.scenario);
   // The data dir's own DuckDB file or its log, by any path: the recorder would truncate it.
   const ownFile = config.record ? storeRecordedOver(config.record, config.dataDir) : undefined;
   if (ownFile) throw new ConfigError(`--record: ${config.record} is ${ownFile}, the data dir's database; record to another file`);
@@ -140,7 +157,8 @@ export async function startServe(config: Readonly<ServeConfig>, io: ServeIo): Pr
     );
     const https = config.tlsCert && config.tlsKey ? { cert: readFileSync(config.tlsCert), key: readFileSync(config.tlsKey) } : undefined;
     const certificateFiles = config.tlsCert ? [config.tlsCert] : [];
-    const common = { authenticator, bodyLimit: config.bodyLimit, certificateFiles, https, wire: config.wire };
+    const limits = httpLimitsOf(config);
+    const common = { authenticator, bodyLimit: config.bodyLimit, certificateFiles, https, wire: config.wire, limits };
 
     // Where GET rtty sends the APs: the rttys defaults, each overridable; none with --no-rtty.
     const rtty = !config.rtty ? undefined : {
@@ -198,6 +216,7 @@ export async function startServe(config: Readonly<ServeConfig>, io: ServeIo): Pr
       natsLinks = await NatsLinkManager.start({
         nc: conn, logger: log, clock, onDevice: (link) => fleet.attach(wrap(link)), persisted: () => ingest.flush(),
         durable: config.natsDurable, ...(config.natsFilter ? { filterSubjects: [...config.natsFilter] } : {}),
+        budget: { ...DEFAULT_FRAME_BUDGET, framesPerS: config.apMaxFramesPerS, bytesPerS: config.apMaxBytesPerS, strikes: config.apOffenderSeconds },
       });
       const manager = natsLinks;
       // Closed before the fleet stops, so no frame arrives at a stopped actor.
@@ -250,6 +269,7 @@ export async function startServe(config: Readonly<ServeConfig>, io: ServeIo): Pr
     closers.push(async () => {
       scheduler.stop();
       collector.stop();
+      await collector.settled();
       await applier.close();
     });
     const rrm = await buildRrm({ ...rrmBase, rrm: { store: rrmStore, applier } }, common);
@@ -259,6 +279,8 @@ export async function startServe(config: Readonly<ServeConfig>, io: ServeIo): Pr
 
     const gatewayUrl = await gateway.listen({ port: config.gatewayPort, host: config.host });
     const rrmUrl = await rrm.listen({ port: config.rrmPort, host: config.host });
+    // A route asked of the wrong port answers 404 naming the port that serves it.
+    introduceServices([{ name: 'device gateway', url: gatewayUrl, app: gateway }, { name: 'RRM', url: rrmUrl, app: rrm }]);
     // The recording file is touched only now: a start that failed left an earlier one as it was.
     const replaced = recorder?.open();
     if (replaced) logging.for('links').warn({ ...replaced }, 'recording replaces an earlier one at its path (give each run its own file to keep them)');

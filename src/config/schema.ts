@@ -1,4 +1,5 @@
 import { Type, type Static } from 'typebox';
+import { DEFAULT_FRAME_BUDGET } from '../protocol/frame-budget.js';
 
 /**
  * Every setting of `airtwin serve`. Each is a flag (`--gateway-port`), an env var
@@ -20,7 +21,7 @@ export const ServeConfigSchema = Type.Object({
   nats: Type.Optional(Type.String({ pattern: '^(nats|tls|ws|wss)://' })),
   natsDurable: Type.String({ pattern: '^[A-Za-z0-9_-]+$', description: 'JetStream durable consumer of this serve worker (one worker per durable).' }),
   natsFilter: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { minItems: 1, description: 'Subjects of this worker\'s part of the fleet, e.g. ucentral.<serial>.*' })),
-  apiTokens: Type.Array(Type.String({ minLength: 8 }), { description: 'Static tokens, each `token` or `token:role`.' }),
+  apiTokens: Type.Array(Type.String({ minLength: 1 }), { description: 'Static tokens, each `token` or `token:role`; the token part has at least 8 characters (load.ts checks it).' }),
   jwtSecret: Type.Optional(Type.String({ minLength: 16 })),
   jwtPublicKey: Type.Optional(Type.String({ minLength: 1, description: 'Path to a PEM RS256 public key.' })),
   securityUrl: Type.Optional(Type.String({ pattern: '^https?://' })),
@@ -29,6 +30,11 @@ export const ServeConfigSchema = Type.Object({
   logLevel: Type.Union([Type.Literal('fatal'), Type.Literal('error'), Type.Literal('warn'), Type.Literal('info'),
     Type.Literal('debug'), Type.Literal('trace'), Type.Literal('silent')]),
   bodyLimit: Type.Integer({ minimum: 1024, description: 'Largest accepted request body in bytes.' }),
+  headersTimeout: Type.Integer({ minimum: 1, description: 'Seconds a client has to send the request line and headers (408 after).' }),
+  requestTimeout: Type.Integer({ minimum: 1, description: 'Seconds a client has to send a whole request, body included (408 after); not the time to answer it.' }),
+  keepAliveTimeout: Type.Integer({ minimum: 1, description: 'Seconds an idle keep-alive connection stays open.' }),
+  connectionTimeout: Type.Integer({ minimum: 0, description: 'Seconds a connection may stay silent both ways before it is closed (0: never); longer than the longest answer (130 s).' }),
+  maxConnections: Type.Integer({ minimum: 0, description: 'Connections open at once on each API port; more are closed as they arrive (0: no cap).' }),
   autoProvision: Type.Boolean({ description: 'Create a device record for an unknown AP that connects.' }),
   rrmWifiScanInterval: Type.Optional(Type.Integer({ minimum: 0, description: 'RRM data collection: seconds between two wifi scans of a zone member with enableWifiScan (default 900; 0 disables).' })),
   rrmCapabilitiesInterval: Type.Optional(Type.Integer({ minimum: 1, description: 'RRM data collection: seconds between two capability/state refreshes of a zone member (default 3600).' })),
@@ -40,6 +46,9 @@ export const ServeConfigSchema = Type.Object({
   rttyViewport: Type.Optional(Type.Integer({ minimum: 1, maximum: 65535, description: "rtty server's web view port (default 5913)." })),
   rttyTimeout: Type.Optional(Type.Integer({ minimum: 1, description: 'Seconds an AP keeps trying to reach the rtty server (default 60).' })),
   rttyToken: Type.Optional(Type.String({ minLength: 1, description: 'One token for every rtty session (default: a random one per session).' })),
+  apMaxFramesPerS: Type.Integer({ minimum: 0, description: 'Frames per second one AP may send over NATS (burst: 10 s of it); over it frames are dropped and counted; 0 turns it off.' }),
+  apMaxBytesPerS: Type.Integer({ minimum: 0, description: 'Bytes per second one AP may send over NATS (burst: 10 s of it); 0 turns it off.' }),
+  apOffenderSeconds: Type.Integer({ minimum: 0, description: 'An AP over its budget this many seconds in a row is disconnected; 0 never.' }),
   wire: Type.Union([Type.Literal('openwifi'), Type.Literal('spec')], {
     description: 'Wire profile of both APIs: openwifi (what the OpenWiFi gateway sends and accepts) or spec (the API documents literally); docs/wire-profiles.md.',
   }),
@@ -60,7 +69,15 @@ export const SERVE_DEFAULTS: ServeConfig = {
   apiTokens: [],
   logLevel: 'info',
   bodyLimit: 1024 * 1024,
+  headersTimeout: 20,
+  requestTimeout: 60,
+  keepAliveTimeout: 72,
+  connectionTimeout: 300,
+  maxConnections: 400,
   autoProvision: true,
   rtty: true,
+  apMaxFramesPerS: DEFAULT_FRAME_BUDGET.framesPerS,
+  apMaxBytesPerS: DEFAULT_FRAME_BUDGET.bytesPerS,
+  apOffenderSeconds: DEFAULT_FRAME_BUDGET.strikes,
   wire: 'openwifi',
 };

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { buildServiceApp, registerApi } from '../server/build-app.js';
+import type { HttpLimits } from '../server/http-limits.js';
 import type { Authenticator } from '../server/auth.js';
 import { systemRoutes } from '../server/system-routes.js';
 import type { GatewayDeps } from './deps.js';
@@ -28,6 +29,8 @@ import { GATEWAY_SHAPES } from './wire/shapes.js';
 export interface GatewayOptions {
   authenticator: Authenticator;
   bodyLimit: number;
+  /** Timeouts and connection cap of the listener (src/server/http-limits.ts). */
+  limits?: HttpLimits;
   certificateFiles: string[];
   https?: { cert: Buffer; key: Buffer };
   health: HealthSources;
@@ -54,6 +57,7 @@ export async function buildGateway(deps: GatewayDeps, opts: GatewayOptions): Pro
     logger: deps.logging.for('gateway'),
     authenticator: opts.authenticator,
     bodyLimit: opts.bodyLimit,
+    limits: opts.limits,
     https: opts.https,
     wire: wireProfile(opts.wire, GATEWAY_SHAPES),
   });

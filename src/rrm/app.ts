@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { buildServiceApp, registerApi } from '../server/build-app.js';
+import type { HttpLimits } from '../server/http-limits.js';
 import type { Authenticator } from '../server/auth.js';
 import { systemRoutes } from '../server/system-routes.js';
 import type { WireName } from '../server/wire/profile.js';
@@ -10,6 +11,8 @@ import { rrmRoutes } from './routes/rrm.js';
 export interface RrmOptions {
   authenticator: Authenticator;
   bodyLimit: number;
+  /** Timeouts and connection cap of the listener (src/server/http-limits.ts). */
+  limits?: HttpLimits;
   certificateFiles: string[];
   https?: { cert: Buffer; key: Buffer };
   wire: WireName;
@@ -24,6 +27,7 @@ export async function buildRrm(deps: RrmDeps, opts: RrmOptions): Promise<Fastify
     logger: deps.logging.for('rrm'),
     authenticator: opts.authenticator,
     bodyLimit: opts.bodyLimit,
+    limits: opts.limits,
     https: opts.https,
     wire: wireProfile(opts.wire),
   });
