@@ -63,7 +63,9 @@ export function runZone(req: ZoneRunRequest): ZoneRunResult {
     model, zone: { name: req.zone, serials }, configs, seed: req.seed,
     ...(req.site ? { site: req.site } : {}),
   });
-  const score = scorePair(outcome.kind, model, serials, outcome.plan);
+  const score = scorePair(outcome.kind, model, serials, outcome.plan, {
+    ...(req.site ? { site: req.site } : {}), location: (s) => configs.get(s)?.location,
+  });
   const base = { outcome, score, serials: [...serials] };
   if (req.dryRun || Object.keys(outcome.plan).length === 0) return { ...base, layers: req.layers, commands: new Map(), notPushed: {} };
   const applied = applyPlan({ kind: outcome.kind, plan: outcome.plan, configs, current: req.current });

@@ -235,6 +235,15 @@ describe('runs', () => {
       }
       // the simulated APs report their positions (state gps) and the venue is known: both plan every AP
       if (mode === 'location_optimal' || mode === 'coverage_cci') expect(Object.keys(r.body.data).sort(), mode).toEqual([A1, A2, A3]);
+      // a power plan's score carries the power figures: grid coverage, as the lab's APs report
+      // positions; client coverage and SINR whenever a station is associated
+      const { before, after } = r.body.score;
+      for (const side of [before, after]) expect(side.gridCoverage, mode).toEqual(expect.any(Number));
+      expect(before.coverage === undefined, mode).toBe(before.medianSinrDb === undefined);
+      if (mode === 'coverage_cci') {
+        expect(after.coverage ?? 0).toBeGreaterThanOrEqual(before.coverage ?? 0);
+        expect(after.gridCoverage).toBeGreaterThanOrEqual(before.gridCoverage);
+      }
     }
     expect(await layered()).toEqual(before);
     expect((await s.gw('GET', `/commands?serialNumber=${A1}&newest=true&limit=1`)).body.commands[0].command).toBe('wifiscan');
