@@ -24,6 +24,7 @@ import { buildRrm } from '../rrm/app.js';
 import { introduceServices } from '../server/teaching-errors.js';
 import { loadScenario } from '../../simulator/scenario.js';
 import { RrmStore } from '../rrm/store.js';
+import { zonesFromVenues } from '../rrm/config/topology.js';
 import { RrmApplier } from '../rrm/apply.js';
 import { RrmCollector } from '../rrm/collector.js';
 import { RrmScheduler } from '../rrm/scheduler.js';
@@ -255,7 +256,7 @@ export async function startServe(config: Readonly<ServeConfig>, io: ServeIo): Pr
     });
     closers.push(() => gateway.close());
     const rrmBase = { clock, store, logging, fleet, commandService, version: VERSION, startedAt, ...(sim ? { site: siteOfVenue(sim.venue) } : {}) };
-    const rrmStore = await RrmStore.load(store, () => clock.now());
+    const rrmStore = await RrmStore.load(store, () => clock.now(), () => zonesFromVenues(devices.all()));
     const ms = (seconds: number | undefined) => (seconds === undefined ? undefined : seconds * 1000);
     const applier = new RrmApplier(rrmBase, rrmStore, { debounceMs: ms(config.rrmConfigDebounce) });
     const collector = new RrmCollector(rrmBase, rrmStore, {

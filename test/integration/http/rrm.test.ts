@@ -55,8 +55,11 @@ describe('service information', () => {
 });
 
 describe('topology', () => {
-  it('starts empty, stores the normal form (zones sorted, serials trimmed, lower-cased, de-duplicated)', async () => {
-    expect((await s.rrm('GET', '/getTopology')).body).toEqual({});
+  it('starts as the venue, one zone of its APs; stores the normal form (zones sorted, serials trimmed, lower-cased, de-duplicated)', async () => {
+    // no topology was ever set: the zones come from the venue the device records name
+    expect((await s.rrm('GET', '/getTopology')).body).toEqual({ lab: [A1, A2, A3] });
+    const m = (await s.rrm('GET', '/currentModel')).body;
+    expect(Object.keys(m.latestStates).sort()).toEqual([A1, A2, A3]);
     const set = await setTopology({ lab: [A1, ` ${A2.toUpperCase()} `, A2], other: [A3] });
     expect([set.status, set.text]).toEqual([200, '']);
     expect((await s.rrm('GET', '/getTopology')).body).toEqual({ lab: [A1, A2], other: [A3] });
