@@ -25,6 +25,7 @@ import { buildRrm } from '../rrm/app.js';
 import { introduceServices } from '../server/teaching-errors.js';
 import { loadScenario } from '../../simulator/scenario.js';
 import { RrmStore } from '../rrm/store.js';
+import { zonesFromVenues } from '../rrm/config/topology.js';
 import { RrmApplier } from '../rrm/apply.js';
 import { RrmCollector } from '../rrm/collector.js';
 import { RrmScheduler } from '../rrm/scheduler.js';
@@ -45,6 +46,7 @@ import { TelemetryRegistry } from '../gateway/telemetry.js';
 import { connectionFigures, UiNotifications } from '../gateway/ui-notifications.js';
 import { RTTY_DEFAULTS } from '../gateway/remote-session.js';
 import { startSimVenue, type SimVenue } from './sim-venue.js';
+import { siteOfVenue } from './sim-site.js';
 import { venueView } from '../venue-view/index.js';
 import { DEFAULT_UPLOAD_PORT, Uploader } from '../gateway/uploader.js';
 import { simUpload } from './sim-upload.js';
@@ -286,8 +288,8 @@ export async function startServe(config: Readonly<ServeConfig>, io: ServeIo): Pr
       extensions: [venueView({ clock, wall: wallClock, store, fleet, devices, venue: sim?.venue, zones: () => rrmStore.topology(), rrm: () => listeningOn(rrm, https !== undefined) })],
     });
     closers.push(() => gateway.close());
-    const rrmBase = { clock, store, logging, fleet, commandService, version: VERSION, startedAt };
-    const rrmStore = await RrmStore.load(store, () => clock.now());
+    const rrmBase = { clock, store, logging, fleet, commandService, version: VERSION, startedAt, ...(sim ? { site: siteOfVenue(sim.venue) } : {}) };
+    const rrmStore = await RrmStore.load(store, () => clock.now(), () => zonesFromVenues(devices.all()));
     if (config.rrmPlugin !== undefined) {
       const { loadPluginFile } = await import('../rrm/algorithms/plugin.js');
       const { registerOptimizer } = await import('../rrm/algorithms/registry.js');
