@@ -16,9 +16,11 @@ import { debouncePushes, DEFAULT_CONFIG_DEBOUNCE_MS } from './collection.js';
 import { buildModel } from './model/build.js';
 import { currentConfigurations, deviceDocuments } from './model-query.js';
 import { runZone, type ZoneRunResult } from './run-zone.js';
+import { loadSolver } from './algorithms/exact.js';
 import type { RunOutcome } from './algorithms/registry.js';
 import type { RrmStore } from './store.js';
 import type { RrmDeps } from './deps.js';
+import type { ScorePair } from './score/types.js';
 
 /** States and scans per device a run reads (see exec in RrmApplier.run). */
 export const RUN_BUFFER = 1;
@@ -36,6 +38,9 @@ export interface RunRequest {
 
 export interface RunReport {
   outcome: RunOutcome;
+  score: ScorePair;
+  /** Id of the run in the run history. */
+  runId: string;
   /** Devices a configure command was sent to, or deferred for by the debounce. */
   pushed: string[];
   /** Devices whose new values are in their layers but could not be sent, with why (APs that take no new command). */
@@ -75,6 +80,7 @@ export class RrmApplier {
   }
 
   private async runNow(req: RunRequest): Promise<RunReport> {
+    await loadSolver();
     const seed = randomUUID();
     const exec = async (topology = this.rrm.topology(), layers = this.rrm.layers()): Promise<ZoneRunResult> => {
       const serials = req.zone !== undefined && isZoneInTopology(topology, req.zone) ? topology[req.zone]! : [];
@@ -89,12 +95,14 @@ export class RrmApplier {
       });
     };
     let result: ZoneRunResult;
+    let layersBefore = this.rrm.layers();
     if (req.dryRun) {
       result = await exec();
     } else {
       // Inside the store's write chain: no layer change can slip in between reading and writing.
       let r: ZoneRunResult | undefined;
       await this.rrm.update(async (topology, layers) => {
+        layersBefore = layers;
         r = await exec(topology, layers);
         return { layers: r.layers };
       });
@@ -113,12 +121,16 @@ export class RrmApplier {
     // may be moving to another value than its record says, so it is checked again when its
     // window ends even when the record already matches this plan.
     if (!req.dryRun) for (const serial of Object.keys(o.plan)) if (!result.commands.has(serial) && this.inWindow(serial)) this.later(serial, this.lastPushAt.get(serial)! + this.debounceMs - this.deps.clock.now());
+    const runId = randomUUID();
+    // Applied: the plan changed something that went into the layers (the APs follow them).
+    const applied = !req.dryRun && result.layers !== layersBefore;
     await this.rrm.recordRun({
-      id: randomUUID(), zone: req.zone ?? '', algorithm: o.algorithm, mode: o.mode, seed: o.seed,
+      id: runId, zone: req.zone ?? '', algorithm: o.algorithm, mode: o.mode, seed: o.seed,
       args: typeof req.args === 'string' ? req.args : JSON.stringify(req.args ?? {}), dryRun: req.dryRun, source: req.source,
-      plan: o.plan, pushed, createdMs: this.deps.clock.now(),
+      plan: o.plan, pushed, createdMs: this.deps.clock.now(), score: result.score, applied, serials: result.serials,
+      measured: null, measuredMs: null,
     });
-    return { outcome: o, pushed, notPushed };
+    return { outcome: o, score: result.score, runId, pushed, notPushed };
   }
 
   /**

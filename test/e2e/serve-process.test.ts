@@ -51,7 +51,7 @@ describe('airtwin serve as a process', () => {
     // collapse to one row per AP, so they are checked apart from the tables that only grow.
     const snapshot = await (await fetch(`${gateway}/metrics`)).text();
     const written: Record<string, number> = {};
-    for (const m of snapshot.matchAll(/^airtwin_ingest_table_rows_written\{table="(\w+)"\} (\d+)$/gm)) written[m[1]!] = Number(m[2]);
+    for (const m of snapshot.matchAll(/^airtwin_ingest_table_rows_written_total\{table="(\w+)"\} (\d+)$/gm)) written[m[1]!] = Number(m[2]);
     const queued = Number(/^airtwin_ingest_rows_queued (\d+)$/m.exec(snapshot)![1]);
     const exited = new Promise<number | null>((r) => child!.on('exit', (code) => r(code)));
     child.kill('SIGTERM');
@@ -298,7 +298,7 @@ describe('airtwin serve --record to standard output or to a stalled pipe', () =>
       const banner = await until('the banner', async () => io.out, (o) => /gateway\s+http:\/\/\S+\/api\/v1/.test(o), 30_000);
       const gateway = /gateway\s+(http:\/\/\S+)\/api\/v1/.exec(banner)![1]!;
       // Twelve states of ~8 KB are past the pipe's 64 KiB.
-      const rows = async () => Number(/^airtwin_ingest_table_rows_written\{table="statistics"\} (\d+)$/m.exec(await (await fetch(`${gateway}/metrics`)).text())?.[1] ?? 0);
+      const rows = async () => Number(/^airtwin_ingest_table_rows_written_total\{table="statistics"\} (\d+)$/m.exec(await (await fetch(`${gateway}/metrics`)).text())?.[1] ?? 0);
       await until('a pipe full of states', rows, (n) => n >= 12, 40_000);
       await new Promise((r) => setTimeout(r, 1_500)); // the recorder writes at least once a second
       child!.kill('SIGINT');

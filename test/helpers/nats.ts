@@ -4,7 +4,7 @@
  * it survives a production restart.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { accessSync, constants, mkdtempSync, rmSync } from 'node:fs';
+import { accessSync, constants, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
@@ -53,7 +53,8 @@ export async function freePort(): Promise<number> {
   });
 }
 
-export async function startNats(opts: { jetstream?: boolean } = {}): Promise<TestNats> {
+/** `maxPayload`: the server's max_payload in bytes (a config file; nats-server has no flag for it). */
+export async function startNats(opts: { jetstream?: boolean; maxPayload?: number } = {}): Promise<TestNats> {
   const port = await freePort();
   const storeDir = mkdtempSync(join(tmpdir(), 'airtwin-nats-'));
   let proc: ChildProcess | undefined;
@@ -61,6 +62,11 @@ export async function startNats(opts: { jetstream?: boolean } = {}): Promise<Tes
   const start = async (): Promise<void> => {
     const args = ['-a', '127.0.0.1', '-p', String(port)];
     if (opts.jetstream !== false) args.push('-js', '-sd', storeDir);
+    if (opts.maxPayload !== undefined) {
+      const conf = join(storeDir, 'max-payload.conf');
+      writeFileSync(conf, `max_payload: ${opts.maxPayload}\n`);
+      args.push('-c', conf);
+    }
     const child = spawn(natsServerBin(), args, { stdio: ['ignore', 'ignore', 'pipe'] });
     proc = child;
     // Ready once it logs so (after it listens, and after JetStream recovered its store).

@@ -9,10 +9,12 @@ import { randomBytes } from 'node:crypto';
 import { createServer as createHttpServer, type IncomingMessage, type Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import { hostname } from 'node:os';
+import type { Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import type { NatsConnection, Subscription } from 'nats';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { wallClock, type Clock } from '../../protocol/clock.js';
+import { MAX_INFLATED_BYTES } from '../../protocol/compress.js';
 import type { LinkLogger } from '../nats/connect.js';
 import type { RecorderTap } from '../record/recording-link.js';
 import { EDGE_HEARTBEAT_MS, RESYNC_SUBJECT, ensureStream } from '../nats/subjects.js';
@@ -55,7 +57,19 @@ export interface Edge {
   port: number;
   id: string;
   stats(): EdgeCounters & OutageCounters & { sessions: number; sockets: number };
+  /** NATS is connected (not down, reconnecting or closed). */
+  natsConnected(): boolean;
   close(): Promise<void>;
+}
+
+/**
+ * Room in a NATS message for an inflated `compress_64` document: the server's max_payload less
+ * what the frame envelope and our headers add, so a document that inflates past what NATS takes
+ * is refused as a protocol error before it is published.
+ */
+function inflateLimit(nc: NatsConnection): number {
+  const max = nc.info?.max_payload;
+  return max === undefined ? MAX_INFLATED_BYTES : Math.min(MAX_INFLATED_BYTES, Math.max(0, max - 4096));
 }
 
 export async function createEdge(opts: EdgeOptions): Promise<Edge> {
@@ -74,13 +88,16 @@ export async function createEdge(opts: EdgeOptions): Promise<Edge> {
     }
   }
 
-  const counters: EdgeCounters = { framesUp: 0, framesDown: 0, protocolErrors: 0, droppedForErrors: 0 };
+  const counters: EdgeCounters = {
+    framesUp: 0, framesDown: 0, protocolErrors: 0, droppedForErrors: 0, rateLimited: 0, droppedForRate: 0, handshakeTimeouts: 0, refusedConnections: 0,
+  };
   const bySerial = new Map<string, EdgeSession>();
   const sockets = new Set<EdgeSession>();
   let nextSession = 1;
   const outage = new OutageBuffer(nc, limits.outageMaxBytes, logger);
   const ctx: SessionContext = {
-    edgeId: id, beatMs: heartbeatMs, nc, logger, publish: (subject, data, h, always) => outage.publish(subject, data, h, always), limits, policy, counters, now: () => clock.now(), tap: opts.recorder,
+    edgeId: id, beatMs: heartbeatMs, nc, logger, publish: (subject, data, h, always) => outage.publish(subject, data, h, always), limits,
+    maxInflatedBytes: () => inflateLimit(nc), policy, counters, now: () => clock.now(), tap: opts.recorder,
     register: (s) => {
       const old = bySerial.get(s.serial!);
       bySerial.set(s.serial!, s);
@@ -97,13 +114,36 @@ export async function createEdge(opts: EdgeOptions): Promise<Edge> {
   const server: Server = opts.tls
     ? createHttpsServer({
       cert: opts.tls.cert, key: opts.tls.key, ca: opts.tls.clientCa,
-      requestCert: true, rejectUnauthorized: true, minVersion: 'TLSv1.2',
+      requestCert: true, rejectUnauthorized: true, minVersion: 'TLSv1.2', handshakeTimeout: limits.handshakeTimeoutMs,
     })
     : createHttpServer();
+  // A cap on open sockets (the process has a limited number of descriptors): Node refuses the
+  // ones past it at once and says so with 'drop'.
+  server.maxConnections = limits.maxConnections;
+  server.on('drop', () => { counters.refusedConnections++; });
+  // A connection that does not reach the websocket upgrade in time is cut: silent sockets held
+  // the port's descriptors for ever. TLS sockets are timed from their handshake, which
+  // `handshakeTimeout` bounds before that.
+  const upgradeTimers = new WeakMap<Socket, unknown>();
+  const awaitUpgrade = (socket: Socket) => {
+    const timer = clock.setTimeout(() => {
+      upgradeTimers.delete(socket);
+      counters.handshakeTimeouts++;
+      socket.destroy();
+    }, limits.handshakeTimeoutMs);
+    upgradeTimers.set(socket, timer);
+    socket.once('close', () => clock.clearTimeout(timer));
+  };
+  server.on(opts.tls ? 'secureConnection' : 'connection', awaitUpgrade);
   // Only websocket upgrades are served on the device port (§1.1).
   server.on('request', (_req, res) => { res.writeHead(426, { connection: 'close' }).end(); });
   const wss = new WebSocketServer({ noServer: true, maxPayload: limits.maxPayload, perMessageDeflate: false });
   server.on('upgrade', (req: IncomingMessage, socket, head) => {
+    const timer = upgradeTimers.get(req.socket);
+    if (timer !== undefined) {
+      clock.clearTimeout(timer);
+      upgradeTimers.delete(req.socket);
+    }
     let cn: string | undefined;
     if (opts.tls) {
       const admitted = admitCertificate(req.socket as TLSSocket, policy);
@@ -138,7 +178,7 @@ export async function createEdge(opts: EdgeOptions): Promise<Edge> {
     }
   })();
   // Often enough that idle and ping deadlines are kept within a third of their length.
-  const tickMs = Math.max(50, Math.min(limits.pingIntervalMs, limits.idleTimeoutMs / 3, 5_000));
+  const tickMs = Math.max(50, Math.min(limits.pingIntervalMs, limits.idleTimeoutMs / 3, limits.handshakeTimeoutMs / 3, 5_000));
   let lastPing = clock.now();
   const timer = setInterval(() => {
     const now = clock.now();
@@ -146,7 +186,10 @@ export async function createEdge(opts: EdgeOptions): Promise<Edge> {
     if (ping) lastPing = now;
     for (const s of sockets) {
       if (now - s.lastFrameAt > limits.idleTimeoutMs) s.close(4000, 'idle timeout');
-      else if (ping) s.tick(now);
+      else if (s.serial === undefined && s.isOpen && now - s.openedAt > limits.handshakeTimeoutMs) {
+        counters.handshakeTimeouts++;
+        s.close(4000, 'no connect in time');
+      } else if (ping) s.tick(now);
     }
   }, tickMs);
   timer.unref();
@@ -166,6 +209,7 @@ export async function createEdge(opts: EdgeOptions): Promise<Edge> {
   return {
     url, port, id,
     stats: () => ({ ...counters, ...outage.counters, sessions: bySerial.size, sockets: sockets.size }),
+    natsConnected: () => !outage.isHolding && !nc.isClosed(),
     close: async () => {
       clearInterval(timer);
       resync.unsubscribe();

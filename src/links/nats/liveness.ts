@@ -43,7 +43,11 @@ export function startHeartbeat(o: HeartbeatOptions): Heartbeat {
   const beat = (stopping = false): void => {
     if (o.paused?.() || o.nc.isClosed()) return;
     const alive: EdgeAlive = { edge: o.edge, at: o.clock.now(), intervalMs: o.intervalMs, sessions: o.sessions(), ...(stopping ? { stopping } : {}) };
-    o.nc.publish(EDGE_ALIVE_SUBJECT, JSON.stringify(alive));
+    try {
+      o.nc.publish(EDGE_ALIVE_SUBJECT, JSON.stringify(alive));
+    } catch {
+      // A connection closing under the timer: the next beat, or none, says what is true.
+    }
   };
   const next = (): void => {
     timer = o.clock.setTimeout(() => {

@@ -14,6 +14,7 @@
  */
 import type { ConsumerMessages, JsMsg, NatsConnection, Subscription } from 'nats';
 import { wallClock, type Clock } from '../../protocol/clock.js';
+import { DEFAULT_FRAME_BUDGET, FrameBudget, type FrameBudgetLimits } from '../../protocol/frame-budget.js';
 import { isObject, type UpFrame } from '../../protocol/frame.js';
 import { rememberStateText } from '../../protocol/json-source.js';
 import { isSerial } from '../../protocol/serial.js';
@@ -54,6 +55,11 @@ export interface NatsLinkManagerOptions {
    * Without it a frame is acknowledged as soon as its actor took it.
    */
   persisted?: () => Promise<void>;
+  /**
+   * What one AP may send, judged by when its edge took each frame (`Airtwin-At`), so a backlog
+   * read at once after a restart is judged at the rate it was sent. Default DEFAULT_FRAME_BUDGET.
+   */
+  budget?: FrameBudgetLimits;
 }
 
 export interface NatsLinkStatus {
@@ -87,6 +93,9 @@ export interface NatsLinkStatus {
    * (see edgeTime): dated when nats-server stored them instead.
    */
   redated: number;
+  /** Frames dropped for being over their AP's budget, and APs disconnected for staying over it. */
+  rateLimited: number;
+  offenders: number;
 }
 
 /** How far an edge's clock may run ahead of nats-server's, and how long an edge may hold a frame. */
@@ -107,7 +116,8 @@ export class NatsLinkManager {
   private readonly links = new Map<string, NatsLink>();
   private linkStatus: NatsStatus = 'connected';
   private messages?: ConsumerMessages;
-  private readonly counts = { frames: 0, malformed: 0, presence: 0, skipped: 0, outside: 0, acked: 0, redated: 0 };
+  private readonly counts = { frames: 0, malformed: 0, presence: 0, skipped: 0, outside: 0, acked: 0, redated: 0, rateLimited: 0, offenders: 0 };
+  private readonly budgets = new Map<string, FrameBudget>();
   private readonly durable: string;
   private readonly filter: string[];
   private filtering: Filtering = 'none';
@@ -331,6 +341,24 @@ export class NatsLinkManager {
     return storedMs;
   }
 
+  /** False when the frame is over its AP's budget: dropped, counted; a persistent offender is disconnected. */
+  private withinBudget(link: NatsLink, bytes: number, at: number): boolean {
+    let budget = this.budgets.get(link.serial);
+    if (!budget) {
+      budget = new FrameBudget(this.opts.budget ?? DEFAULT_FRAME_BUDGET, { now: () => at });
+      this.budgets.set(link.serial, budget);
+    }
+    const verdict = budget.admit(bytes, at);
+    if (verdict === 'ok') return true;
+    this.counts.rateLimited++;
+    if (verdict === 'offender' && link.connected) {
+      this.counts.offenders++;
+      this.opts.logger.warn({ serial: link.serial, limits: this.opts.budget ?? DEFAULT_FRAME_BUDGET }, 'nats link: AP stayed over its frame budget: disconnected');
+      void link.close('over its frame budget');
+    }
+    return false;
+  }
+
   private route(m: JsMsg): void {
     // Checked even when the server filters: cheap, and right whoever applies the filter.
     if (this.filter.length > 0 && !this.filter.some((f) => subjectMatches(f, m.subject))) {
@@ -358,6 +386,7 @@ export class NatsLinkManager {
     }
     const at = this.dated(Number(m.headers?.get(HDR_AT)), storedMs);
     const bytes = m.data.length;
+    if (!this.withinBudget(link, bytes, at)) return;
     const malformed = m.headers?.get(HDR_MALFORMED);
     if (malformed) {
       this.counts.malformed++;

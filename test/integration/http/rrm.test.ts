@@ -22,7 +22,7 @@ const setTopology = (body: unknown) => s.rrm('POST', '/setTopology', { body });
 const layered = async () => (await s.rrm('GET', '/getDeviceLayeredConfig')).body;
 
 beforeAll(async () => {
-  s = await startTestServer({ sim: true, scenario: 'lab', speed: 20, rrmCollectInterval: 1_000_000 });
+  s = await startTestServer({ sim: true, scenario: 'lab', speed: 20, rrmCollectInterval: 1_000_000, rrmPlugin: 'examples/rrm-plugin.ts' });
   await Promise.all([A1, A2, A3].map(online));
   // Runs read each AP's newest stored state: wait until every AP's first one is in DuckDB
   // (being online is not enough on a loaded machine).
@@ -41,7 +41,9 @@ describe('service information', () => {
     for (const x of a.body) {
       expect(x).toEqual({
         name: expect.any(String), description: expect.any(String), shortName: expect.any(String),
-        parameterFormat: '((([^,=])+)=(([^,=])+))(,(([^,=])+)=(([^,=])+))*', parameterSamples: ['mode=random', 'key1=val1,key2=val2'], helper: expect.any(String),
+        parameterFormat: '((([^,=])+)=(([^,=])+))(,(([^,=])+)=(([^,=])+))*', helper: expect.any(String),
+        // upstream's samples, then one per plug-in mode (this server loads examples/rrm-plugin.ts)
+        parameterSamples: x.shortName === 'OptimizeChannel' ? ['mode=random', 'key1=val1,key2=val2', 'mode=quietest'] : ['mode=random', 'key1=val1,key2=val2'],
       });
     }
   });
@@ -184,9 +186,11 @@ describe('runs', () => {
     const before = await layered();
     const r = await s.rrm('PUT', '/runRRM?algorithm=OptimizeTxPower&venue=lab&mock=true&args=seed=1');
     expect(r.status, r.text).toBe(200);
-    expect(Object.keys(r.body)).toEqual(['txPowerMap']);
+    expect(Object.keys(r.body)).toEqual(['txPowerMap', 'score']);
+    expect(Object.keys(r.body.score)).toEqual(['before', 'after']);
     const c = await s.rrm('PUT', '/runRRM?algorithm=OptimizeChannel&venue=lab&mock=true&args=mode=random,,setDifferentChannelPerAp=true');
-    expect(Object.keys(c.body)).toEqual(['channelMap']);
+    expect(Object.keys(c.body)).toEqual(['channelMap', 'score']);
+    expect(c.body.score.before.churn).toBe(0);
     expect(await layered()).toEqual(before);
   });
 
@@ -260,6 +264,42 @@ describe('runs', () => {
     }
     const runs = await s.running.rrmService.store.runs(5);
     expect(runs[0]).toMatchObject({ zone: 'lab', algorithm: 'OptimizeTxPower', mode: 'random', dryRun: false, source: 'api', plan: r.body.data });
+    const listed = await s.rrm('GET', '/runs?zone=lab&limit=2');
+    expect(listed.status, listed.text).toBe(200);
+    expect(listed.body).toHaveLength(2);
+    expect(listed.body[0]).toMatchObject({ zone: 'lab', algorithm: 'OptimizeTxPower', applied: true, plan: r.body.data, score: r.body.score });
+    expect(expectEnvelope(await s.rrm('GET', '/runs?zone=%20'), 400).ErrorDetails).toBe('zone');
+  });
+
+  it('a plug-in (--rrm-plugin) is listed, runs through runRRM and optimizeChannel, is scored and kept', async () => {
+    const algos = (await s.rrm('GET', '/algorithms')).body as { shortName: string; parameterSamples: string[] }[];
+    expect(algos.find((a) => a.shortName === 'OptimizeChannel')!.parameterSamples).toContain('mode=quietest');
+    const r = await s.rrm('PUT', '/runRRM?algorithm=OptimizeChannel&venue=lab&mock=true&args=mode=quietest,seed=4');
+    expect(r.status, r.text).toBe(200);
+    expect(Object.keys(r.body.channelMap).length).toBeGreaterThan(0);
+    expect(r.body.score.after.cci_mw).toBeGreaterThanOrEqual(0);
+    expect((await s.rrm('GET', '/optimizeChannel?mode=quietest&zone=lab&dry_run=true')).status).toBe(200);
+    const runs = (await s.rrm('GET', '/runs?zone=lab&limit=2')).body as { mode: string }[];
+    expect(runs.map((x) => x.mode)).toEqual(['quietest', 'quietest']);
+  });
+
+  it('the objective modes answer over HTTP: weighted, annealing, exact', async () => {
+    for (const mode of ['weighted', 'annealing', 'exact']) {
+      const r = await s.rrm('GET', `/optimizeChannel?mode=${mode}&zone=lab&dry_run=true&seed=1`);
+      expect(r.status, r.text).toBe(200);
+      expect(r.body.score.after.cci_mw).toBeLessThanOrEqual(r.body.score.before.cci_mw * (1 + 1e-9) + 1e-15);
+    }
+  });
+
+  it('seed: the same seed gives the same plan on optimizeChannel, optimizeTxPower and runRRM, and is kept', async () => {
+    for (const path of ['/optimizeChannel?mode=random', '/optimizeTxPower?mode=random']) {
+      const a = await s.rrm('GET', `${path}&zone=lab&dry_run=true&seed=abc`);
+      const b = await s.rrm('GET', `${path}&zone=lab&dry_run=true&seed=abc`);
+      expect(a.status, a.text).toBe(200);
+      expect(b.body.data).toEqual(a.body.data);
+    }
+    const runs = await s.running.rrmService.store.runs(1);
+    expect(runs[0]).toMatchObject({ seed: 'abc', dryRun: true, applied: false });
   });
   it('apply honours enableConfig and userTxPowers, and debounces: a device configured < 30 s ago gets one later push with the latest values', async () => {
     interface Cmd { command: string; submittedBy: string; submitted: number; status: string; details: string }
@@ -294,7 +334,7 @@ describe('runs', () => {
   it('publishes every RRM route in the OpenAPI document', async () => {
     const doc = (await s.rrm('GET', '/openapi.json')).body;
     for (const p of ['algorithms', 'currentModel', 'getDeviceConfig', 'getDeviceLayeredConfig', 'setDeviceNetworkConfig', 'setDeviceZoneConfig',
-      'setDeviceApConfig', 'modifyDeviceApConfig', 'getTopology', 'setTopology', 'optimizeChannel', 'optimizeTxPower', 'runRRM', 'provider', 'system']) {
+      'setDeviceApConfig', 'modifyDeviceApConfig', 'getTopology', 'setTopology', 'optimizeChannel', 'optimizeTxPower', 'runRRM', 'provider', 'system', 'runs']) {
       expect(doc.paths[`/api/v1/${p}`], p).toBeDefined();
     }
     for (const p of ['setTopology', 'setDeviceNetworkConfig', 'setDeviceZoneConfig', 'setDeviceApConfig', 'modifyDeviceApConfig']) {
