@@ -130,18 +130,7 @@ export class Uploader {
       if ('error' in parsed) throw incomplete(parsed.error);
       if (parsed.file.length > this.opts.maxBytes) throw tooLarge(this.opts.maxBytes);
       if (parsed.file.length === 0) throw incomplete('The uploaded file is empty.');
-      try {
-        await writeFile(partial, parsed.file);
-      } catch (e) {
-        throw (e as NodeJS.ErrnoException).code === 'ENOSPC'
-          ? airtwinError('UPLOAD_NO_SPACE', 'file', 'The gateway has no disk space left for this file; nothing was kept.', e)
-          : airtwinError('STORE_FAILURE', 'file', 'The file could not be written; nothing was kept.', e);
-      }
-      const at = this.opts.clock.now();
-      await this.opts.files.commit({ uuid, serialNumber: claim.serial, type: fileType(claim.type), created: Math.floor(at / 1000), size: parsed.file.length }, partial);
-      this.opts.waits.arrived(uuid, parsed.file.length);
-      this.opts.onStored?.({ uuid, serial: claim.serial, type: claim.type, bytes: parsed.file, at });
-      this.opts.logger.info({ uuid, serial: claim.serial, bytes: parsed.file.length, type: claim.type }, 'file uploaded');
+      await this.keep(uuid, claim, parsed.file, partial);
       send(res, 200, { filename: uuid, error: 0 });
     } catch (e) {
       this.opts.waits.release(uuid);
@@ -153,6 +142,43 @@ export class Uploader {
       this.busy.delete(partial);
       this.active--;
     }
+  }
+
+  /**
+   * Takes a file without HTTP (a replayed recording's upload), with the same checks and effects
+   * as a POST. Rejects with the coded error a POST would answer.
+   */
+  async accept(uuid: string, serial: string, bytes: Buffer): Promise<void> {
+    const claim = this.opts.waits.claim(uuid, serial);
+    if (typeof claim === 'string') throw refusal(claim, uuid, serial);
+    const partial = this.opts.files.partialPath(uuid);
+    this.busy.add(partial);
+    try {
+      if (bytes.length > this.opts.maxBytes) throw tooLarge(this.opts.maxBytes);
+      await this.keep(uuid, claim, bytes, partial);
+    } catch (e) {
+      this.opts.waits.release(uuid);
+      await rm(partial, { force: true });
+      throw e;
+    } finally {
+      this.busy.delete(partial);
+    }
+  }
+
+  /** Writes the claimed file whole, renames it into place, indexes it, and tells the waiting command. */
+  private async keep(uuid: string, claim: { type: string; serial: string }, file: Buffer, partial: string): Promise<void> {
+    try {
+      await writeFile(partial, file);
+    } catch (e) {
+      throw (e as NodeJS.ErrnoException).code === 'ENOSPC'
+        ? airtwinError('UPLOAD_NO_SPACE', 'file', 'The gateway has no disk space left for this file; nothing was kept.', e)
+        : airtwinError('STORE_FAILURE', 'file', 'The file could not be written; nothing was kept.', e);
+    }
+    const at = this.opts.clock.now();
+    await this.opts.files.commit({ uuid, serialNumber: claim.serial, type: fileType(claim.type), created: Math.floor(at / 1000), size: file.length }, partial);
+    this.opts.waits.arrived(uuid, file.length);
+    this.opts.onStored?.({ uuid, serial: claim.serial, type: claim.type, bytes: file, at });
+    this.opts.logger.info({ uuid, serial: claim.serial, bytes: file.length, type: claim.type }, 'file uploaded');
   }
 
   /** Answers an error and closes the connection: what the client may still send is not read. */
