@@ -245,7 +245,7 @@ export async function startServe(config: Readonly<ServeConfig>, io: ServeIo): Pr
     });
     closers.push(async () => uiNotifications.close());
     const sim = config.sim && !replayFiles
-      ? await startSimVenue({ scenario: config.scenario, seed: config.seed, clock, fleet, devices, wrap, upload: simUpload(logging.for('gateway')) })
+      ? await startSimVenue({ scenario: config.scenario, seed: config.seed, clock, fleet, devices, wrap, upload: simUpload(logging.for('gateway'), https?.cert) })
       : undefined;
     if (sim) closers.push(() => sim.close());
     const nats = natsLinks;
