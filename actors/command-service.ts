@@ -1,5 +1,5 @@
 import { filter, type Subscription } from 'rxjs';
-import { airtwinError, deviceBusy, deviceOffline, devicePlaysBack, notFound } from '../src/errors.js';
+import { airtwinError, deviceBusy, deviceOffline, deviceTakesNoCommand, notFound } from '../src/errors.js';
 import type { Clock } from '../src/protocol/clock.js';
 import { isObject, type JsonObject } from '../src/protocol/frame.js';
 import {
@@ -305,7 +305,7 @@ export class CommandService {
       };
       this.waiters.set(uuid, (e) => {
         if (e.type === 'command-rejected') {
-          const err = e.payload.code === 'DEVICE_BUSY' ? deviceBusy(serial, name) : e.payload.playsBack ? devicePlaysBack(serial, name) : deviceOffline(serial, name);
+          const err = e.payload.code === 'DEVICE_BUSY' ? deviceBusy(serial, name) : e.payload.byLink ? deviceTakesNoCommand(serial, name, e.payload.reason) : deviceOffline(serial, name);
           done(() => reject(err));
           return;
         }

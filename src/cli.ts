@@ -10,6 +10,7 @@ import { Command, CommanderError, Option } from 'commander';
 import { ConfigError, parseRecordMaxBytes, parseSpeed } from './config/flags.js';
 // Node built-ins only: cheap to load for every command.
 import { isStdout } from './links/record/ndjson-writer.js';
+import { humanLogLines } from './server/human-log.js';
 import { DEFAULT_FRAME_BUDGET } from './protocol/frame-budget.js';
 import { VERSION } from './version.js';
 
@@ -76,6 +77,15 @@ function stopOnSignal(stopping: string): { signal: AbortSignal; off: () => void 
   return { signal: ctl.signal, off: () => { process.off('SIGINT', on); process.off('SIGTERM', on); } };
 }
 
+/**
+ * Where a running command logs: with its messages (`say`), as readable lines when that is a
+ * terminal, else as pino's JSON lines (undefined: pino's own stdout).
+ */
+function logDestinationFor(say: NodeJS.WritableStream): { logDestination?: NodeJS.WritableStream } {
+  if ((say as { isTTY?: boolean }).isTTY === true) return { logDestination: humanLogLines(say) };
+  return say === process.stderr ? { logDestination: process.stderr } : {};
+}
+
 function parsePort(flag: string, text: string): number {
   const n = Number(text);
   if (!Number.isInteger(n) || n < 0 || n > 65535) throw new ConfigError(`${flag}: ${text} is not a port number`);
@@ -131,6 +141,11 @@ program.command('serve')
   .option('--tls-key <file>', 'key of --tls-cert')
   .addOption(new Option('--log-level <level>', 'log level').choices(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'))
   .option('--body-limit <bytes>', 'largest request body', String(1024 * 1024))
+  .option('--headers-timeout <s>', 'seconds a client has to send the request line and headers (408 after)', '20')
+  .option('--request-timeout <s>', 'seconds a client has to send a whole request, body included (408 after)', '60')
+  .option('--keep-alive-timeout <s>', 'seconds an idle keep-alive connection stays open', '72')
+  .option('--connection-timeout <s>', 'seconds a connection may stay silent both ways (0: never)', '300')
+  .option('--max-connections <n>', 'connections open at once on each API port (0: no cap)', '400')
   .option('--no-auto-provision', 'refuse APs that have no device record')
   .option('--rrm-wifi-scan-interval <s>', 'RRM data collection: seconds between wifi scans of a zone member (default 900; 0 disables)')
   .option('--rrm-capabilities-interval <s>', 'RRM data collection: seconds between state/capabilities refreshes (default 3600)')
@@ -161,7 +176,7 @@ program.command('serve')
     const signals = serviceSignals(say);
     const running = await startServe(config, {
       print: (line) => say.write(`${line}\n`),
-      ...(say === process.stderr ? { logDestination: process.stderr } : {}),
+      ...logDestinationFor(say),
       ...(process.stderr.isTTY ? { progress: process.stderr } : {}),
       stop: signals.starting,
     });
@@ -190,8 +205,9 @@ program.command('edge')
   .option('--ap-max-frames-per-s <n>', 'frames/s one AP may send, bursts of 10 s; more are dropped, counted (0: no limit)', process.env.AIRTWIN_AP_MAX_FRAMES_PER_S ?? String(DEFAULT_FRAME_BUDGET.framesPerS))
   .option('--ap-max-bytes-per-s <n>', 'bytes/s one AP may send, bursts of 10 s (0: no limit)', process.env.AIRTWIN_AP_MAX_BYTES_PER_S ?? String(DEFAULT_FRAME_BUDGET.bytesPerS))
   .option('--ap-offender-seconds <s>', 'disconnect an AP over its budget this many seconds in a row (0: never)', process.env.AIRTWIN_AP_OFFENDER_SECONDS ?? String(DEFAULT_FRAME_BUDGET.strikes))
+  .option('--metrics-port <port>', 'Prometheus metrics at http://HOST:PORT/metrics (and /health)', process.env.AIRTWIN_METRICS_PORT ?? '15010')
   .addOption(new Option('--log-level <level>', 'log level').choices(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'))
-  .action(async (opts: { port: string; host: string; nats: string; tlsCert?: string; tlsKey?: string; clientCa?: string; allowMismatch: boolean; simulatorId?: string; idleTimeout: string; maxFrameBytes: string; outageMaxBytes: string; record?: string; recordMaxBytes?: string; apMaxFramesPerS: string; apMaxBytesPerS: string; apOffenderSeconds: string; uploadTarget?: string; uploadPort: string; logLevel: 'info' }) => {
+  .action(async (opts: { port: string; host: string; nats: string; tlsCert?: string; tlsKey?: string; clientCa?: string; allowMismatch: boolean; simulatorId?: string; idleTimeout: string; maxFrameBytes: string; outageMaxBytes: string; record?: string; recordMaxBytes?: string; apMaxFramesPerS: string; apMaxBytesPerS: string; apOffenderSeconds: string; metricsPort: string; uploadTarget?: string; uploadPort: string; logLevel: 'info' }) => {
     const idle = Number(opts.idleTimeout);
     const maxFrame = Number(opts.maxFrameBytes);
     const outageMax = Number(opts.outageMaxBytes);
@@ -212,8 +228,8 @@ program.command('edge')
     const signals = serviceSignals(say);
     const edge = await runEdge({
       port: parsePort('--port', opts.port), host: opts.host, nats: opts.nats, tlsCert: opts.tlsCert, tlsKey: opts.tlsKey, clientCa: opts.clientCa,
-      allowMismatch: opts.allowMismatch, simulatorId: opts.simulatorId, idleTimeoutS: idle, maxFrameBytes: maxFrame, outageMaxBytes: outageMax, budget, logLevel: opts.logLevel,
-      record: opts.record, recordMaxBytes: recordMax, ...(say === process.stderr ? { logDestination: process.stderr } : {}),
+      allowMismatch: opts.allowMismatch, simulatorId: opts.simulatorId, idleTimeoutS: idle, maxFrameBytes: maxFrame, outageMaxBytes: outageMax, budget, metricsPort: parsePort('--metrics-port', opts.metricsPort), logLevel: opts.logLevel,
+      record: opts.record, recordMaxBytes: recordMax, ...logDestinationFor(say),
       ...(opts.uploadTarget ? { uploadTarget: opts.uploadTarget, uploadPort: parsePort('--upload-port', opts.uploadPort) } : {}),
     });
     if (signals.starting.aborted) {

@@ -36,8 +36,12 @@ export const ERROR_CATALOGUE = {
   ALREADY_EXISTS: [409, 'A record with this key exists already.'],
   DEVICE_BUSY: [409, 'The device is already running a command.'],
   DEVICE_OFFLINE: [409, 'The device is not connected and this command cannot be queued.'],
+  REQUEST_TIMEOUT: [408, 'The request (its headers or its body) did not arrive within the configured time.'],
   PAYLOAD_TOO_LARGE: [413, 'The request body is larger than the configured limit.'],
+  URI_TOO_LONG: [414, 'A path parameter is longer than 100 characters.'],
   UNSUPPORTED_MEDIA_TYPE: [415, 'The request body is not application/json.'],
+  HEADERS_TOO_LARGE: [431, 'The request line and headers are larger than 16 KB.'],
+  SHUTTING_DOWN: [503, 'The service is shutting down and takes no new requests.'],
   SECURITY_UNREACHABLE: [503, 'The security service that validates tokens cannot be reached.'],
   NOT_CONFIGURED: [400, 'The feature needs a setting that is not configured (e.g. NATS).'],
   RTTY_DISABLED: [503, 'Remote sessions (rtty) are turned off on this gateway (serve --no-rtty).'],
@@ -65,9 +69,9 @@ export const invalidSerial = (details: string, value: unknown) =>
   airtwinError('INVALID_SERIAL', details, `${JSON.stringify(value)} is not a serial number: expected 12 hexadecimal digits, ':' or '-' separators allowed.`);
 export const deviceOffline = (serial: string, command: string) =>
   airtwinError('DEVICE_OFFLINE', command, `Device ${serial} is not connected; '${command}' cannot be queued.`);
-/** A replayed AP (DeviceLink.playsBack) is as good as offline for a new command: it plays back what the real one did. */
-export const devicePlaysBack = (serial: string, command: string) =>
-  airtwinError('DEVICE_OFFLINE', command, `Device ${serial} is replayed from a recording: it plays back what the AP did and cannot run a new '${command}'.`);
+/** A device whose link takes no new command (DeviceLink.refusesNewCommands: `why`) is as good as offline for one. */
+export const deviceTakesNoCommand = (serial: string, command: string, why: string) =>
+  airtwinError('DEVICE_OFFLINE', command, `Device ${serial} is ${why} and cannot run a new '${command}'.`);
 export const deviceBusy = (serial: string, command: string) =>
   airtwinError('DEVICE_BUSY', command, `Device ${serial} is already running a command; try again when it completes.`);
 export const forbidden = (details: string, role: string) =>
@@ -77,8 +81,10 @@ export const tokenExpired = () => airtwinError('TOKEN_EXPIRED', 'Authorization',
 /** A DELETE of a record that is not there, where upstream answers success (the openwifi wire does). */
 export const nothingToDelete = (details: string, description: string) => airtwinError('NOTHING_TO_DELETE', details, description);
 export const notConfigured = (details: string, description: string) => airtwinError('NOT_CONFIGURED', details, description);
-export const storeFailure = (details: string, cause: unknown) =>
-  airtwinError('STORE_FAILURE', details, 'The database could not complete the operation.', cause);
+/** `statement` (what failed: the start of the SQL) goes to the log with the cause, never to a client. */
+export const storeFailure = (statement: string, cause: unknown) =>
+  airtwinError('STORE_FAILURE', 'database', 'The database could not complete the operation.',
+    new Error(`${statement}: ${cause instanceof Error ? cause.message : String(cause)}`, { cause }));
 
 export function isAirtwinError(e: unknown): e is AirtwinError {
   return e instanceof AirtwinError;

@@ -17,6 +17,7 @@
  *                       what one AP may send (src/protocol/frame-budget.ts; env AIRTWIN_AP_*)
  *   --record <file>     record every frame both ways and each AP's connect/disconnect (NDJSON)
  *   --record-max-bytes <n> rotate the recording past this size (FILE, FILE.1, ...)
+ *   --metrics-port <n>  Prometheus metrics at http://host:n/metrics (cli default 15010; none when not given here)
  *   --upload-target <url> relay AP file uploads (POST /v1/upload/<uuid>) to serve's uploader at this URL
  *   --upload-port <n>   port of that relay (default 16003; TLS with --tls-cert/--tls-key when given)
  *   --log-level <lvl>
@@ -29,6 +30,7 @@ import type { NatsConnection } from 'nats';
 import { pino, type LevelWithSilent } from 'pino';
 import { ConfigError, checkRecordFile } from '../config/flags.js';
 import { createEdge, type Edge } from '../links/edge/edge-server.js';
+import { startEdgeMetrics, type EdgeMetrics } from '../links/edge/edge-metrics.js';
 import { createUploadRelay, type UploadRelay } from '../links/edge/upload-relay.js';
 import { connectNats, type LinkLogger } from '../links/nats/connect.js';
 import { closeRecorder, createRecorder, type Recorder } from '../links/record/recording-link.js';
@@ -50,6 +52,8 @@ export interface EdgeCommandOptions {
   outageMaxBytes?: number;
   /** What one AP may send (default DEFAULT_FRAME_BUDGET). */
   budget?: Partial<FrameBudgetLimits>;
+  /** Serve /metrics and /health on this port (0: a free one); none when undefined. */
+  metricsPort?: number;
   logLevel?: LevelWithSilent;
   /** Record every frame as it crossed this edge (the recording format of architecture.md). */
   record?: string;
@@ -68,6 +72,8 @@ export interface RunningEdge {
   nc: NatsConnection;
   /** With `record`: lines, bytes and files written so far. */
   recorder?: Recorder;
+  /** With `metricsPort`: the metrics listener. */
+  metrics?: EdgeMetrics;
   /** With `uploadTarget`: the relay APs upload files to. */
   uploadRelay?: UploadRelay;
   /** Close the port, announce disconnects, drain NATS. Safe to call twice. */
@@ -125,7 +131,18 @@ export async function runEdge(opts: EdgeCommandOptions): Promise<RunningEdge> {
     if ((e as NodeJS.ErrnoException).code === 'EADDRINUSE') throw new ConfigError(`port in use: ${opts.port ?? 15002} (choose another with --port)`);
     throw e;
   }
+  let metrics: EdgeMetrics | undefined;
   let uploadRelay: UploadRelay | undefined;
+  try {
+    if (opts.metricsPort !== undefined) metrics = await startEdgeMetrics({ edge, port: opts.metricsPort, host: opts.host ?? '0.0.0.0' });
+  } catch (e) {
+    await edge.close();
+    await recorder?.close();
+    await nc.close();
+    if ((e as NodeJS.ErrnoException).code === 'EADDRINUSE') throw new ConfigError(`port in use: ${opts.metricsPort} (choose another with --metrics-port)`);
+    throw e;
+  }
+  if (metrics) logger.info({ url: `${metrics.url}/metrics` }, 'edge metrics listening');
   if (opts.uploadTarget) {
     try {
       uploadRelay = await createUploadRelay({
@@ -133,6 +150,7 @@ export async function runEdge(opts: EdgeCommandOptions): Promise<RunningEdge> {
         ...(tls ? { tls: { cert: tls.cert, key: tls.key } } : {}),
       });
     } catch (e) {
+      await metrics?.close();
       await edge.close();
       await recorder?.close();
       await nc.close();
@@ -147,8 +165,9 @@ export async function runEdge(opts: EdgeCommandOptions): Promise<RunningEdge> {
   if (recorder) logger.info({ file: opts.record, maxBytes: opts.recordMaxBytes }, 'recording every frame');
   let closing: Promise<void> | undefined;
   return {
-    edge, nc, recorder, uploadRelay,
+    edge, nc, recorder, metrics, uploadRelay,
     close: () => (closing ??= (async () => {
+      await metrics?.close();
       await uploadRelay?.close();
       // The edge first: closing its sockets records each AP's disconnect.
       await edge.close();

@@ -17,10 +17,13 @@ import { FilesRepo } from '../store/files-repo.js';
 import { loadScripts } from '../store/scripts-repo.js';
 import { loadDefaultFirmwares } from '../store/default-firmwares-repo.js';
 import { createAuthenticator } from '../server/auth.js';
+import type { HttpLimits } from '../server/http-limits.js';
 import { createLogging, type Logging } from '../server/logging.js';
 import { buildGateway } from '../gateway/app.js';
 import type { HealthSources } from '../gateway/routes/health.js';
 import { buildRrm } from '../rrm/app.js';
+import { introduceServices } from '../server/teaching-errors.js';
+import { loadScenario } from '../../simulator/scenario.js';
 import { RrmStore } from '../rrm/store.js';
 import { RrmApplier } from '../rrm/apply.js';
 import { RrmCollector } from '../rrm/collector.js';
@@ -48,6 +51,7 @@ import { simUpload } from './sim-upload.js';
 import type { Fleet } from '../../actors/fleet.js';
 import type { CommandService } from '../../actors/command-service.js';
 import { DEFAULT_FRAME_BUDGET } from '../protocol/frame-budget.js';
+import { HttpMetrics, processRegistry } from '../server/prom.js';
 
 
 export interface RunningServe {
@@ -97,6 +101,17 @@ function listeningOn(app: FastifyInstance, tls: boolean): { port: number; tls: b
   return address !== null && typeof address === 'object' ? { port: address.port, tls } : undefined;
 }
 
+/** The HTTP limits of both API listeners from the serve settings (seconds). */
+export function httpLimitsOf(config: Pick<ServeConfig, 'headersTimeout' | 'requestTimeout' | 'keepAliveTimeout' | 'connectionTimeout' | 'maxConnections'>): HttpLimits {
+  return {
+    headersTimeoutMs: config.headersTimeout * 1000,
+    requestTimeoutMs: config.requestTimeout * 1000,
+    keepAliveTimeoutMs: config.keepAliveTimeout * 1000,
+    connectionTimeoutMs: config.connectionTimeout * 1000,
+    maxConnections: config.maxConnections,
+  };
+}
+
 /** The uploader's port: the one configured, else 16003, else (busy, or the gateway on a free port) a free one. */
 async function listenUploader(uploader: Uploader, config: Readonly<ServeConfig>): Promise<string> {
   if (config.uploadPort !== undefined) return uploader.listen(config.uploadPort, config.host);
@@ -112,6 +127,8 @@ async function listenUploader(uploader: Uploader, config: Readonly<ServeConfig>)
 /** The composition root of `airtwin serve`: config -> store -> services -> listening sockets. */
 export async function startServe(config: Readonly<ServeConfig>, io: ServeIo): Promise<RunningServe> {
   if (config.record) checkRecordFile(config.record, config.recordMaxBytes);
+  // A venue that is not there is said before the data dir is made.
+  if (config.sim && !config.replay) loadScenario(config.scenario);
   // The data dir's own DuckDB file or its log, by any path: the recorder would truncate it.
   const ownFile = config.record ? storeRecordedOver(config.record, config.dataDir) : undefined;
   if (ownFile) throw new ConfigError(`--record: ${config.record} is ${ownFile}, the data dir's database; record to another file`);
@@ -158,7 +175,11 @@ export async function startServe(config: Readonly<ServeConfig>, io: ServeIo): Pr
     );
     const https = config.tlsCert && config.tlsKey ? { cert: readFileSync(config.tlsCert), key: readFileSync(config.tlsKey) } : undefined;
     const certificateFiles = config.tlsCert ? [config.tlsCert] : [];
-    const common = { authenticator, bodyLimit: config.bodyLimit, certificateFiles, https, wire: config.wire };
+    const limits = httpLimitsOf(config);
+    // One registry for the process: both ports serve it, with the request durations of both.
+    const registry = processRegistry();
+    const httpMetrics = new HttpMetrics(registry);
+    const common = { authenticator, bodyLimit: config.bodyLimit, certificateFiles, https, wire: config.wire, limits, httpMetrics };
 
     // Where GET rtty sends the APs: the rttys defaults, each overridable; none with --no-rtty.
     const rtty = !config.rtty ? undefined : {
@@ -250,6 +271,7 @@ export async function startServe(config: Readonly<ServeConfig>, io: ServeIo): Pr
     if (sim) closers.push(() => sim.close());
     const nats = natsLinks;
     const health: HealthSources = {
+      registry,
       ingest: () => ingest.metrics(),
       links: (): ReturnType<HealthSources['links']> => {
         if (!nats) return {};
@@ -281,15 +303,18 @@ export async function startServe(config: Readonly<ServeConfig>, io: ServeIo): Pr
     closers.push(async () => {
       scheduler.stop();
       collector.stop();
+      await collector.settled();
       await applier.close();
     });
-    const rrm = await buildRrm({ ...rrmBase, rrm: { store: rrmStore, applier } }, common);
+    const rrm = await buildRrm({ ...rrmBase, rrm: { store: rrmStore, applier } }, { ...common, registry });
     closers.push(() => rrm.close());
     collector.start();
     scheduler.start();
 
     const gatewayUrl = await gateway.listen({ port: config.gatewayPort, host: config.host });
     const rrmUrl = await rrm.listen({ port: config.rrmPort, host: config.host });
+    // A route asked of the wrong port answers 404 naming the port that serves it.
+    introduceServices([{ name: 'device gateway', url: gatewayUrl, app: gateway }, { name: 'RRM', url: rrmUrl, app: rrm }]);
     // The recording file is touched only now: a start that failed left an earlier one as it was.
     const replaced = recorder?.open();
     if (replaced) logging.for('links').warn({ ...replaced }, 'recording replaces an earlier one at its path (give each run its own file to keep them)');

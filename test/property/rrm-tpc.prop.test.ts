@@ -9,12 +9,13 @@ import { runAlgorithm } from '../../src/rrm/algorithms/registry.js';
 import type { Plan } from '../../src/rrm/algorithms/common.js';
 import { CoverageGrid } from '../../src/rrm/algorithms/coverage-grid.js';
 import { exhaustiveSearch } from '../../src/rrm/algorithms/location-optimal.js';
+import { powerScore } from '../../src/rrm/score/power.js';
 import type { EffectiveConfig } from '../../src/rrm/schemas/device-config.js';
 import {
   applyToVenue, defaultConfigs, genVenue, propParams, randomConstraints, venueModel, type SynthVenue,
 } from '../helpers/rrm-models.js';
 
-const MODES = ['random', 'measure_ap_client', 'measure_ap_ap', 'location_optimal'] as const;
+const MODES = ['random', 'measure_ap_client', 'measure_ap_ap', 'location_optimal', 'coverage_cci'] as const;
 
 const venueArb = fc.record({
   seed: fc.integer({ min: 0, max: 1_000_000 }),
@@ -166,6 +167,28 @@ describe('tx power optimizers: power limits', () => {
     const v = genVenue(3, { aps: 1, bands: ['5G'], startChannels: { '5G': [36] }, country: 'US', unmanaged: 0 });
     const plan = run('measure_ap_ap', v, defaultConfigs(v), [v.aps[0]!.serial]);
     expect(plan[v.aps[0]!.serial]!['5G']).toBe(23);
+  });
+});
+
+describe('coverage_cci: properties', () => {
+  it('covers at least the clients the current powers cover, with no more CCI', () => {
+    fc.assert(fc.property(venueArb, fc.boolean(), (p, constrained) => {
+      const v = genVenue(p.seed, { aps: p.aps, bands: p.bands, side: 40, clientsPerRadio: 4 });
+      const configs = constrained ? randomConstraints(v, p.seed, 40) : defaultConfigs(v);
+      const serials = v.aps.map((a) => a.serial);
+      const plan = run('coverage_cci', v, configs, serials);
+      const model = venueModel(v);
+      // the current powers as they would be snapped to the allowed ones
+      const before = powerScore(model, serials, {});
+      const after = powerScore(model, serials, plan);
+      if (!constrained) {
+        expect(after.coverage ?? 0).toBeGreaterThanOrEqual(before.coverage ?? 0);
+        expect(after.cci).toBeLessThanOrEqual(before.cci);
+      }
+      // and re-scanned after the plan is applied, the CCI it predicted is what the APs hear
+      const applied = powerScore(venueModel(applyToVenue(v, 'txPower', plan)), serials, {});
+      expect(applied.cci).toBeLessThanOrEqual(after.cci * 1.3 + 1e-12);
+    }), propParams(30));
   });
 });
 

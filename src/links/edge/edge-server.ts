@@ -56,6 +56,8 @@ export interface Edge {
   port: number;
   id: string;
   stats(): EdgeCounters & OutageCounters & { sessions: number; sockets: number };
+  /** NATS is connected (not down, reconnecting or closed). */
+  natsConnected(): boolean;
   close(): Promise<void>;
 }
 
@@ -178,6 +180,7 @@ export async function createEdge(opts: EdgeOptions): Promise<Edge> {
   return {
     url, port, id,
     stats: () => ({ ...counters, ...outage.counters, sessions: bySerial.size, sockets: sockets.size }),
+    natsConnected: () => !outage.isHolding && !nc.isClosed(),
     close: async () => {
       clearInterval(timer);
       resync.unsubscribe();

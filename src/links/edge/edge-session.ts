@@ -261,12 +261,13 @@ export class EdgeSession {
     this.ctx.counters.protocolErrors++;
     // The actor counts it too (its protocol-error events), so the twin shows what the AP did.
     if (this.serial) this.publishUp(text.slice(0, 4096), reason);
-    // A JSON object is recorded whole, so a replay's actor meets it as this one did. Other text
+    // A JSON object is recorded whole, so an actor reading the recording meets it as this one did. Other text
     // is not: the recorder pastes a frame's text into its line as it is, and text such as
     // `{"a":1},"serial":"<another AP>","frame":{...}` made a valid line for another AP.
     if (this.serial && object) this.ctx.tap?.up(this.serial, text, this.lastFrameAt);
     this.ctx.logger.warn({ serial: this.serial, ip: this.ipAddress, reason, count: this.protocolErrors }, 'protocol error');
-    if (this.protocolErrors >= this.ctx.limits.maxProtocolErrors) {
+    // Once: frames still in flight after the close count as errors, not as more disconnects.
+    if (this.protocolErrors === this.ctx.limits.maxProtocolErrors) {
       this.ctx.counters.droppedForErrors++;
       this.close(4002, `${this.protocolErrors} protocol errors`);
     }
@@ -296,7 +297,7 @@ export class EdgeSession {
     if (this.serial) {
       this.publishPresence('disconnect', reason);
       // A socket replaced by the AP's newer one closes after that one connected: recording its
-      // disconnect would leave a replayed AP offline while the live one is connected.
+      // disconnect would leave the AP offline in the recording while the live one is connected.
       if (this.ctx.unregister(this)) this.ctx.tap?.disconnect(this.serial, this.ctx.now());
       this.ctx.logger.info({ serial: this.serial, reason }, 'ap disconnected');
     }

@@ -8,6 +8,7 @@ import {
 } from '../../protocol/wifi-channels.js';
 import type { EffectiveConfig } from '../schemas/device-config.js';
 import type { RrmModel } from '../model/types.js';
+import type { Site } from '../site.js';
 import { MAX_TX_POWER_DBM, type ApView } from '../model/view.js';
 
 /** A seeded source of uniform numbers in [0, 1) (a seedrandom prng). */
@@ -24,6 +25,8 @@ export interface AlgorithmInput<A> {
   configs: ReadonlyMap<string, EffectiveConfig>;
   rng: Rng;
   args: A;
+  /** The venue (floors, walls, origin) when RRM knows it: location-based power modes use it. */
+  site?: Site;
 }
 
 /** Uniform pick; the one place optimizers draw from the rng. */

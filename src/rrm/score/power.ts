@@ -115,6 +115,8 @@ export class PowerScene {
         this.unmanagedAll.push(0);
         this.noise.push(noiseMw(r.width));
         this.clients.push(r.clientRssis.map((rssi) => rssi + r.txPower! - CLIENT_TX_DBM));
+        this.gridCells.push(new Int32Array(0));
+        this.gridLoss.push(new Float64Array(0));
       }
     });
     // Hearing: for each hearing radio, the strongest entry of each transmitting radio.
