@@ -220,7 +220,7 @@ export async function startServe(config: Readonly<ServeConfig>, io: ServeIo): Pr
       : undefined;
     if (recorder) closers.push(() => closeRecorder(recorder, logging.for('links')));
     const uploader = new Uploader({
-      files, waits: commandService.files, clock, logger: logging.for('gateway'), maxBytes: config.uploadMaxBytes, https,
+      files, waits: commandService.files, clock, logger: logging.for('gateway'), maxBytes: config.uploadMaxBytes, https, limits,
       retention: { maxAgeS: config.filesMaxAge, maxTotalBytes: config.filesMaxBytes },
       // A recording keeps the files APs uploaded beside their frames, so a replay has them too.
       onStored: (u) => recorder?.tap.upload(u.serial, { uuid: u.uuid, type: u.type, bytes: u.bytes }, u.at),

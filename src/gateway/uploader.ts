@@ -9,6 +9,8 @@ import type { FilesRepo, FileRetention } from '../store/files-repo.js';
 import { fileType } from '../store/files-repo.js';
 import type { FileWaits } from '../../actors/file-waits.js';
 import { uploadedFile } from './multipart.js';
+import { applyServerLimits, nodeServerOptions, onClientError, type HttpLimits } from '../server/http-limits.js';
+import { uploadLimits } from '../server/upload-limits.js';
 
 /** Settings of the file uploader (`serve --upload-*`). */
 export interface UploaderOptions {
@@ -23,6 +25,8 @@ export interface UploaderOptions {
   https?: { cert: Buffer; key: Buffer };
   /** Uploads received at once; more are answered 503 at once. */
   maxConcurrent?: number;
+  /** Timeouts and connection cap, as the APIs' (with room for a large body: uploadLimits). */
+  limits?: HttpLimits;
   /** A stored upload, for the recorder (`--record`). */
   onStored?: (upload: { uuid: string; serial: string; type: string; bytes: Buffer; at: number }) => void;
 }
@@ -51,10 +55,11 @@ export class Uploader {
 
   constructor(private readonly opts: UploaderOptions) {
     const handler = (req: IncomingMessage, res: ServerResponse) => void this.handle(req, res);
-    this.server = opts.https ? createHttpsServer({ cert: opts.https.cert, key: opts.https.key }, handler) : createHttpServer(handler);
-    // An AP on a slow link may take a while for 10 MB, but a silent connection is not kept.
-    this.server.requestTimeout = 5 * 60_000;
-    this.server.headersTimeout = 30_000;
+    const limits = uploadLimits(opts.limits);
+    const options = nodeServerOptions(limits);
+    this.server = opts.https ? createHttpsServer({ ...options, cert: opts.https.cert, key: opts.https.key }, handler) : createHttpServer(options, handler);
+    applyServerLimits(this.server, limits);
+    this.server.on('clientError', onClientError);
   }
 
   /** Listens; resolves with the base URL (`http(s)://host:port`). Starts the retention sweep. */

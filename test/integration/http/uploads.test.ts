@@ -1,6 +1,8 @@
 import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
+import { connect } from 'node:net';
+import { once } from 'node:events';
 import { request as httpsRequest } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -248,5 +250,24 @@ describe('the uploader over TLS', () => {
     const c = await gw(`/device/${A1}/trace`, { method: 'POST', body: JSON.stringify({ network: 'up', duration: 1 }) });
     expect(c.body).toMatchObject({ status: 'completed', waitingForFile: 0, attachType: 'pcap' });
     expect(JSON.parse(c.body.details as string).uri).toBe(`${s.running.uploaderUrl}/v1/upload/${c.body.UUID}`);
+  });
+});
+
+describe('the uploader\'s HTTP limits', () => {
+  let s: TestServer;
+  beforeAll(async () => {
+    s = await startTestServer({ headersTimeout: 1 });
+  });
+  afterAll(async () => s.close());
+
+  it('answers a client whose headers do not come in time with 408 and the envelope, and closes it', async () => {
+    const url = new URL(s.running.uploaderUrl);
+    const socket = connect(Number(url.port), url.hostname);
+    let text = '';
+    socket.on('data', (d: Buffer) => { text += d.toString(); });
+    socket.write('POST /v1/upload/11111111-2222-4333-8444-555555555555 HTTP/1.1\r\nHost: x\r\n');
+    await once(socket, 'close');
+    expect(text).toMatch(/^HTTP\/1\.1 408 /);
+    expect(JSON.parse(text.slice(text.indexOf('\r\n\r\n') + 4))).toMatchObject({ ErrorCode: 408 });
   });
 });
