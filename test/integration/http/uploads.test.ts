@@ -203,6 +203,14 @@ describe('files the simulated APs upload', () => {
     expect(r.stdout).toMatch(/ARP, Request who-has/);
   });
 
+  it('deferred shell script: its output as text', async () => {
+    const c = await s.gw('POST', `/device/${A2}/script`, { body: { type: 'shell', script: Buffer.from('uptime').toString('base64'), deferred: true } });
+    expect(c.body).toMatchObject({ status: 'completed', waitingForFile: 0, attachType: 'txt' });
+    const { res, bytes } = await download(c.body.UUID, A2);
+    expect(res.headers.get('content-type')).toBe('text/plain');
+    expect(bytes.toString()).toMatch(new RegExp(`^# shell on ${A2} at \\d+\n# 6 bytes of script, exit 0\n$`));
+  });
+
   it('diagnostic script: a .tar.gz that tar lists; delete removes it (200 on this wire)', async () => {
     const body = { serialNumber: A3, timeout: 30, type: 'diagnostic', script: '', scriptId: '', when: 0, signature: '', deferred: true, uri: '' };
     const c = await s.gw('POST', `/device/${A3}/script`, { body });
