@@ -198,6 +198,8 @@ program.command('edge')
   .option('--no-allow-mismatch', 'refuse an AP whose certificate CN differs from its serial')
   .option('--simulator-id <cn>', 'admit simulator certificates (CN starting with 53494d) with this CN')
   .option('--idle-timeout <s>', 'drop an AP silent for this long', '600')
+  .option('--handshake-timeout <s>', 'cut a connection that has not finished TLS and the websocket upgrade, or then sent its connect, within this', '30')
+  .option('--max-connections <n>', 'open connections the device port takes; more are refused (counted)', '15000')
   .option('--max-frame-bytes <n>', 'largest frame accepted from an AP', '512000')
   .option('--outage-max-bytes <n>', 'AP frames held while NATS is down, sent when it is back; later ones are lost (counted)', String(64 * 1024 * 1024))
   .option('--record <file>', 'record every frame both ways and each AP\'s connect/disconnect (NDJSON; gzip when FILE ends in .gz)')
@@ -207,11 +209,15 @@ program.command('edge')
   .option('--ap-offender-seconds <s>', 'disconnect an AP over its budget this many seconds in a row (0: never)', process.env.AIRTWIN_AP_OFFENDER_SECONDS ?? String(DEFAULT_FRAME_BUDGET.strikes))
   .option('--metrics-port <port>', 'Prometheus metrics at http://HOST:PORT/metrics (and /health)', process.env.AIRTWIN_METRICS_PORT ?? '15010')
   .addOption(new Option('--log-level <level>', 'log level').choices(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'))
-  .action(async (opts: { port: string; host: string; nats: string; tlsCert?: string; tlsKey?: string; clientCa?: string; allowMismatch: boolean; simulatorId?: string; idleTimeout: string; maxFrameBytes: string; outageMaxBytes: string; record?: string; recordMaxBytes?: string; apMaxFramesPerS: string; apMaxBytesPerS: string; apOffenderSeconds: string; metricsPort: string; uploadTarget?: string; uploadPort: string; logLevel: 'info' }) => {
+  .action(async (opts: { port: string; host: string; nats: string; tlsCert?: string; tlsKey?: string; clientCa?: string; allowMismatch: boolean; simulatorId?: string; idleTimeout: string; handshakeTimeout: string; maxConnections: string; maxFrameBytes: string; outageMaxBytes: string; record?: string; recordMaxBytes?: string; apMaxFramesPerS: string; apMaxBytesPerS: string; apOffenderSeconds: string; metricsPort: string; uploadTarget?: string; uploadPort: string; logLevel: 'info' }) => {
     const idle = Number(opts.idleTimeout);
     const maxFrame = Number(opts.maxFrameBytes);
     const outageMax = Number(opts.outageMaxBytes);
     if (!(idle > 0)) throw new ConfigError(`--idle-timeout: ${opts.idleTimeout} is not a positive number of seconds`);
+    const handshake = Number(opts.handshakeTimeout);
+    if (!(handshake > 0)) throw new ConfigError(`--handshake-timeout: ${opts.handshakeTimeout} is not a positive number of seconds`);
+    const maxConnections = wholeNumber('--max-connections', opts.maxConnections);
+    if (maxConnections < 1) throw new ConfigError('--max-connections: at least 1');
     if (!Number.isInteger(maxFrame) || maxFrame < 1024) throw new ConfigError(`--max-frame-bytes: ${opts.maxFrameBytes} must be an integer >= 1024`);
     if (!Number.isInteger(outageMax) || outageMax < 0) throw new ConfigError(`--outage-max-bytes: ${opts.outageMaxBytes} is not a whole number of bytes (0 holds nothing)`);
     const recordMax = parseRecordMaxBytes(opts.recordMaxBytes);
@@ -228,7 +234,7 @@ program.command('edge')
     const signals = serviceSignals(say);
     const edge = await runEdge({
       port: parsePort('--port', opts.port), host: opts.host, nats: opts.nats, tlsCert: opts.tlsCert, tlsKey: opts.tlsKey, clientCa: opts.clientCa,
-      allowMismatch: opts.allowMismatch, simulatorId: opts.simulatorId, idleTimeoutS: idle, maxFrameBytes: maxFrame, outageMaxBytes: outageMax, budget, metricsPort: parsePort('--metrics-port', opts.metricsPort), logLevel: opts.logLevel,
+      allowMismatch: opts.allowMismatch, simulatorId: opts.simulatorId, idleTimeoutS: idle, handshakeTimeoutS: handshake, maxConnections, maxFrameBytes: maxFrame, outageMaxBytes: outageMax, budget, metricsPort: parsePort('--metrics-port', opts.metricsPort), logLevel: opts.logLevel,
       record: opts.record, recordMaxBytes: recordMax, ...logDestinationFor(say),
       ...(opts.uploadTarget ? { uploadTarget: opts.uploadTarget, uploadPort: parsePort('--upload-port', opts.uploadPort) } : {}),
     });
