@@ -2,7 +2,7 @@ import { createServer as createHttpServer, type IncomingMessage, type Server, ty
 import { createServer as createHttpsServer } from 'node:https';
 import { rm, writeFile } from 'node:fs/promises';
 import type { Logger } from 'pino';
-import { airtwinError, type AirtwinError } from '../errors.js';
+import { airtwinError, isNoSpaceError, storeFailure, type AirtwinError } from '../errors.js';
 import type { Clock } from '../protocol/clock.js';
 import { normalizeSerial } from '../protocol/serial.js';
 import type { FilesRepo, FileRetention } from '../store/files-repo.js';
@@ -175,12 +175,16 @@ export class Uploader {
     try {
       await writeFile(partial, file);
     } catch (e) {
-      throw (e as NodeJS.ErrnoException).code === 'ENOSPC'
-        ? airtwinError('UPLOAD_NO_SPACE', 'file', 'The gateway has no disk space left for this file; nothing was kept.', e)
+      throw isNoSpaceError(e)
+        ? airtwinError('INSUFFICIENT_STORAGE', 'file', 'The gateway has no disk space left for this file; nothing was kept. Retry once space is freed.', e)
         : airtwinError('STORE_FAILURE', 'file', 'The file could not be written; nothing was kept.', e);
     }
     const at = this.opts.clock.now();
-    await this.opts.files.commit({ uuid, serialNumber: claim.serial, type: fileType(claim.type), created: Math.floor(at / 1000), size: file.length }, partial);
+    try {
+      await this.opts.files.commit({ uuid, serialNumber: claim.serial, type: fileType(claim.type), created: Math.floor(at / 1000), size: file.length }, partial);
+    } catch (e) {
+      throw isCoded(e) ? e : storeFailure('INSERT INTO files', e);
+    }
     this.opts.waits.arrived(uuid, file.length);
     this.opts.onStored?.({ uuid, serial: claim.serial, type: claim.type, bytes: file, at });
     this.opts.logger.info({ uuid, serial: claim.serial, bytes: file.length, type: claim.type }, 'file uploaded');
