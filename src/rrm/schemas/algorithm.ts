@@ -11,7 +11,7 @@ export const Algorithm = Type.Object({
   parameterFormat: Type.String(),
   parameterSamples: Type.Array(Type.String()),
   helper: Type.String(),
-});
+}, { $id: 'Algorithm', title: 'Algorithm' });
 export type Algorithm = Static<typeof Algorithm>;
 
 /** serial -> band -> integer (channel number or dBm). */
@@ -23,7 +23,7 @@ const NotPushed = Type.Optional(Type.Record(Type.String(), Type.String(), {
   description: 'Devices whose new values went into their layers but were not sent to the AP, with why (a replayed AP runs only its recorded commands).',
 }));
 
-export const Allocation = Type.Object({ data: BandValueMap, notPushed: NotPushed });
+export const Allocation = Type.Object({ data: BandValueMap, notPushed: NotPushed }, { $id: 'Allocation', title: 'Allocation' });
 export type Allocation = Static<typeof Allocation>;
 
 export const RunResult = Type.Object({
@@ -31,7 +31,7 @@ export const RunResult = Type.Object({
   channelMap: Type.Optional(BandValueMap),
   txPowerMap: Type.Optional(BandValueMap),
   notPushed: NotPushed,
-});
+}, { $id: 'RunResult', title: 'RunResult' });
 export type RunResult = Static<typeof RunResult>;
 
 /** Query of GET optimizeChannel / optimizeTxPower. */
