@@ -4,7 +4,7 @@
  * Every error names the file, the line and the field: "venue.yaml:12: field /aps/3/radios/0/channel: ...".
  * The `yaml` package parses JSON too (JSON is YAML 1.2), so one path gives line numbers for both.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Type, type Static } from 'typebox';
@@ -208,6 +208,15 @@ function semanticProblems(s: Scenario): Problem[] {
 /** Where the shipped venues live (`scenarios/` at the repository root). */
 export const SCENARIOS_DIR = fileURLToPath(new URL('../scenarios/', import.meta.url));
 
+/** The names of the venues in `dir` (its .yaml, .yml and .json files), sorted. */
+export function scenarioNames(dir = SCENARIOS_DIR): string[] {
+  try {
+    return [...new Set(readdirSync(dir).filter((f) => /\.(ya?ml|json)$/i.test(f)).map((f) => f.replace(/\.(ya?ml|json)$/i, '')))].sort();
+  } catch {
+    return [];
+  }
+}
+
 /**
  * A scenario by name (`default`, `hall`, ... in `dir`) or by file path (anything with a `/` or
  * an extension). Reads the file; throws ScenarioError on bad content, or an Error naming the
@@ -217,7 +226,10 @@ export function loadScenario(nameOrFile: string, dir = SCENARIOS_DIR): { scenari
   const looksLikeFile = /[\\/]/.test(nameOrFile) || /\.(ya?ml|json)$/i.test(nameOrFile);
   const candidates = looksLikeFile ? [nameOrFile] : ['.yaml', '.yml', '.json'].map((ext) => join(dir, `${nameOrFile}${ext}`));
   const file = candidates.find((f) => existsSync(f));
-  if (!file) throw new Error(`scenario '${nameOrFile}' not found (looked for ${candidates.join(', ')})`);
+  if (!file) {
+    const where = looksLikeFile ? `no file ${nameOrFile}` : `the scenarios are ${scenarioNames(dir).join(', ') || 'none'} (in ${dir})`;
+    throw new Error(`scenario '${nameOrFile}' not found: ${where}; or give the path of a venue file`);
+  }
   return { scenario: parseScenario(readFileSync(file, 'utf8'), file), file };
 }
 

@@ -10,6 +10,8 @@ import { Command, CommanderError, Option } from 'commander';
 import { ConfigError, parseRecordMaxBytes, parseSpeed } from './config/flags.js';
 // Node built-ins only: cheap to load for every command.
 import { isStdout } from './links/record/ndjson-writer.js';
+import { humanLogLines } from './server/human-log.js';
+import { DEFAULT_FRAME_BUDGET } from './protocol/frame-budget.js';
 import { VERSION } from './version.js';
 
 /**
@@ -75,6 +77,15 @@ function stopOnSignal(stopping: string): { signal: AbortSignal; off: () => void 
   return { signal: ctl.signal, off: () => { process.off('SIGINT', on); process.off('SIGTERM', on); } };
 }
 
+/**
+ * Where a running command logs: with its messages (`say`), as readable lines when that is a
+ * terminal, else as pino's JSON lines (undefined: pino's own stdout).
+ */
+function logDestinationFor(say: NodeJS.WritableStream): { logDestination?: NodeJS.WritableStream } {
+  if ((say as { isTTY?: boolean }).isTTY === true) return { logDestination: humanLogLines(say) };
+  return say === process.stderr ? { logDestination: process.stderr } : {};
+}
+
 function parsePort(flag: string, text: string): number {
   const n = Number(text);
   if (!Number.isInteger(n) || n < 0 || n > 65535) throw new ConfigError(`${flag}: ${text} is not a port number`);
@@ -82,6 +93,13 @@ function parsePort(flag: string, text: string): number {
 }
 
 /** Flags the user typed (commander fills defaults we do not want to win over env or file). */
+/** A flag that takes a whole number >= 0 (env var defaults arrive as text too). */
+function wholeNumber(flag: string, value: string): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(n)) throw new ConfigError(`${flag}: ${value} is not a whole number >= 0`);
+  return n;
+}
+
 function typedFlags(cmd: Command): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(cmd.opts())) {
@@ -139,6 +157,14 @@ program.command('serve')
   .option('--rtty-viewport <port>', "rtty server's web view port (default 5913)")
   .option('--rtty-timeout <s>', 'seconds an AP keeps trying to reach the rtty server (default 60)')
   .option('--rtty-token <token>', 'one token for every rtty session (default: random per session)')
+  .option('--upload-port <port>', 'port of the file uploader APs send trace captures and script output to (default 16003; a free one with --gateway-port 0)')
+  .option('--upload-url <url>', 'base URL APs reach the uploader at (default http(s)://<host>:<upload port>)')
+  .option('--upload-max-bytes <n>', 'largest file an AP may upload (default 10 MiB)')
+  .option('--files-max-age <s>', 'seconds an uploaded file is kept (default 7 days)')
+  .option('--files-max-bytes <n>', 'bytes all uploaded files may take; the oldest go first (default 1 GiB)')
+  .option('--ap-max-frames-per-s <n>', `frames/s one AP may send over NATS, bursts of 10 s; more are dropped, counted (default ${DEFAULT_FRAME_BUDGET.framesPerS}; 0: no limit)`)
+  .option('--ap-max-bytes-per-s <n>', `bytes/s one AP may send over NATS, bursts of 10 s (default ${DEFAULT_FRAME_BUDGET.bytesPerS}; 0: no limit)`)
+  .option('--ap-offender-seconds <s>', `disconnect an AP over its budget this many seconds in a row (default ${DEFAULT_FRAME_BUDGET.strikes}; 0: never)`)
   .addOption(new Option('--wire <profile>', 'wire profile of both APIs: openwifi (as the OpenWiFi gateway sends; default) or spec (the API documents)').choices(['openwifi', 'spec']))
   .action(async (_opts, cmd: Command) => {
     const [{ loadServeConfig }, { startServe }] = await Promise.all([import('./config/load.js'), import('./commands/serve.js')]);
@@ -150,7 +176,7 @@ program.command('serve')
     const signals = serviceSignals(say);
     const running = await startServe(config, {
       print: (line) => say.write(`${line}\n`),
-      ...(say === process.stderr ? { logDestination: process.stderr } : {}),
+      ...logDestinationFor(say),
       ...(process.stderr.isTTY ? { progress: process.stderr } : {}),
       stop: signals.starting,
     });
@@ -176,8 +202,12 @@ program.command('edge')
   .option('--outage-max-bytes <n>', 'AP frames held while NATS is down, sent when it is back; later ones are lost (counted)', String(64 * 1024 * 1024))
   .option('--record <file>', 'record every frame both ways and each AP\'s connect/disconnect (NDJSON; gzip when FILE ends in .gz)')
   .option('--record-max-bytes <n>', 'rotate the recording past this size of text (FILE, FILE.1, ...)')
+  .option('--ap-max-frames-per-s <n>', 'frames/s one AP may send, bursts of 10 s; more are dropped, counted (0: no limit)', process.env.AIRTWIN_AP_MAX_FRAMES_PER_S ?? String(DEFAULT_FRAME_BUDGET.framesPerS))
+  .option('--ap-max-bytes-per-s <n>', 'bytes/s one AP may send, bursts of 10 s (0: no limit)', process.env.AIRTWIN_AP_MAX_BYTES_PER_S ?? String(DEFAULT_FRAME_BUDGET.bytesPerS))
+  .option('--ap-offender-seconds <s>', 'disconnect an AP over its budget this many seconds in a row (0: never)', process.env.AIRTWIN_AP_OFFENDER_SECONDS ?? String(DEFAULT_FRAME_BUDGET.strikes))
+  .option('--metrics-port <port>', 'Prometheus metrics at http://HOST:PORT/metrics (and /health)', process.env.AIRTWIN_METRICS_PORT ?? '15010')
   .addOption(new Option('--log-level <level>', 'log level').choices(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'))
-  .action(async (opts: { port: string; host: string; nats: string; tlsCert?: string; tlsKey?: string; clientCa?: string; allowMismatch: boolean; simulatorId?: string; idleTimeout: string; maxFrameBytes: string; outageMaxBytes: string; record?: string; recordMaxBytes?: string; logLevel: 'info' }) => {
+  .action(async (opts: { port: string; host: string; nats: string; tlsCert?: string; tlsKey?: string; clientCa?: string; allowMismatch: boolean; simulatorId?: string; idleTimeout: string; maxFrameBytes: string; outageMaxBytes: string; record?: string; recordMaxBytes?: string; apMaxFramesPerS: string; apMaxBytesPerS: string; apOffenderSeconds: string; metricsPort: string; uploadTarget?: string; uploadPort: string; logLevel: 'info' }) => {
     const idle = Number(opts.idleTimeout);
     const maxFrame = Number(opts.maxFrameBytes);
     const outageMax = Number(opts.outageMaxBytes);
@@ -186,14 +216,21 @@ program.command('edge')
     if (!Number.isInteger(outageMax) || outageMax < 0) throw new ConfigError(`--outage-max-bytes: ${opts.outageMaxBytes} is not a whole number of bytes (0 holds nothing)`);
     const recordMax = parseRecordMaxBytes(opts.recordMaxBytes);
     if (recordMax !== undefined && !opts.record) throw new ConfigError('--record-max-bytes: only with --record');
+    if (opts.uploadTarget !== undefined && !/^https?:\/\/\S+$/.test(opts.uploadTarget)) throw new ConfigError(`--upload-target: ${opts.uploadTarget} is not an http(s) URL`);
+    const budget = {
+      framesPerS: wholeNumber('--ap-max-frames-per-s', opts.apMaxFramesPerS),
+      bytesPerS: wholeNumber('--ap-max-bytes-per-s', opts.apMaxBytesPerS),
+      strikes: wholeNumber('--ap-offender-seconds', opts.apOffenderSeconds),
+    };
     const { runEdge } = await import('./commands/edge.js');
     // As serve's: a recording to standard output gets it alone.
     const say = opts.record !== undefined && isStdout(opts.record) ? process.stderr : process.stdout;
     const signals = serviceSignals(say);
     const edge = await runEdge({
       port: parsePort('--port', opts.port), host: opts.host, nats: opts.nats, tlsCert: opts.tlsCert, tlsKey: opts.tlsKey, clientCa: opts.clientCa,
-      allowMismatch: opts.allowMismatch, simulatorId: opts.simulatorId, idleTimeoutS: idle, maxFrameBytes: maxFrame, outageMaxBytes: outageMax, logLevel: opts.logLevel,
-      record: opts.record, recordMaxBytes: recordMax, ...(say === process.stderr ? { logDestination: process.stderr } : {}),
+      allowMismatch: opts.allowMismatch, simulatorId: opts.simulatorId, idleTimeoutS: idle, maxFrameBytes: maxFrame, outageMaxBytes: outageMax, budget, metricsPort: parsePort('--metrics-port', opts.metricsPort), logLevel: opts.logLevel,
+      record: opts.record, recordMaxBytes: recordMax, ...logDestinationFor(say),
+      ...(opts.uploadTarget ? { uploadTarget: opts.uploadTarget, uploadPort: parsePort('--upload-port', opts.uploadPort) } : {}),
     });
     if (signals.starting.aborted) {
       await edge.close();

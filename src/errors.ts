@@ -46,6 +46,11 @@ export const ERROR_CATALOGUE = {
   NOT_CONFIGURED: [400, 'The feature needs a setting that is not configured (e.g. NATS).'],
   RTTY_DISABLED: [503, 'Remote sessions (rtty) are turned off on this gateway (serve --no-rtty).'],
   COMMAND_TIMEOUT: [504, 'The device did not answer in time.'],
+  UPLOAD_NOT_EXPECTED: [404, 'The uploader expects no file for this command (unknown, finished, timed out, or of another device).'],
+  UPLOAD_DONE: [409, 'The file of this command was uploaded already, or is being uploaded.'],
+  UPLOAD_INCOMPLETE: [400, 'The upload was cut short or has no file in it; nothing was kept.'],
+  UPLOAD_NO_SPACE: [507, 'The gateway has no disk space left for the uploaded file; nothing was kept.'],
+  UPLOAD_BUSY: [503, 'The uploader is receiving as many uploads as it takes at once; try again shortly.'],
   STORE_FAILURE: [500, 'The database rejected an operation.'],
   INTERNAL: [500, 'An unexpected error; it is logged with the request id.'],
 } as const satisfies Record<string, readonly [number, string]>;
@@ -64,9 +69,9 @@ export const invalidSerial = (details: string, value: unknown) =>
   airtwinError('INVALID_SERIAL', details, `${JSON.stringify(value)} is not a serial number: expected 12 hexadecimal digits, ':' or '-' separators allowed.`);
 export const deviceOffline = (serial: string, command: string) =>
   airtwinError('DEVICE_OFFLINE', command, `Device ${serial} is not connected; '${command}' cannot be queued.`);
-/** A replayed AP (DeviceLink.playsBack) is as good as offline for a new command: it plays back what the real one did. */
-export const devicePlaysBack = (serial: string, command: string) =>
-  airtwinError('DEVICE_OFFLINE', command, `Device ${serial} is replayed from a recording: it plays back what the AP did and cannot run a new '${command}'.`);
+/** A device whose link takes no new command (DeviceLink.refusesNewCommands: `why`) is as good as offline for one. */
+export const deviceTakesNoCommand = (serial: string, command: string, why: string) =>
+  airtwinError('DEVICE_OFFLINE', command, `Device ${serial} is ${why} and cannot run a new '${command}'.`);
 export const deviceBusy = (serial: string, command: string) =>
   airtwinError('DEVICE_BUSY', command, `Device ${serial} is already running a command; try again when it completes.`);
 export const forbidden = (details: string, role: string) =>

@@ -15,7 +15,7 @@ import { wallClock } from '../protocol/clock.js';
 import { isCommand } from '../protocol/frame.js';
 import { connectNats, silentLogger, type LinkLogger } from '../links/nats/connect.js';
 import { EDGE_HEARTBEAT_MS, HDR_AT, HDR_CONTROL, RESYNC_SUBJECT, downSubject, ensureStream, presenceSubject, upSubject, type Presence } from '../links/nats/subjects.js';
-import { startHeartbeat, type Heartbeat } from '../links/nats/heartbeat.js';
+import { startHeartbeat, type Heartbeat } from '../links/nats/liveness.js';
 import { WsApClient, type WsApTls } from '../links/sim-ws-client.js';
 
 export interface SimulateLoadOptions {
@@ -64,7 +64,7 @@ export async function startSimulateLoad(opts: SimulateLoadOptions, out?: NodeJS.
     nc = await connectNats({ url: opts.nats, name: edgeId, logger });
     await ensureStream(await nc.jetstreamManager());
     // Beats as an edge does: a killed `simulate --nats` has its APs taken offline by serve.
-    heartbeat = startHeartbeat({ nc, edge: edgeId, intervalMs: beatMs, sessions: () => stats.connected, now: () => wallClock.now() });
+    heartbeat = startHeartbeat({ nc, edge: edgeId, intervalMs: beatMs, sessions: () => stats.connected, clock: wallClock });
   }
 
   for (const ap of aps) {

@@ -7,7 +7,7 @@ import { ConfigError, parseRecordMaxBytes, parseSpeed } from './flags.js';
 
 type Raw = Record<string, unknown>;
 
-const NUMERIC = new Set(['gatewayPort', 'rrmPort', 'seed', 'bodyLimit', 'headersTimeout', 'requestTimeout', 'keepAliveTimeout', 'connectionTimeout', 'maxConnections', 'rrmWifiScanInterval', 'rrmCapabilitiesInterval', 'rrmCollectInterval', 'rrmConfigDebounce', 'rttyPort', 'rttyViewport', 'rttyTimeout']);
+const NUMERIC = new Set(['gatewayPort', 'rrmPort', 'seed', 'bodyLimit', 'headersTimeout', 'requestTimeout', 'keepAliveTimeout', 'connectionTimeout', 'maxConnections', 'rrmWifiScanInterval', 'rrmCapabilitiesInterval', 'rrmCollectInterval', 'rrmConfigDebounce', 'rttyPort', 'rttyViewport', 'rttyTimeout', 'apMaxFramesPerS', 'apMaxBytesPerS', 'apOffenderSeconds', 'uploadPort', 'uploadMaxBytes', 'filesMaxAge', 'filesMaxBytes']);
 const BOOLEAN = new Set(['sim', 'keepTime', 'autoProvision', 'rtty']);
 const LIST = new Set(['apiTokens', 'natsFilter']);
 
@@ -19,6 +19,40 @@ export function flagName(key: string): string {
 /** `AIRTWIN_GATEWAY_PORT` -> `gatewayPort`. */
 function envKey(name: string): string {
   return name.slice('AIRTWIN_'.length).toLowerCase().replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
+}
+
+/**
+ * The env form of a `--no-*` flag: `AIRTWIN_NO_SIM=true` is `sim: false`, as `--no-sim` is.
+ * Undefined when `key` is no `no` + a boolean setting; a value that is not a boolean is left for
+ * the schema to name.
+ */
+function negatedEnv(key: string, value: string): [string, unknown] | undefined {
+  const m = /^no([A-Z].*)$/.exec(key);
+  if (!m) return undefined;
+  const positive = m[1]!.charAt(0).toLowerCase() + m[1]!.slice(1);
+  if (!BOOLEAN.has(positive)) return undefined;
+  const on = coerce(positive, value);
+  return [positive, typeof on === 'boolean' ? !on : value];
+}
+
+/** The smallest static API token, not counting its `:role`. */
+export const MIN_TOKEN_LENGTH = 8;
+
+/**
+ * Static tokens are `token` or `token:role` (the role after the last `:`); the token part must
+ * be at least MIN_TOKEN_LENGTH characters and a role, when given, must not be empty.
+ */
+function checkApiTokens(tokens: readonly unknown[]): void {
+  for (const entry of tokens) {
+    if (typeof entry !== 'string') continue; // the schema names it
+    const i = entry.lastIndexOf(':');
+    const [token, role] = i > 0 ? [entry.slice(0, i), entry.slice(i + 1)] : [entry, undefined];
+    const shown = token.length > 4 ? `${token.slice(0, 4)}…` : token;
+    if (token.length < MIN_TOKEN_LENGTH) {
+      throw new ConfigError(`--api-tokens: token ${JSON.stringify(shown)} has ${token.length} characters; a token needs at least ${MIN_TOKEN_LENGTH} (the :role after it does not count)`);
+    }
+    if (role === '') throw new ConfigError(`--api-tokens: token ${JSON.stringify(shown)} ends in ":" with no role (write token:role, or the token alone for role user)`);
+  }
 }
 
 /** Turns strings from env vars or flags into the types the schema wants; leaves bad values for the schema to name. */
@@ -74,6 +108,11 @@ export function loadServeConfig(input: { flags: Raw; env: Record<string, string 
   for (const [name, value] of Object.entries(input.env)) {
     if (!name.startsWith('AIRTWIN_') || value === undefined || name === 'AIRTWIN_CONFIG') continue;
     const key = envKey(name);
+    const negated = known.has(key) ? undefined : negatedEnv(key, value);
+    if (negated) {
+      fromEnv[negated[0]] = negated[1];
+      continue;
+    }
     if (!known.has(key)) throw new ConfigError(`${name}: unknown setting (no flag ${flagName(key)})`);
     fromEnv[key] = value;
   }
@@ -90,6 +129,7 @@ export function loadServeConfig(input: { flags: Raw; env: Record<string, string 
   // The same rules and messages as for `simulate`, `edge` and `replay`.
   merged.speed = parseSpeed(merged.speed);
   if (merged.recordMaxBytes !== undefined) merged.recordMaxBytes = parseRecordMaxBytes(merged.recordMaxBytes);
+  if (Array.isArray(merged.apiTokens)) checkApiTokens(merged.apiTokens as unknown[]);
   const errors = [...Value.Errors(ServeConfigSchema, merged)];
   if (errors.length > 0) {
     const first = errors[0]!;

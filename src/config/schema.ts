@@ -1,4 +1,5 @@
 import { Type, type Static } from 'typebox';
+import { DEFAULT_FRAME_BUDGET } from '../protocol/frame-budget.js';
 
 /**
  * Every setting of `airtwin serve`. Each is a flag (`--gateway-port`), an env var
@@ -20,7 +21,7 @@ export const ServeConfigSchema = Type.Object({
   nats: Type.Optional(Type.String({ pattern: '^(nats|tls|ws|wss)://' })),
   natsDurable: Type.String({ pattern: '^[A-Za-z0-9_-]+$', description: 'JetStream durable consumer of this serve worker (one worker per durable).' }),
   natsFilter: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { minItems: 1, description: 'Subjects of this worker\'s part of the fleet, e.g. ucentral.<serial>.*' })),
-  apiTokens: Type.Array(Type.String({ minLength: 8 }), { description: 'Static tokens, each `token` or `token:role`.' }),
+  apiTokens: Type.Array(Type.String({ minLength: 1 }), { description: 'Static tokens, each `token` or `token:role`; the token part has at least 8 characters (load.ts checks it).' }),
   jwtSecret: Type.Optional(Type.String({ minLength: 16 })),
   jwtPublicKey: Type.Optional(Type.String({ minLength: 1, description: 'Path to a PEM RS256 public key.' })),
   securityUrl: Type.Optional(Type.String({ pattern: '^https?://' })),
@@ -45,6 +46,14 @@ export const ServeConfigSchema = Type.Object({
   rttyViewport: Type.Optional(Type.Integer({ minimum: 1, maximum: 65535, description: "rtty server's web view port (default 5913)." })),
   rttyTimeout: Type.Optional(Type.Integer({ minimum: 1, description: 'Seconds an AP keeps trying to reach the rtty server (default 60).' })),
   rttyToken: Type.Optional(Type.String({ minLength: 1, description: 'One token for every rtty session (default: a random one per session).' })),
+  uploadPort: Type.Optional(Type.Integer({ minimum: 0, maximum: 65535, description: 'Port of the file uploader APs POST trace captures and script output to (default 16003, or a free port when gatewayPort is 0).' })),
+  uploadUrl: Type.Optional(Type.String({ pattern: '^https?://', description: 'Base URL APs reach the uploader at, for the `uri` of trace and script commands (default: http(s)://<host>:<upload port>).' })),
+  uploadMaxBytes: Type.Integer({ minimum: 1, description: 'Largest file an AP may upload, bytes (default 10 MiB).' }),
+  filesMaxAge: Type.Integer({ minimum: 1, description: 'Seconds an uploaded file is kept (default 7 days).' }),
+  filesMaxBytes: Type.Integer({ minimum: 1, description: 'Bytes all uploaded files may take together; the oldest go first (default 1 GiB).' }),
+  apMaxFramesPerS: Type.Integer({ minimum: 0, description: 'Frames per second one AP may send over NATS (burst: 10 s of it); over it frames are dropped and counted; 0 turns it off.' }),
+  apMaxBytesPerS: Type.Integer({ minimum: 0, description: 'Bytes per second one AP may send over NATS (burst: 10 s of it); 0 turns it off.' }),
+  apOffenderSeconds: Type.Integer({ minimum: 0, description: 'An AP over its budget this many seconds in a row is disconnected; 0 never.' }),
   wire: Type.Union([Type.Literal('openwifi'), Type.Literal('spec')], {
     description: 'Wire profile of both APIs: openwifi (what the OpenWiFi gateway sends and accepts) or spec (the API documents literally); docs/wire-profiles.md.',
   }),
@@ -72,5 +81,11 @@ export const SERVE_DEFAULTS: ServeConfig = {
   maxConnections: 400,
   autoProvision: true,
   rtty: true,
+  uploadMaxBytes: 10 * 1024 * 1024,
+  filesMaxAge: 7 * 86_400,
+  filesMaxBytes: 1024 * 1024 * 1024,
+  apMaxFramesPerS: DEFAULT_FRAME_BUDGET.framesPerS,
+  apMaxBytesPerS: DEFAULT_FRAME_BUDGET.bytesPerS,
+  apOffenderSeconds: DEFAULT_FRAME_BUDGET.strikes,
   wire: 'openwifi',
 };

@@ -1,7 +1,6 @@
 /**
  * The ingest pipeline's visible backlog and health (issue 4 §4). Plain counters, read through
- * `metrics()` of the running ingest; `metricsText()` renders them in the Prometheus text format
- * for whoever exposes them over HTTP.
+ * `metrics()` of the running ingest; serve's `/metrics` shows them (src/gateway/metrics.ts).
  */
 export interface IngestMetrics {
   /** Fleet events the pipeline took (every type, also those that make no rows). */
@@ -56,30 +55,4 @@ export class IngestCounters {
       oddDocuments: this.oddDocuments, unmappable: this.unmappable, lastBatchRows: this.lastBatchRows, lastWriteAt: this.lastWriteAt,
     };
   }
-}
-
-const HELP: [keyof IngestMetrics, string, 'counter' | 'gauge'][] = [
-  ['eventsReceived', 'Fleet events taken by the ingest pipeline', 'counter'],
-  ['rowsQueued', 'Rows received and not yet written (backlog)', 'gauge'],
-  ['batchesWritten', 'Batches written to DuckDB', 'counter'],
-  ['rowsWritten', 'Rows written to DuckDB', 'counter'],
-  ['failures', 'Failed write attempts (retried)', 'counter'],
-  ['retries', 'Retried writes', 'counter'],
-  ['rowsRejected', 'Rows DuckDB refused after retries', 'counter'],
-  ['oddDocuments', 'State documents with skipped odd parts', 'counter'],
-  ['unmappable', 'Events that could not become rows', 'counter'],
-];
-
-const snake = (s: string): string => s.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
-
-/** Prometheus text exposition of the metrics (`airtwin_ingest_*`). */
-export function metricsText(m: IngestMetrics): string {
-  const lines: string[] = [];
-  for (const [key, help, type] of HELP) {
-    const name = `airtwin_ingest_${snake(key)}`;
-    lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`, `${name} ${m[key] as number}`);
-  }
-  lines.push('# HELP airtwin_ingest_table_rows_written Rows written per table', '# TYPE airtwin_ingest_table_rows_written counter');
-  for (const [table, n] of Object.entries(m.rowsByTable)) lines.push(`airtwin_ingest_table_rows_written{table="${table}"} ${n}`);
-  return `${lines.join('\n')}\n`;
 }

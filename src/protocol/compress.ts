@@ -7,8 +7,12 @@ import { isObject, type JsonObject } from './frame.js';
  * zlib format (not raw deflate, not gzip), as the gateway's `uncompress` expects.
  */
 
-/** Upper bound for an inflated document; the gateway's websocket payload limit is 512,000 bytes. */
-const MAX_INFLATED_BYTES = 8 * 1024 * 1024;
+/**
+ * Default upper bound for an inflated document; the gateway's websocket payload limit is 512,000
+ * bytes. Whoever forwards the document passes a lower one that fits where it goes (the edge: the
+ * NATS server's max_payload).
+ */
+export const MAX_INFLATED_BYTES = 8 * 1024 * 1024;
 
 export type InflateResult = { ok: true; params: JsonObject } | { ok: false; reason: string };
 
@@ -17,14 +21,15 @@ export function isCompressed(params: JsonObject): boolean {
   return params.compress_64 !== undefined;
 }
 
-/** Inflate `params.compress_64` into the params object it stands for. Never throws. */
-export function inflateParams(params: JsonObject): InflateResult {
+/** Inflate `params.compress_64` into the params object it stands for, at most `maxBytes` of text. Never throws. */
+export function inflateParams(params: JsonObject, maxBytes = MAX_INFLATED_BYTES): InflateResult {
   const b64 = params.compress_64;
   if (typeof b64 !== 'string' || b64.length === 0) return { ok: false, reason: 'compress_64 is not a base64 string' };
   let text: string;
   try {
-    text = inflateSync(Buffer.from(b64, 'base64'), { maxOutputLength: MAX_INFLATED_BYTES }).toString('utf8');
-  } catch {
+    text = inflateSync(Buffer.from(b64, 'base64'), { maxOutputLength: maxBytes }).toString('utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') return { ok: false, reason: `compress_64 inflates past ${maxBytes} bytes` };
     return { ok: false, reason: 'compress_64 could not be inflated (zlib)' };
   }
   let parsed: unknown;

@@ -19,6 +19,7 @@ import { runZone, type ZoneRunResult } from './run-zone.js';
 import type { RunOutcome } from './algorithms/registry.js';
 import type { RrmStore } from './store.js';
 import type { RrmDeps } from './deps.js';
+import type { ScorePair } from './score/types.js';
 
 /** States and scans per device a run reads (see exec in RrmApplier.run). */
 export const RUN_BUFFER = 1;
@@ -36,14 +37,17 @@ export interface RunRequest {
 
 export interface RunReport {
   outcome: RunOutcome;
+  score: ScorePair;
+  /** Id of the run in the run history. */
+  runId: string;
   /** Devices a configure command was sent to, or deferred for by the debounce. */
   pushed: string[];
-  /** Devices whose new values are in their layers but could not be sent, with why (replayed APs). */
+  /** Devices whose new values are in their layers but could not be sent, with why (APs that take no new command). */
   notPushed: Record<string, string>;
 }
 
-/** Why a replayed AP gets no configure: the answer says so instead of a silent refusal. */
-export const NOT_PUSHED_REPLAYED = 'replayed from a recording: it runs only the recorded commands; the new values are in its layers';
+/** Why an AP that takes no new command gets no configure: the answer says so instead of a silent refusal. */
+export const notPushedBecause = (why: string): string => `${why}; the new values are in its layers`;
 
 export interface ApplierOptions {
   debounceMs?: number;
@@ -89,12 +93,14 @@ export class RrmApplier {
       });
     };
     let result: ZoneRunResult;
+    let layersBefore = this.rrm.layers();
     if (req.dryRun) {
       result = await exec();
     } else {
       // Inside the store's write chain: no layer change can slip in between reading and writing.
       let r: ZoneRunResult | undefined;
       await this.rrm.update(async (topology, layers) => {
+        layersBefore = layers;
         r = await exec(topology, layers);
         return { layers: r.layers };
       });
@@ -103,33 +109,41 @@ export class RrmApplier {
     const sent = this.push(result.commands);
     const pushed = sent.pushed;
     const notPushed = { ...result.notPushed, ...sent.notPushed };
-    // Being replayed is the reason that matters first: no configure reaches such an AP.
-    for (const serial of Object.keys(notPushed)) if (this.deps.fleet.playsBack(serial)) notPushed[serial] = NOT_PUSHED_REPLAYED;
+    // A link that takes no new command is the reason that matters first: no configure reaches such an AP.
+    for (const serial of Object.keys(notPushed)) {
+      const why = this.deps.fleet.commandRefusal(serial);
+      if (why !== undefined) notPushed[serial] = notPushedBecause(why);
+    }
     const o = result.outcome;
     // The device record only shows a configure once the AP took it: a device pushed moments ago
     // may be moving to another value than its record says, so it is checked again when its
     // window ends even when the record already matches this plan.
     if (!req.dryRun) for (const serial of Object.keys(o.plan)) if (!result.commands.has(serial) && this.inWindow(serial)) this.later(serial, this.lastPushAt.get(serial)! + this.debounceMs - this.deps.clock.now());
+    const runId = randomUUID();
+    // Applied: the plan changed something that went into the layers (the APs follow them).
+    const applied = !req.dryRun && result.layers !== layersBefore;
     await this.rrm.recordRun({
-      id: randomUUID(), zone: req.zone ?? '', algorithm: o.algorithm, mode: o.mode, seed: o.seed,
+      id: runId, zone: req.zone ?? '', algorithm: o.algorithm, mode: o.mode, seed: o.seed,
       args: typeof req.args === 'string' ? req.args : JSON.stringify(req.args ?? {}), dryRun: req.dryRun, source: req.source,
-      plan: o.plan, pushed, createdMs: this.deps.clock.now(),
+      plan: o.plan, pushed, createdMs: this.deps.clock.now(), score: result.score, applied, serials: result.serials,
+      measured: null, measuredMs: null,
     });
-    return { outcome: o, pushed, notPushed };
+    return { outcome: o, score: result.score, runId, pushed, notPushed };
   }
 
   /**
-   * Sends what the debounce lets through; the rest is recomputed when its window ends. A replayed
-   * AP is left out: the fleet would refuse the command (it plays back what the real AP did).
+   * Sends what the debounce lets through; the rest is recomputed when its window ends. An AP whose
+   * link takes no new command is left out: the fleet would refuse the command.
    */
   private push(all: ReadonlyMap<string, DeviceConfiguration>): { pushed: string[]; notPushed: Record<string, string> } {
     const notPushed: Record<string, string> = {};
     const commands = new Map<string, DeviceConfiguration>();
     for (const [serial, configuration] of all) {
-      if (this.deps.fleet.playsBack(serial)) notPushed[serial] = NOT_PUSHED_REPLAYED;
+      const why = this.deps.fleet.commandRefusal(serial);
+      if (why !== undefined) notPushed[serial] = notPushedBecause(why);
       else commands.set(serial, configuration);
     }
-    if (Object.keys(notPushed).length > 0) this.log.info({ devices: Object.keys(notPushed) }, 'rrm: replayed APs get no configure; their new values are in their layers');
+    if (Object.keys(notPushed).length > 0) this.log.info({ devices: Object.keys(notPushed) }, 'rrm: APs that take no new command get no configure; their new values are in their layers');
     if (this.closed) return { pushed: [], notPushed };
     const now = this.deps.clock.now();
     const { send, defer } = debouncePushes(commands, this.lastPushAt, now, this.debounceMs);

@@ -14,7 +14,10 @@ import type { Logger } from 'pino';
 import { zoneDeviceConfigs } from './config/layered.js';
 import { dueCollections, DEFAULT_CAPABILITIES_INTERVAL_MS, DEFAULT_WIFI_SCAN_INTERVAL_MS } from './collection.js';
 import type { EffectiveConfig } from './schemas/device-config.js';
-import type { RrmStore } from './store.js';
+import { buildModel } from './model/build.js';
+import { deviceDocuments } from './model-query.js';
+import { cciInstance, normalisedPrimary, scoreInstance } from './score/cci.js';
+import type { RrmStore, RunRecord } from './store.js';
 import type { RrmDeps } from './deps.js';
 
 export interface CollectorOptions {
@@ -26,6 +29,20 @@ export interface CollectorOptions {
   tickMs?: number;
 }
 
+/** After this long, an applied run is measured even when some radio does not run the plan. */
+const MEASURE_GIVE_UP_MS = 3_600_000;
+
+/** True when the radios of the zone report the plan's values. */
+function runsPlan(inst: ReturnType<typeof cciInstance>, run: RunRecord): boolean {
+  const plan = (run.plan ?? {}) as Record<string, Record<string, number>>;
+  const channel = run.algorithm === 'OptimizeChannel';
+  return inst.radios.every((r) => {
+    const v = plan[r.serial]?.[r.band];
+    if (v === undefined) return true;
+    return channel ? normalisedPrimary(r.band, v, r.width) === r.channel : r.txPower === undefined || r.txPower === v;
+  });
+}
+
 export class RrmCollector {
   private readonly lastScanAt = new Map<string, number>();
   private readonly lastCapabilitiesAt = new Map<string, number>();
@@ -33,6 +50,7 @@ export class RrmCollector {
   private readonly busy = new Set<string>();
   private timer: unknown;
   private stopped = false;
+  private measuring: Promise<void> | undefined;
   private readonly log: Logger;
 
   constructor(private readonly deps: Omit<RrmDeps, 'rrm'>, private readonly rrm: RrmStore, private readonly opts: CollectorOptions = {}) {
@@ -65,8 +83,8 @@ export class RrmCollector {
     const connected = new Set<string>();
     for (const s of configs.keys()) {
       const st = this.deps.fleet.status(s);
-      // A replayed AP runs only its recorded commands: asking it for scans would only fail.
-      if (st?.connected !== true || this.busy.has(s) || this.deps.fleet.playsBack(s)) continue;
+      // An AP that takes no new command would only refuse a scan.
+      if (st?.connected !== true || this.busy.has(s) || !this.deps.fleet.commandable(s)) continue;
       connected.add(s);
       // An AP sends its capabilities when it connects: they are as fresh as the session.
       const session = Math.min(now, st.started * 1000);
@@ -88,7 +106,31 @@ export class RrmCollector {
       this.lastCapabilitiesAt.set(serial, now);
       this.sequence(serial, [() => this.refresh(serial)]);
     }
+    this.measuring ??= this.measure()
+      .catch((e: unknown) => this.log.warn({ err: e }, 'rrm run measurement failed'))
+      .finally(() => { this.measuring = undefined; });
     return plan;
+  }
+
+  /**
+   * The measured effect of applied runs: once every zone member that scans has a scan and a state
+   * newer than the apply, and its radios run the plan (or the run is over an hour old: an AP
+   * may refuse a value), the zone is scored from those documents and stored beside the prediction.
+   * Public for tests; resolves when the pass is done.
+   */
+  async measure(): Promise<void> {
+    const now = this.deps.clock.now();
+    for (const run of await this.rrm.awaitingMeasurement()) {
+      if (this.stopped) return;
+      const docs = await deviceDocuments(this.deps.store, run.serials, 1);
+      const scanning = docs.filter((d) => d.scans.length > 0);
+      if (scanning.length === 0) continue;
+      const fresh = scanning.every((d) => d.scans.some((x) => x.recorded > run.createdMs) && d.states.some((x) => x.recorded > run.createdMs));
+      if (!fresh) continue;
+      const inst = cciInstance(buildModel(docs), run.serials);
+      if (!runsPlan(inst, run) && now - run.createdMs < MEASURE_GIVE_UP_MS) continue;
+      await this.rrm.setMeasured(run.id, scoreInstance(inst), now);
+    }
   }
 
   /** Runs one AP's commands one after the other; a failure is logged and retried next interval. */
@@ -111,6 +153,11 @@ export class RrmCollector {
 
   private refresh(serial: string): Promise<unknown> {
     return this.deps.commandService.request(serial, { serialNumber: serial, message: 'state' }, { submittedBy: 'rrm' });
+  }
+
+  /** Waits for a measurement pass in progress (close waits for it before the store closes). */
+  async settled(): Promise<void> {
+    await this.measuring;
   }
 
   stop(): void {

@@ -14,6 +14,8 @@ import type { RrmModel } from './model/types.js';
 import type { Allocation, RunResult } from './schemas/algorithm.js';
 import type { LayeredConfig } from './schemas/layered-config.js';
 import type { Topology } from './schemas/topology.js';
+import { scorePair } from './score/plan.js';
+import type { ScorePair } from './score/types.js';
 
 export interface ZoneRunRequest {
   algorithm: string;
@@ -34,6 +36,10 @@ export interface ZoneRunRequest {
 
 export interface ZoneRunResult {
   outcome: RunOutcome;
+  /** The plan's CCI (and power) figures on the model it was computed from, before and after. */
+  score: ScorePair;
+  /** The zone's members the plan and score cover. */
+  serials: string[];
   /** The layers to store (unchanged object when dry-run or nothing was computed). */
   layers: LayeredConfig;
   /** serial -> configuration document to push (empty when dry-run). */
@@ -48,14 +54,17 @@ export function runZone(req: ZoneRunRequest): ZoneRunResult {
   if (!isZoneInTopology(req.topology, req.zone)) throw notFound(param, `Unknown ${param} '${req.zone}'.`);
   const serials = req.topology[req.zone] ?? [];
   const configs = zoneDeviceConfigs(req.layers, req.topology, req.zone);
+  const model = modelForSerials(req.model, serials);
   const outcome = runAlgorithm({
     algorithm: req.algorithm, args: req.args, allowDefaultMode: req.allowDefaultMode,
-    model: modelForSerials(req.model, serials), zone: { name: req.zone, serials }, configs, seed: req.seed,
+    model, zone: { name: req.zone, serials }, configs, seed: req.seed,
   });
-  if (req.dryRun || Object.keys(outcome.plan).length === 0) return { outcome, layers: req.layers, commands: new Map(), notPushed: {} };
+  const score = scorePair(outcome.kind, model, serials, outcome.plan);
+  const base = { outcome, score, serials: [...serials] };
+  if (req.dryRun || Object.keys(outcome.plan).length === 0) return { ...base, layers: req.layers, commands: new Map(), notPushed: {} };
   const applied = applyPlan({ kind: outcome.kind, plan: outcome.plan, configs, current: req.current });
   return {
-    outcome,
+    ...base,
     layers: writeAutoValues(req.layers, req.topology, applied.field, applied.autoUpdates),
     commands: applied.commands,
     notPushed: applied.notPushed,
@@ -63,8 +72,8 @@ export function runZone(req: ZoneRunRequest): ZoneRunResult {
 }
 
 /** runRRM body: exactly one of channelMap / txPowerMap. */
-export const toRunResult = (o: RunOutcome): RunResult =>
-  (o.kind === 'channel' ? { channelMap: o.plan } : { txPowerMap: o.plan });
+export const toRunResult = (o: RunOutcome, score: ScorePair): RunResult =>
+  (o.kind === 'channel' ? { channelMap: o.plan, score } : { txPowerMap: o.plan, score });
 
 /** optimizeChannel / optimizeTxPower body. */
-export const toAllocation = (o: RunOutcome): Allocation => ({ data: o.plan });
+export const toAllocation = (o: RunOutcome, score: ScorePair): Allocation => ({ data: o.plan, score });

@@ -8,6 +8,7 @@ import type { Store } from '../store/duckdb.js';
 import { sanitizeLayers } from './config/layered.js';
 import { emptyLayeredConfig, type LayeredConfig } from './schemas/layered-config.js';
 import type { Topology } from './schemas/topology.js';
+import type { PlanScore, ScorePair } from './score/types.js';
 
 export interface RunRecord {
   id: string;
@@ -23,7 +24,19 @@ export interface RunRecord {
   /** Serials a configure command was sent (or deferred) for. */
   pushed: string[];
   createdMs: number;
+  /** The plan's predicted score (before / after) on the model it was computed from. */
+  score: ScorePair | null;
+  /** True when the plan went into the layers and to the APs (not a dry run, something to change). */
+  applied: boolean;
+  /** The zone's members at the time of the run (what `measured` is computed over). */
+  serials: string[];
+  /** The zone measured from the first scans and states newer than the apply; null until then. */
+  measured: PlanScore | null;
+  measuredMs: number | null;
 }
+
+const json = (v: unknown): string | null => (v === null || v === undefined ? null : JSON.stringify(v));
+const parsed = <T>(v: unknown): T | null => (v === null || v === undefined ? null : JSON.parse(String(v)) as T);
 
 type Listener = () => void;
 type Changed = { topology?: Topology; layers?: LayeredConfig };
@@ -89,18 +102,42 @@ export class RrmStore {
   }
 
   async recordRun(r: RunRecord): Promise<void> {
-    await this.store.run('INSERT INTO rrm_runs VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)', [
-      r.id, r.zone, r.algorithm, r.mode, r.seed, r.args, r.dryRun, r.source, JSON.stringify(r.plan), JSON.stringify(r.pushed), r.createdMs,
-    ]);
+    await this.store.run(
+      `INSERT INTO rrm_runs (id, zone, algorithm, mode, seed, args, dry_run, source, plan, pushed, created_ms, score, applied, serials, measured, measured_ms)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)`, [
+        r.id, r.zone, r.algorithm, r.mode, r.seed, r.args, r.dryRun, r.source, JSON.stringify(r.plan), JSON.stringify(r.pushed), r.createdMs,
+        json(r.score), r.applied, JSON.stringify(r.serials), json(r.measured), r.measuredMs,
+      ],
+    );
   }
 
-  /** Latest runs, newest first (tests, diagnostics). */
-  async runs(limit = 50): Promise<RunRecord[]> {
-    const rows = await this.store.query('SELECT * FROM rrm_runs ORDER BY created_ms DESC LIMIT $1', [limit]);
-    return rows.map((r) => ({
-      id: String(r.id), zone: String(r.zone), algorithm: String(r.algorithm), mode: String(r.mode), seed: String(r.seed),
-      args: String(r.args), dryRun: Boolean(r.dry_run), source: String(r.source), plan: JSON.parse(String(r.plan)),
-      pushed: JSON.parse(String(r.pushed)) as string[], createdMs: Number(r.created_ms),
-    }));
+  /** Latest runs, newest first; of one zone when `zone` is given. */
+  async runs(limit = 50, zone?: string): Promise<RunRecord[]> {
+    const rows = zone === undefined
+      ? await this.store.query('SELECT * FROM rrm_runs ORDER BY created_ms DESC, id LIMIT $1', [limit])
+      : await this.store.query('SELECT * FROM rrm_runs WHERE zone = $2 ORDER BY created_ms DESC, id LIMIT $1', [limit, zone]);
+    return rows.map(toRecord);
   }
+
+  /** Applied runs still waiting for their measured effect, oldest first. */
+  async awaitingMeasurement(limit = 20): Promise<RunRecord[]> {
+    const rows = await this.store.query(
+      'SELECT * FROM rrm_runs WHERE applied AND measured IS NULL ORDER BY created_ms, id LIMIT $1', [limit],
+    );
+    return rows.map(toRecord);
+  }
+
+  async setMeasured(id: string, measured: PlanScore, at: number): Promise<void> {
+    await this.store.run('UPDATE rrm_runs SET measured = $2, measured_ms = $3 WHERE id = $1', [id, JSON.stringify(measured), at]);
+  }
+}
+
+function toRecord(r: Record<string, unknown>): RunRecord {
+  return {
+    id: String(r.id), zone: String(r.zone), algorithm: String(r.algorithm), mode: String(r.mode), seed: String(r.seed),
+    args: String(r.args), dryRun: Boolean(r.dry_run), source: String(r.source), plan: JSON.parse(String(r.plan)),
+    pushed: JSON.parse(String(r.pushed)) as string[], createdMs: Number(r.created_ms),
+    score: parsed<ScorePair>(r.score), applied: Boolean(r.applied), serials: parsed<string[]>(r.serials) ?? [],
+    measured: parsed<PlanScore>(r.measured), measuredMs: r.measured_ms === null || r.measured_ms === undefined ? null : Number(r.measured_ms),
+  };
 }

@@ -13,6 +13,7 @@ import { accessFor, checkAccess, dependsOnBody, isWrite, routeKey, WRITE_ACCESS 
 import { ErrorEnvelope, OperationResult } from './schemas.js';
 import { envelope, type WireProfile } from './wire/profile.js';
 import { installWire, sendAnswer } from './wire/install.js';
+import { noRouteSentence, validationError, withDeviceState, type PeerService } from './teaching-errors.js';
 import { boundRequestIntegers, checkJsonDepth } from './input-limits.js';
 import { hoistNamedSchemas, openApiTransform } from './openapi.js';
 import { applyServerLimits, HTTP_LIMIT_DEFAULTS, drainRefusedBody, nodeServerOptions, onClientError, type HttpLimits } from './http-limits.js';
@@ -50,13 +51,7 @@ export interface ServiceAppOptions {
 /** Maps anything thrown to the envelope: catalogue errors as they are, the rest hidden behind 500. */
 function toAirtwinError(error: FastifyError, request: FastifyRequest): AirtwinError {
   if (isAirtwinError(error)) return error;
-  if (error.validation) {
-    const v = error.validation[0];
-    const where = error.validationContext ?? 'request';
-    const path = v?.instancePath ? v.instancePath.replace(/^\//, '').replace(/\//g, '.') : (v?.params as { missingProperty?: string } | undefined)?.missingProperty ?? '';
-    const field = path ? `${where}.${path}` : where;
-    return airtwinError('BAD_REQUEST', field, `${field} ${v?.message ?? 'is invalid'}.`);
-  }
+  if (error.validation) return validationError(error, request);
   switch (error.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return airtwinError('PAYLOAD_TOO_LARGE', request.method, `The request body is larger than the limit of ${request.routeOptions.bodyLimit ?? 'the configured'} bytes.`);
@@ -179,6 +174,7 @@ export async function buildServiceApp(opts: ServiceAppOptions): Promise<FastifyI
   app.addSchema(ErrorEnvelope);
   app.addSchema(OperationResult);
   app.decorateRequest('principal', undefined as unknown as Principal);
+  app.decorate('peerServices', [] as PeerService[]);
   installWire(app, opts.wire);
   app.addHook('onRoute', boundRequestIntegers);
   httpPlumbing(app);
@@ -216,10 +212,10 @@ export async function buildServiceApp(opts: ServiceAppOptions): Promise<FastifyI
     if (e.code === 'PAYLOAD_TOO_LARGE' && drainRefusedBody(request.raw)) reply.removeHeader('connection');
     if (e.status >= 500) request.log.error({ err: error, code: e.code, reqId: request.id }, 'request failed');
     else request.log.info({ code: e.code, details: e.details }, e.message);
-    return sendAnswer(reply, opts.wire.error(e, request));
+    return sendAnswer(reply, withDeviceState(opts.wire.error(e, request), e));
   });
   app.setNotFoundHandler((request, reply) => {
-    reply.status(404).send(envelope(404, request.method, `No route ${request.method} ${request.url.split('?')[0]}.`));
+    reply.status(404).send(envelope(404, request.method, noRouteSentence(app, request)));
   });
   return app;
 }

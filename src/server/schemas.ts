@@ -5,6 +5,9 @@ export const ErrorEnvelope = Type.Object({
   ErrorCode: Type.Integer({ description: 'The HTTP status.' }),
   ErrorDetails: Type.String({ description: 'The method or field the error is about.' }),
   ErrorDescription: Type.String({ description: 'What went wrong, as a sentence.' }),
+  DeviceState: Type.Optional(Type.Union([Type.Literal('busy'), Type.Literal('offline')], {
+    description: 'On a 409 about a device: busy (running a command or restarting; try again when it is done) or offline (not connected).',
+  })),
 }, { $id: 'ErrorEnvelope', title: 'ErrorEnvelope' });
 
 export const OperationResult = Type.Object({

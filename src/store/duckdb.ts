@@ -20,7 +20,7 @@ export const DUCKDB_MEMORY_LIMIT = '512MB';
 
 /**
  * WAL size that triggers an automatic checkpoint (DuckDB's default: 16 MB). What a start after a
- * crash (kill -9) replays before serve answers grows with the WAL's bytes (about 10 ms per MB)
+ * crash (kill -9) re-applies before serve answers grows with the WAL's bytes (about 10 ms per MB)
  * and with its transactions (below, CHECKPOINT_EVERY_MS). Each checkpoint rewrites what was
  * appended since the last one; at 16 MB, ingest spent ~20 % more CPU than at 128 MB.
  */
@@ -28,7 +28,7 @@ export const DUCKDB_CHECKPOINT_THRESHOLD = '32MB';
 
 /**
  * How often (wall time) the store checkpoints a WAL that is not empty. A start after a crash
- * replays the WAL transaction by transaction, ~0.3-0.5 ms each on the machines we measured,
+ * re-applies the WAL transaction by transaction, ~0.3-0.5 ms each on the machines we measured,
  * more under load: a service writing a few batches and API writes a second piles up thousands
  * an hour in a WAL that stays well under the size threshold, and its start took seconds more for
  * each. A checkpoint of a few seconds' writes costs tens of ms on a pool thread (the ingest
@@ -122,8 +122,8 @@ export class Store {
   }
 
   /**
-   * Checkpoints a WAL that holds anything: at once (what a crash left, which opening replayed
-   * but DuckDB keeps, so that a crash loop does not replay it again and again) and then every
+   * Checkpoints a WAL that holds anything: at once (what a crash left, which opening re-applied
+   * but DuckDB keeps, so that a crash loop does not re-apply it again and again) and then every
    * `everyMs` of wall time, on a connection of its own (a pool thread; API statements and
    * inserts go on meanwhile). One at a time; a failed one leaves the WAL as it was, for the next
    * tick or close() to try again.

@@ -146,4 +146,17 @@ export const MIGRATIONS: Migration[] = [
       'id, serial, log, data, severity, recorded, log_type, uuid'),
     ],
   },
+  {
+    // RRM runs keep their scores (issue 34): the predicted score of the plan before and after,
+    // whether it was applied, and the effect measured from the first scans after the apply.
+    version: 6,
+    name: 'rrm run scores',
+    statements: [
+      `ALTER TABLE rrm_runs ADD COLUMN score VARCHAR`,
+      `ALTER TABLE rrm_runs ADD COLUMN applied BOOLEAN DEFAULT false`,
+      `ALTER TABLE rrm_runs ADD COLUMN serials VARCHAR`,
+      `ALTER TABLE rrm_runs ADD COLUMN measured VARCHAR`,
+      `ALTER TABLE rrm_runs ADD COLUMN measured_ms BIGINT`,
+    ],
+  },
 ];

@@ -4,10 +4,10 @@
  * it survives a production restart.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { createConnection, createServer } from 'node:net';
+import { accessSync, constants, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { delimiter, join } from 'node:path';
 
 export interface TestNats {
   url: string;
@@ -22,7 +22,24 @@ export interface TestNats {
   start(): Promise<void>;
 }
 
-const NATS_BIN = '/usr/sbin/nats-server';
+/** `$NATS_SERVER`, else the first nats-server on PATH. */
+export function natsServerBin(): string {
+  if (process.env.NATS_SERVER) return process.env.NATS_SERVER;
+  for (const dir of (process.env.PATH ?? '').split(delimiter)) {
+    if (!dir) continue;
+    const bin = join(dir, 'nats-server');
+    try {
+      accessSync(bin, constants.X_OK);
+      return bin;
+    } catch {
+      // not here
+    }
+  }
+  throw new Error('nats-server is not on PATH: the NATS tests start private ones (install nats-server 2.9 or later, or set NATS_SERVER to its path)');
+}
+
+/** How long a nats-server may take to say it is ready on a loaded machine. */
+const READY_WITHIN_MS = 60_000;
 
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -36,15 +53,8 @@ export async function freePort(): Promise<number> {
   });
 }
 
-function canConnect(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const s = createConnection({ port, host: '127.0.0.1' });
-    s.once('connect', () => { s.destroy(); resolve(true); });
-    s.once('error', () => resolve(false));
-  });
-}
-
-export async function startNats(opts: { jetstream?: boolean } = {}): Promise<TestNats> {
+/** `maxPayload`: the server's max_payload in bytes (a config file; nats-server has no flag for it). */
+export async function startNats(opts: { jetstream?: boolean; maxPayload?: number } = {}): Promise<TestNats> {
   const port = await freePort();
   const storeDir = mkdtempSync(join(tmpdir(), 'airtwin-nats-'));
   let proc: ChildProcess | undefined;
@@ -52,15 +62,35 @@ export async function startNats(opts: { jetstream?: boolean } = {}): Promise<Tes
   const start = async (): Promise<void> => {
     const args = ['-a', '127.0.0.1', '-p', String(port)];
     if (opts.jetstream !== false) args.push('-js', '-sd', storeDir);
-    const child = spawn(NATS_BIN, args, { stdio: 'ignore' });
-    proc = child;
-    // Bounded wait: 100 tries of 50 ms.
-    for (let i = 0; i < 100; i++) {
-      if (child.exitCode !== null) throw new Error(`nats-server exited with ${child.exitCode}`);
-      if (await canConnect(port)) return;
-      await new Promise((r) => setTimeout(r, 50));
+    if (opts.maxPayload !== undefined) {
+      const conf = join(storeDir, 'max-payload.conf');
+      writeFileSync(conf, `max_payload: ${opts.maxPayload}\n`);
+      args.push('-c', conf);
     }
-    throw new Error(`nats-server did not listen on ${port}`);
+    const child = spawn(natsServerBin(), args, { stdio: ['ignore', 'ignore', 'pipe'] });
+    proc = child;
+    // Ready once it logs so (after it listens, and after JetStream recovered its store).
+    await new Promise<void>((resolve, reject) => {
+      let log = '';
+      const timer = setTimeout(() => done(new Error(`nats-server did not say it was ready within ${READY_WITHIN_MS} ms on ${port}: ${log.slice(-500)}`)), READY_WITHIN_MS);
+      const done = (err?: Error): void => {
+        clearTimeout(timer);
+        child.stderr.removeListener('data', onData);
+        child.stderr.resume();
+        child.removeListener('exit', onExit);
+        child.removeListener('error', done);
+        if (err) reject(err);
+        else resolve();
+      };
+      const onData = (chunk: Buffer): void => {
+        log += chunk.toString();
+        if (log.includes('Server is ready')) done();
+      };
+      const onExit = (code: number | null): void => done(new Error(`nats-server exited with ${code}: ${log.slice(-500)}`));
+      child.stderr.on('data', onData);
+      child.once('exit', onExit);
+      child.once('error', done);
+    });
   };
 
   const kill = async (): Promise<void> => {

@@ -28,7 +28,13 @@ export interface SynthAp {
   clients: number[][];
 }
 export interface SynthTransmitter { bssid: string; x: number; y: number; band: Band; channel: number; width: ChannelWidth; tx: number }
-export interface SynthVenue { aps: SynthAp[]; unmanaged: SynthTransmitter[]; hearingDbm: number }
+export interface SynthVenue {
+  aps: SynthAp[];
+  unmanaged: SynthTransmitter[];
+  hearingDbm: number;
+  /** Regulatory country the APs' configurations name (radios[].country); none when absent. */
+  country?: string;
+}
 
 export interface VenueOptions {
   aps: number;
@@ -47,6 +53,8 @@ export interface VenueOptions {
   /** Share of APs without capabilities (default 0.2). */
   noCapsShare?: number;
   clientsPerRadio?: number;
+  /** Country every AP's configuration names (its tx power limits); none by default. */
+  country?: string;
 }
 
 const PHY_5G = 'platform/soc/c000000.wifi';
@@ -103,7 +111,7 @@ export function genVenue(seed: number | string, opts: VenueOptions): SynthVenue 
     const ch = start.channels[int(start.channels.length)]!;
     unmanaged.push({ bssid: bssidOf(6, k, 0), x: int(side), y: int(side), band, channel: blockOf(band, ch, width)?.channels[0] ?? ch, width, tx: 15 + int(10) });
   }
-  return { aps, unmanaged, hearingDbm: opts.hearingDbm ?? -88 };
+  return { aps, unmanaged, hearingDbm: opts.hearingDbm ?? -88, ...(opts.country ? { country: opts.country } : {}) };
 }
 
 /** Path loss (dB) used for every scan signal: 40 + 35·log10(d), d ≥ 1 m. */
@@ -166,7 +174,9 @@ export function venueDocuments(v: SynthVenue, t = 1_700_000_000_000): DeviceDocu
       states: [{ recorded: t, state }],
       scans: [{ recorded: t, entries }],
       capabilities: ap.capabilities,
-      activeConfig: { radios: ap.radios.map((r) => ({ band: r.band, channel: r.channel, 'channel-width': r.width, 'tx-power': r.tx })) },
+      activeConfig: {
+        radios: ap.radios.map((r) => ({ band: r.band, channel: r.channel, 'channel-width': r.width, 'tx-power': r.tx, ...(v.country ? { country: v.country } : {}) })),
+      },
     };
   });
 }

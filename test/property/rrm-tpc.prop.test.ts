@@ -4,17 +4,18 @@
  */
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import type { Band } from '../../src/protocol/wifi-channels.js';
+import { maxTxPowerDbm, type Band } from '../../src/protocol/wifi-channels.js';
 import { runAlgorithm } from '../../src/rrm/algorithms/registry.js';
 import type { Plan } from '../../src/rrm/algorithms/common.js';
 import { CoverageGrid } from '../../src/rrm/algorithms/coverage-grid.js';
 import { exhaustiveSearch } from '../../src/rrm/algorithms/location-optimal.js';
+import { powerScore } from '../../src/rrm/score/power.js';
 import type { EffectiveConfig } from '../../src/rrm/schemas/device-config.js';
 import {
   applyToVenue, defaultConfigs, genVenue, propParams, randomConstraints, venueModel, type SynthVenue,
 } from '../helpers/rrm-models.js';
 
-const MODES = ['random', 'measure_ap_client', 'measure_ap_ap', 'location_optimal'] as const;
+const MODES = ['random', 'measure_ap_client', 'measure_ap_ap', 'location_optimal', 'coverage_cci'] as const;
 
 const venueArb = fc.record({
   seed: fc.integer({ min: 0, max: 1_000_000 }),
@@ -130,6 +131,64 @@ describe('tx power optimizers: properties', () => {
   // Found by fast-check (a test that mixed two channel groups of one band); kept as an example.
   it('location_optimal example: seed 206247, 5 APs on 5 and 6 GHz', () => {
     locationNeverWorse({ seed: 206247, aps: 5, bands: ['5G', '6G'] });
+  });
+});
+
+describe('tx power optimizers: power limits', () => {
+  it('no plan puts a radio above its regulatory and capability maximum, in any mode', () => {
+    const arb = fc.record({
+      seed: fc.integer({ min: 0, max: 1_000_000 }),
+      aps: fc.integer({ min: 1, max: 8 }),
+      bands: fc.constantFrom<Band[]>(['2G'], ['5G'], ['2G', '5G'], ['5G', '6G']),
+      country: fc.constantFrom('US', 'GB', 'JP', 'CA', undefined),
+      constrained: fc.boolean(),
+      mode: fc.constantFrom(...MODES),
+      perAp: fc.boolean(),
+    });
+    fc.assert(fc.property(arb, (p) => {
+      const v = genVenue(p.seed, { aps: p.aps, bands: p.bands, side: 60, ...(p.country ? { country: p.country } : {}) });
+      const configs = p.constrained ? randomConstraints(v, p.seed, 60) : defaultConfigs(v);
+      const serials = v.aps.map((a) => a.serial);
+      const args = p.mode === 'random' ? `,setDifferentTxPowerPerAp=${p.perAp}` : '';
+      const plan = run(p.mode, v, configs, serials, args);
+      for (const ap of v.aps) {
+        for (const r of ap.radios) {
+          const dbm = plan[ap.serial]?.[r.band];
+          if (dbm === undefined) continue;
+          const limit = Math.min(30, (p.country ? maxTxPowerDbm(p.country, r.band, r.channel) : undefined) ?? 30);
+          expect(dbm).toBeLessThanOrEqual(limit);
+          expect(dbm).toBeGreaterThanOrEqual(0);
+        }
+      }
+    }), propParams(60));
+  });
+
+  it('measure_ap_ap: an AP nobody hears goes to its limit, not to 30 (US, channel 36: 23 dBm)', () => {
+    const v = genVenue(3, { aps: 1, bands: ['5G'], startChannels: { '5G': [36] }, country: 'US', unmanaged: 0 });
+    const plan = run('measure_ap_ap', v, defaultConfigs(v), [v.aps[0]!.serial]);
+    expect(plan[v.aps[0]!.serial]!['5G']).toBe(23);
+  });
+});
+
+describe('coverage_cci: properties', () => {
+  it('covers at least the clients the current powers cover, with no more CCI', () => {
+    fc.assert(fc.property(venueArb, fc.boolean(), (p, constrained) => {
+      const v = genVenue(p.seed, { aps: p.aps, bands: p.bands, side: 40, clientsPerRadio: 4 });
+      const configs = constrained ? randomConstraints(v, p.seed, 40) : defaultConfigs(v);
+      const serials = v.aps.map((a) => a.serial);
+      const plan = run('coverage_cci', v, configs, serials);
+      const model = venueModel(v);
+      // the current powers as they would be snapped to the allowed ones
+      const before = powerScore(model, serials, {});
+      const after = powerScore(model, serials, plan);
+      if (!constrained) {
+        expect(after.coverage ?? 0).toBeGreaterThanOrEqual(before.coverage ?? 0);
+        expect(after.cci).toBeLessThanOrEqual(before.cci);
+      }
+      // and re-scanned after the plan is applied, the CCI it predicted is what the APs hear
+      const applied = powerScore(venueModel(applyToVenue(v, 'txPower', plan)), serials, {});
+      expect(applied.cci).toBeLessThanOrEqual(after.cci * 1.3 + 1e-12);
+    }), propParams(30));
   });
 });
 

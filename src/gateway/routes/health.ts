@@ -1,13 +1,17 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import { metricsText, type IngestMetrics } from '../../pipelines/metrics.js';
+import type { IngestMetrics } from '../../pipelines/metrics.js';
+import { Registry } from '../../server/prom.js';
 import type { GatewayDeps } from '../deps.js';
+import { registerServeMetrics } from '../metrics.js';
 
 /** What a probe sees of the process: the ingest backlog and each link's state. */
 export interface HealthSources {
   ingest: () => IngestMetrics;
   /** Link adapters by name (e.g. `nats`), each answering its own status object. */
   links: () => Record<string, { state: string; [k: string]: unknown }>;
+  /** Where /metrics comes from (serve: one with the process metrics and request durations); default a registry of its own. */
+  registry?: Registry;
 }
 
 const Health = Type.Object({
@@ -35,19 +39,9 @@ export async function healthRoutes(app: FastifyInstance, deps: GatewayDeps, sour
       links,
     };
   });
-  app.get('/metrics', { schema: { tags: ['system'], summary: 'Prometheus metrics (no token needed)', security: [] } }, async (_req, reply) => {
-    const stats = deps.status.connectionStatistics();
-    const lines = [
-      '# HELP airtwin_devices_known Device records.',
-      '# TYPE airtwin_devices_known gauge',
-      `airtwin_devices_known ${deps.devices.size}`,
-      '# HELP airtwin_devices_connected Devices with a connected link.',
-      '# TYPE airtwin_devices_connected gauge',
-      `airtwin_devices_connected ${stats.connectedDevices}`,
-    ];
-    for (const [name, link] of Object.entries(sources.links())) {
-      lines.push(`airtwin_link_connected{link="${name}"} ${link.state === 'connected' ? 1 : 0}`);
-    }
-    return reply.type('text/plain; version=0.0.4').send(`${lines.join('\n')}\n${metricsText(sources.ingest())}`);
-  });
+  const registry = sources.registry ?? new Registry();
+  const events = registerServeMetrics(registry, deps, sources);
+  app.addHook('onClose', async () => events.unsubscribe());
+  app.get('/metrics', { schema: { tags: ['system'], summary: 'Prometheus metrics (no token needed; docs/metrics.md)', security: [] } }, async (_req, reply) =>
+    reply.type(registry.contentType).send(await registry.metrics()));
 }

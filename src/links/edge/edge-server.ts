@@ -13,10 +13,11 @@ import type { TLSSocket } from 'node:tls';
 import type { NatsConnection, Subscription } from 'nats';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { wallClock, type Clock } from '../../protocol/clock.js';
+import { MAX_INFLATED_BYTES } from '../../protocol/compress.js';
 import type { LinkLogger } from '../nats/connect.js';
 import type { RecorderTap } from '../record/recording-link.js';
 import { EDGE_HEARTBEAT_MS, RESYNC_SUBJECT, ensureStream } from '../nats/subjects.js';
-import { startHeartbeat } from '../nats/heartbeat.js';
+import { startHeartbeat } from '../nats/liveness.js';
 import { DEFAULT_EDGE_LIMITS, EdgeSession, type EdgeCounters, type EdgeLimits, type SessionContext } from './edge-session.js';
 import { OutageBuffer, type OutageCounters } from './outage-buffer.js';
 import { DEFAULT_CERTIFICATE_POLICY, admitCertificate, type CertificatePolicy } from './tls-admission.js';
@@ -55,7 +56,19 @@ export interface Edge {
   port: number;
   id: string;
   stats(): EdgeCounters & OutageCounters & { sessions: number; sockets: number };
+  /** NATS is connected (not down, reconnecting or closed). */
+  natsConnected(): boolean;
   close(): Promise<void>;
+}
+
+/**
+ * Room in a NATS message for an inflated `compress_64` document: the server's max_payload less
+ * what the frame envelope and our headers add, so a document that inflates past what NATS takes
+ * is refused as a protocol error before it is published.
+ */
+function inflateLimit(nc: NatsConnection): number {
+  const max = nc.info?.max_payload;
+  return max === undefined ? MAX_INFLATED_BYTES : Math.min(MAX_INFLATED_BYTES, Math.max(0, max - 4096));
 }
 
 export async function createEdge(opts: EdgeOptions): Promise<Edge> {
@@ -74,13 +87,14 @@ export async function createEdge(opts: EdgeOptions): Promise<Edge> {
     }
   }
 
-  const counters: EdgeCounters = { framesUp: 0, framesDown: 0, protocolErrors: 0, droppedForErrors: 0 };
+  const counters: EdgeCounters = { framesUp: 0, framesDown: 0, protocolErrors: 0, droppedForErrors: 0, rateLimited: 0, droppedForRate: 0 };
   const bySerial = new Map<string, EdgeSession>();
   const sockets = new Set<EdgeSession>();
   let nextSession = 1;
   const outage = new OutageBuffer(nc, limits.outageMaxBytes, logger);
   const ctx: SessionContext = {
-    edgeId: id, beatMs: heartbeatMs, nc, logger, publish: (subject, data, h, always) => outage.publish(subject, data, h, always), limits, policy, counters, now: () => clock.now(), tap: opts.recorder,
+    edgeId: id, beatMs: heartbeatMs, nc, logger, publish: (subject, data, h, always) => outage.publish(subject, data, h, always), limits,
+    maxInflatedBytes: () => inflateLimit(nc), policy, counters, now: () => clock.now(), tap: opts.recorder,
     register: (s) => {
       const old = bySerial.get(s.serial!);
       bySerial.set(s.serial!, s);
@@ -154,9 +168,9 @@ export async function createEdge(opts: EdgeOptions): Promise<Edge> {
     server.once('error', reject);
     server.listen(opts.port, opts.host ?? '0.0.0.0', () => resolve());
   });
-  // Once the port is bound: an edge that failed to start must not look alive. Wall time, as the
-  // ping timer; no beat while frames are held through an outage.
-  const heartbeat = startHeartbeat({ nc, edge: id, intervalMs: heartbeatMs, sessions: () => bySerial.size, now: () => clock.now(), paused: () => outage.isHolding });
+  // Once the port is bound: an edge that failed to start must not look alive. No beat while
+  // frames are held through an outage.
+  const heartbeat = startHeartbeat({ nc, edge: id, intervalMs: heartbeatMs, sessions: () => bySerial.size, clock, paused: () => outage.isHolding });
   const addr = server.address();
   const port = typeof addr === 'object' && addr ? addr.port : opts.port;
   const url = `${opts.tls ? 'wss' : 'ws'}://${opts.host ?? '127.0.0.1'}:${port}`;
@@ -166,6 +180,7 @@ export async function createEdge(opts: EdgeOptions): Promise<Edge> {
   return {
     url, port, id,
     stats: () => ({ ...counters, ...outage.counters, sessions: bySerial.size, sockets: sockets.size }),
+    natsConnected: () => !outage.isHolding && !nc.isClosed(),
     close: async () => {
       clearInterval(timer);
       resync.unsubscribe();

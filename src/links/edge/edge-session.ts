@@ -11,6 +11,7 @@ import type { LinkLogger } from '../nats/connect.js';
 import type { RecorderTap } from '../record/recording-link.js';
 import { HDR_AT, HDR_CONTROL, HDR_MALFORMED, HDR_REASON, HDR_RESYNC, downSubject, presenceSubject, upSubject, type Certificate, type Presence } from '../nats/subjects.js';
 import { checkFrame } from './frame-check.js';
+import { DEFAULT_FRAME_BUDGET, FrameBudget, type FrameBudgetLimits } from '../../protocol/frame-budget.js';
 import type { UpFrame } from '../../protocol/frame.js';
 import { certificateVerdict, type CertificatePolicy } from './tls-admission.js';
 
@@ -25,10 +26,13 @@ export interface EdgeLimits {
   pingIntervalMs: number;
   /** Bytes of AP frames held while NATS is down (outage-buffer.ts); later ones are lost, counted. */
   outageMaxBytes: number;
+  /** What one AP may send per second; over it frames are dropped, a persistent offender is cut. */
+  budget: FrameBudgetLimits;
 }
 
 export const DEFAULT_EDGE_LIMITS: EdgeLimits = {
   maxPayload: 512_000, maxProtocolErrors: 10, idleTimeoutMs: 600_000, pingIntervalMs: 30_000, outageMaxBytes: 64 * 1024 * 1024,
+  budget: DEFAULT_FRAME_BUDGET,
 };
 
 export interface EdgeCounters {
@@ -36,6 +40,10 @@ export interface EdgeCounters {
   framesDown: number;
   protocolErrors: number;
   droppedForErrors: number;
+  /** Frames dropped for being over their AP's budget (`limits.budget`). */
+  rateLimited: number;
+  /** APs disconnected for staying over their budget. */
+  droppedForRate: number;
 }
 
 export interface SessionContext {
@@ -43,8 +51,10 @@ export interface SessionContext {
   /** The edge's heartbeat interval, which its presence announces (Presence.beatMs). */
   beatMs: number;
   nc: NatsConnection;
-  /** Publishes toward serve: straight to NATS, or held while NATS is down. */
-  publish(subject: string, data: string | Uint8Array, headers?: MsgHdrs, always?: boolean): void;
+  /** Publishes toward serve: straight to NATS, or held while NATS is down; false when NATS refused it. */
+  publish(subject: string, data: string | Uint8Array, headers?: MsgHdrs, always?: boolean): boolean;
+  /** The most a `compress_64` document may inflate to: what NATS takes in one message. */
+  maxInflatedBytes(): number;
   logger: LinkLogger;
   limits: EdgeLimits;
   policy: CertificatePolicy;
@@ -71,6 +81,10 @@ export class EdgeSession {
   private down?: Subscription;
   private presence?: Subscription;
   private closed = false;
+  private readonly budget: FrameBudget;
+  private overBudget = false;
+  /** Disconnected for its budget: what is still in flight is dropped without another word. */
+  private cut = false;
 
   constructor(
     private readonly ws: WebSocket,
@@ -82,6 +96,7 @@ export class EdgeSession {
   ) {
     this.certificate = cn ? 'VALID_CERTIFICATE' : 'NO_CERTIFICATE';
     this.lastFrameAt = ctx.now();
+    this.budget = new FrameBudget(ctx.limits.budget, { now: () => ctx.now() });
     ws.on('message', (data, isBinary) => this.onMessage(data as Buffer, isBinary));
     ws.on('pong', () => { this.alive = true; });
     ws.on('close', (code, reason) => this.onClose(`socket closed (${code}${reason.length ? ` ${reason.toString()}` : ''})`));
@@ -127,8 +142,9 @@ export class EdgeSession {
     // §1.1: a binary frame kills the connection.
     if (isBinary) return this.close(1003, 'binary frames are not accepted');
     this.lastFrameAt = this.ctx.now();
+    if (!this.withinBudget(data.length)) return;
     const text = data.toString('utf8');
-    const check = checkFrame(text);
+    const check = checkFrame(text, this.ctx.maxInflatedBytes());
     if (!check.ok) {
       if (check.ignored) return this.ctx.logger.debug?.({ serial: this.serial }, check.reason);
       return this.protocolError(check.reason, text, check.object === true);
@@ -145,7 +161,10 @@ export class EdgeSession {
       this.connectUuid = reportedUuid(check.frame);
     } else if (this.connectText !== undefined) this.followUuid(check.frame);
     // Unchanged frames go on as the bytes that came in: no second UTF-8 encoding.
-    this.publishUp(check.text === text ? data : check.text);
+    if (!this.publishUp(check.text === text ? data : check.text)) {
+      const size = Buffer.byteLength(check.text);
+      return this.protocolError(`frame of ${size} bytes refused by NATS (max_payload ${this.ctx.nc.info?.max_payload ?? '?'})`, text, true);
+    }
     // As the AP sent it (compress_64 too: the device actor inflates it, as it does on every link).
     this.ctx.tap?.up(this.serial!, text, this.lastFrameAt);
   }
@@ -213,30 +232,55 @@ export class EdgeSession {
     return true;
   }
 
+  /** False when the frame is over the AP's budget: dropped, counted, and a persistent offender cut. */
+  private withinBudget(size: number): boolean {
+    const verdict = this.budget.admit(size, this.lastFrameAt);
+    if (verdict === 'ok') {
+      this.overBudget = false;
+      return true;
+    }
+    this.ctx.counters.rateLimited++;
+    if (verdict === 'offender') {
+      if (!this.cut) {
+        this.cut = true;
+        this.ctx.counters.droppedForRate++;
+        this.ctx.logger.warn({ serial: this.serial, ip: this.ipAddress, limits: this.ctx.limits.budget }, 'ap stayed over its frame budget: disconnected');
+        this.close(4005, 'over its frame budget');
+      }
+      return false;
+    }
+    // Once per stretch over budget, not once per frame: a flood must not flood the log too.
+    if (!this.overBudget) this.ctx.logger.warn({ serial: this.serial, ip: this.ipAddress, limits: this.ctx.limits.budget }, 'ap over its frame budget: frames dropped');
+    this.overBudget = true;
+    return false;
+  }
+
   /** `object`: the text is a JSON object, which the recorder may write as it came. */
   private protocolError(reason: string, text: string, object: boolean): void {
     this.protocolErrors++;
     this.ctx.counters.protocolErrors++;
     // The actor counts it too (its protocol-error events), so the twin shows what the AP did.
     if (this.serial) this.publishUp(text.slice(0, 4096), reason);
-    // A JSON object is recorded whole, so a replay's actor meets it as this one did. Other text
+    // A JSON object is recorded whole, so an actor reading the recording meets it as this one did. Other text
     // is not: the recorder pastes a frame's text into its line as it is, and text such as
     // `{"a":1},"serial":"<another AP>","frame":{...}` made a valid line for another AP.
     if (this.serial && object) this.ctx.tap?.up(this.serial, text, this.lastFrameAt);
     this.ctx.logger.warn({ serial: this.serial, ip: this.ipAddress, reason, count: this.protocolErrors }, 'protocol error');
-    if (this.protocolErrors >= this.ctx.limits.maxProtocolErrors) {
+    // Once: frames still in flight after the close count as errors, not as more disconnects.
+    if (this.protocolErrors === this.ctx.limits.maxProtocolErrors) {
       this.ctx.counters.droppedForErrors++;
       this.close(4002, `${this.protocolErrors} protocol errors`);
     }
   }
 
-  private publishUp(text: string | Uint8Array, malformed?: string, resync = false): void {
+  private publishUp(text: string | Uint8Array, malformed?: string, resync = false): boolean {
     const h = headers();
     h.set(HDR_AT, String(this.ctx.now()));
     if (resync) h.set(HDR_RESYNC, '1');
     if (malformed) h.set(HDR_MALFORMED, malformed.slice(0, 200));
-    else this.ctx.counters.framesUp++;
-    this.ctx.publish(upSubject(this.serial!), text, h);
+    if (!this.ctx.publish(upSubject(this.serial!), text, h)) return false;
+    if (!malformed) this.ctx.counters.framesUp++;
+    return true;
   }
 
   private publishPresence(event: 'connect' | 'disconnect', reason?: string): void {
@@ -253,7 +297,7 @@ export class EdgeSession {
     if (this.serial) {
       this.publishPresence('disconnect', reason);
       // A socket replaced by the AP's newer one closes after that one connected: recording its
-      // disconnect would leave a replayed AP offline while the live one is connected.
+      // disconnect would leave the AP offline in the recording while the live one is connected.
       if (this.ctx.unregister(this)) this.ctx.tap?.disconnect(this.serial, this.ctx.now());
       this.ctx.logger.info({ serial: this.serial, reason }, 'ap disconnected');
     }

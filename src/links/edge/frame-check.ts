@@ -16,7 +16,8 @@ export type FrameCheck =
 
 const METHODS: ReadonlySet<string> = new Set(NOTIFICATION_METHODS);
 
-export function checkFrame(text: string): FrameCheck {
+/** `maxInflatedBytes`: the most a `compress_64` document may inflate to (what the frame's next hop accepts). */
+export function checkFrame(text: string, maxInflatedBytes?: number): FrameCheck {
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
@@ -24,14 +25,14 @@ export function checkFrame(text: string): FrameCheck {
     return { ok: false, reason: 'not JSON' };
   }
   if (!isObject(parsed)) return { ok: false, reason: 'not a JSON object' };
-  const check = checkObject(parsed, text);
+  const check = checkObject(parsed, text, maxInflatedBytes);
   return check.ok || check.ignored ? check : { ...check, object: true };
 }
 
-function checkObject(parsed: JsonObject, text: string): FrameCheck {
+function checkObject(parsed: JsonObject, text: string, maxInflatedBytes?: number): FrameCheck {
   if (parsed.jsonrpc === undefined && parsed.radius !== undefined) return { ok: false, ignored: true, reason: 'radius payload (no RADIUS proxy)' };
   if (parsed.jsonrpc !== '2.0') return { ok: false, reason: 'jsonrpc is not "2.0"' };
-  if (parsed.method !== undefined) return checkEvent(parsed, text);
+  if (parsed.method !== undefined) return checkEvent(parsed, text, maxInflatedBytes);
   if (parsed.result !== undefined && parsed.id !== undefined) {
     if (typeof parsed.id !== 'number' || !Number.isInteger(parsed.id)) return { ok: false, reason: 'result id is not an integer' };
     if (!isObject(parsed.result)) return { ok: false, reason: 'result is not an object' };
@@ -40,14 +41,14 @@ function checkObject(parsed: JsonObject, text: string): FrameCheck {
   return { ok: false, reason: 'neither a device event nor a command result' };
 }
 
-function checkEvent(frame: JsonObject, text: string): FrameCheck {
+function checkEvent(frame: JsonObject, text: string, maxInflatedBytes?: number): FrameCheck {
   const method = frame.method;
   if (typeof method !== 'string' || !METHODS.has(method)) return { ok: false, reason: `unknown method ${JSON.stringify(method).slice(0, 40)}` };
   if (!isObject(frame.params)) return { ok: false, reason: `params of ${method} is not an object` };
   let out = frame;
   let outText = text;
   if (isCompressed(frame.params)) {
-    const inflated = inflateParams(frame.params);
+    const inflated = inflateParams(frame.params, maxInflatedBytes);
     if (!inflated.ok) return { ok: false, reason: `${method}: ${inflated.reason}` };
     out = { ...frame, params: inflated.params };
     outText = JSON.stringify(out);

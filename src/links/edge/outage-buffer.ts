@@ -20,6 +20,8 @@ export interface OutageCounters {
   heldSent: number;
   /** Frames dropped because the buffer was full, or the edge closed during an outage. */
   lostInOutage: number;
+  /** Publishes NATS refused (over the server's max_payload, a closing connection): each frame is dropped, counted. */
+  publishFailures: number;
 }
 
 interface Held {
@@ -33,7 +35,7 @@ export class OutageBuffer {
   private bytes = 0;
   private holding = false;
   private lostThisOutage = 0;
-  readonly counters: OutageCounters = { held: 0, heldSent: 0, lostInOutage: 0 };
+  readonly counters: OutageCounters = { held: 0, heldSent: 0, lostInOutage: 0, publishFailures: 0 };
 
   constructor(
     private readonly nc: NatsConnection,
@@ -45,23 +47,41 @@ export class OutageBuffer {
     return this.holding;
   }
 
-  /** `nc.publish`, or held while NATS is down. `always`: kept past the byte limit (presence). */
-  publish(subject: string, data: string | Uint8Array, headers?: MsgHdrs, always = false): void {
-    if (this.nc.isClosed()) return;
-    if (!this.holding) {
-      this.nc.publish(subject, data, headers ? { headers } : undefined);
-      return;
-    }
+  /**
+   * `nc.publish`, or held while NATS is down. `always`: kept past the byte limit (presence).
+   * False when NATS refused the message (it throws for a payload over the server's max_payload):
+   * the message is dropped and counted, the caller decides what that means for its AP.
+   */
+  publish(subject: string, data: string | Uint8Array, headers?: MsgHdrs, always = false): boolean {
+    if (this.nc.isClosed()) return true;
+    if (!this.holding) return this.send(subject, data, headers);
     const size = typeof data === 'string' ? Buffer.byteLength(data) : data.byteLength;
+    const max = this.nc.info?.max_payload;
+    if (max !== undefined && size > max) {
+      this.counters.publishFailures++;
+      return false;
+    }
     // Once full, full until NATS is back: the held frames stay one unbroken stretch.
     if (!always && (this.lostThisOutage > 0 || this.bytes + size > this.maxBytes)) {
       if (this.lostThisOutage++ === 0) this.logger.warn({ maxBytes: this.maxBytes }, 'outage buffer full: frames from APs are lost until NATS is back');
       this.counters.lostInOutage++;
-      return;
+      return true;
     }
     this.queue.push({ subject, data, ...(headers ? { headers } : {}) });
     this.bytes += size;
     this.counters.held = this.queue.length;
+    return true;
+  }
+
+  private send(subject: string, data: string | Uint8Array, headers?: MsgHdrs): boolean {
+    try {
+      this.nc.publish(subject, data, headers ? { headers } : undefined);
+      return true;
+    } catch (err) {
+      this.counters.publishFailures++;
+      this.logger.warn({ subject, err: (err as Error).message }, 'NATS refused a publish: message dropped');
+      return false;
+    }
   }
 
   /** NATS went away: hold publishes from now on. */
@@ -80,7 +100,7 @@ export class OutageBuffer {
     this.queue = [];
     this.bytes = 0;
     this.holding = false;
-    for (const m of queue) this.nc.publish(m.subject, m.data, m.headers ? { headers: m.headers } : undefined);
+    for (const m of queue) this.send(m.subject, m.data, m.headers);
     this.counters.held = 0;
     this.counters.heldSent += queue.length;
     this.logger.info({ frames: queue.length, bytes, lost: this.lostThisOutage }, 'NATS is back: held frames sent');

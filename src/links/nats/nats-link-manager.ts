@@ -14,14 +14,16 @@
  */
 import type { ConsumerMessages, JsMsg, NatsConnection, Subscription } from 'nats';
 import { wallClock, type Clock } from '../../protocol/clock.js';
+import { DEFAULT_FRAME_BUDGET, FrameBudget, type FrameBudgetLimits } from '../../protocol/frame-budget.js';
 import { isObject, type UpFrame } from '../../protocol/frame.js';
 import { rememberStateText } from '../../protocol/json-source.js';
 import { isSerial } from '../../protocol/serial.js';
 import { connectNats, type LinkLogger, type NatsStatus } from './connect.js';
+import { EdgeLiveness } from './liveness.js';
 import { NatsLink } from './nats-link.js';
 import {
-  ACK_EVERY, ACK_INTERVAL_MS, DEFAULT_DURABLE, EDGE_ALIVE_SUBJECT, EDGE_MISSED_BEATS, HDR_AT, HDR_MALFORMED, HDR_RESYNC, RESYNC_SUBJECT,
-  STREAM, STREAM_SUBJECTS, ensureConsumer, ensureStream, isEdgeAlive, isPresence, parseSubject, subjectMatches, type Filtering, type Presence, type StreamLimits,
+  ACK_EVERY, ACK_INTERVAL_MS, DEFAULT_DURABLE, EDGE_ALIVE_SUBJECT, HDR_AT, HDR_MALFORMED, HDR_RESYNC, RESYNC_SUBJECT,
+  STREAM, STREAM_SUBJECTS, ensureConsumer, ensureStream, isEdgeAlive, isPresence, parseSubject, subjectMatches, type Filtering, type StreamLimits,
 } from './subjects.js';
 
 export interface NatsLinkManagerOptions {
@@ -31,7 +33,13 @@ export interface NatsLinkManagerOptions {
   nc?: NatsConnection;
   logger: LinkLogger;
   onDevice: (link: NatsLink) => void;
+  /** The process clock: dates what happens to the links (default wall time). */
   clock?: Clock;
+  /**
+   * The manager's own timers: edge deadlines and ack cycles (default wall time). Edges beat in
+   * wall time, and a virtual process clock may race or stand still; tests pass a VirtualClock.
+   */
+  wall?: Clock;
   /** Durable consumer name; workers that split a fleet use one durable each (default airtwin-serve). */
   durable?: string;
   /**
@@ -47,6 +55,11 @@ export interface NatsLinkManagerOptions {
    * Without it a frame is acknowledged as soon as its actor took it.
    */
   persisted?: () => Promise<void>;
+  /**
+   * What one AP may send, judged by when its edge took each frame (`Airtwin-At`), so a backlog
+   * read at once after a restart is judged at the rate it was sent. Default DEFAULT_FRAME_BUDGET.
+   */
+  budget?: FrameBudgetLimits;
 }
 
 export interface NatsLinkStatus {
@@ -80,6 +93,9 @@ export interface NatsLinkStatus {
    * (see edgeTime): dated when nats-server stored them instead.
    */
   redated: number;
+  /** Frames dropped for being over their AP's budget, and APs disconnected for staying over it. */
+  rateLimited: number;
+  offenders: number;
 }
 
 /** How far an edge's clock may run ahead of nats-server's, and how long an edge may hold a frame. */
@@ -100,7 +116,8 @@ export class NatsLinkManager {
   private readonly links = new Map<string, NatsLink>();
   private linkStatus: NatsStatus = 'connected';
   private messages?: ConsumerMessages;
-  private readonly counts = { frames: 0, malformed: 0, presence: 0, skipped: 0, outside: 0, acked: 0, redated: 0 };
+  private readonly counts = { frames: 0, malformed: 0, presence: 0, skipped: 0, outside: 0, acked: 0, redated: 0, rateLimited: 0, offenders: 0 };
+  private readonly budgets = new Map<string, FrameBudget>();
   private readonly durable: string;
   private readonly filter: string[];
   private filtering: Filtering = 'none';
@@ -109,16 +126,23 @@ export class NatsLinkManager {
   private unacked = 0;
   /** Messages of the cycle waiting on `persisted()`. */
   private ackingCount = 0;
-  private ackTimer?: ReturnType<typeof setTimeout>;
+  private ackTimer?: unknown;
   private acking?: Promise<void>;
-  /** Edges that beat (EDGE_ALIVE_SUBJECT), with the timer that declares each one gone. */
-  private readonly edges = new Map<string, { intervalMs: number; timer?: ReturnType<typeof setTimeout>; heard: boolean }>();
+  /** Edges that beat (EDGE_ALIVE_SUBJECT), and the judge that declares one gone. */
+  private readonly liveness: EdgeLiveness;
   private edgesLost = 0;
+  private readonly wall: Clock;
   private alive?: Subscription;
 
   private constructor(private readonly nc: NatsConnection, private readonly opts: NatsLinkManagerOptions, private readonly ownsConnection: boolean) {
     this.durable = opts.durable ?? DEFAULT_DURABLE;
     this.filter = opts.filterSubjects ?? [];
+    this.wall = opts.wall ?? wallClock;
+    this.liveness = new EdgeLiveness({
+      clock: this.wall,
+      caughtUp: () => this.nc.flush(),
+      lost: (edge, silentMs, heard) => this.edgeGone(edge, silentMs, heard),
+    });
   }
 
   static async start(opts: NatsLinkManagerOptions): Promise<NatsLinkManager> {
@@ -140,7 +164,7 @@ export class NatsLinkManager {
       link: this.nc.isClosed() ? 'closed' : this.linkStatus, server: this.nc.getServer(), durable: this.durable,
       filter: this.filter.length > 0 ? [...this.filter] : [...STREAM_SUBJECTS], filtering: this.filtering,
       devices: this.links.size, connectedDevices, ...this.counts, unacked: this.unacked + this.ackingCount,
-      edges: this.heardEdges(), edgesLost: this.edgesLost,
+      edges: this.liveness.heard(), edgesLost: this.edgesLost,
     };
   }
 
@@ -156,7 +180,7 @@ export class NatsLinkManager {
   async close(): Promise<void> {
     this.messages?.stop();
     this.alive?.unsubscribe();
-    for (const e of this.edges.values()) clearTimeout(e.timer);
+    this.liveness.close();
     // A connection that is gone cannot ack: JetStream delivers those frames again.
     if (!this.nc.isClosed()) await this.ackCycle(true);
     if (this.ownsConnection && !this.nc.isClosed()) await this.nc.drain().catch(() => this.nc.close());
@@ -188,8 +212,8 @@ export class NatsLinkManager {
 
   /** The next cycle in ACK_INTERVAL_MS of wall time (a virtual process clock may race or stand still). */
   private ackLater(): void {
-    this.ackTimer = setTimeout(() => void this.ackCycle(), ACK_INTERVAL_MS);
-    this.ackTimer.unref?.();
+    this.ackTimer = this.wall.setTimeout(() => void this.ackCycle(), ACK_INTERVAL_MS);
+    (this.ackTimer as { unref?: () => void }).unref?.();
   }
 
   /**
@@ -198,7 +222,7 @@ export class NatsLinkManager {
    * waits (those frames are not stored yet), except on close, where nothing more will come.
    */
   private async ackCycle(closing = false): Promise<void> {
-    if (this.ackTimer !== undefined) clearTimeout(this.ackTimer);
+    if (this.ackTimer !== undefined) this.wall.clearTimeout(this.ackTimer);
     this.ackTimer = undefined;
     while (this.acking) await this.acking;
     const m = this.newest;
@@ -237,8 +261,8 @@ export class NatsLinkManager {
       if (err) return;
       const a = parseJson(m.string());
       if (!isEdgeAlive(a)) return;
-      if (a.stopping) this.edgeStopped(a.edge);
-      else this.edgeBeat(a.edge, a.intervalMs);
+      if (a.stopping) this.liveness.stopped(a.edge);
+      else this.liveness.beat(a.edge, a.intervalMs);
     } });
     // Edges re-announce their sessions: actors of a restarted serve need presence and connect.
     this.nc.publish(RESYNC_SUBJECT, '');
@@ -266,13 +290,12 @@ export class NatsLinkManager {
     const at = (this.opts.clock ?? wallClock).now();
     if (s === 'reconnecting') {
       for (const l of this.links.values()) l.linkLost(at);
-      // Beats cannot come now: no edge is judged until NATS is back.
-      for (const e of this.edges.values()) clearTimeout(e.timer);
+      this.liveness.linkDown();
     }
     if (s === 'connected' && was === 'reconnecting') {
-      // Every edge known before gets a fresh deadline: one that died meanwhile never beats again,
-      // and the APs frames from the stream bring back online through it are taken offline.
-      for (const [edge, e] of this.edges) this.edgeBeat(edge, e.intervalMs, e.heard);
+      // An edge that died meanwhile never beats again, and the APs frames from the stream bring
+      // back online through it are taken offline.
+      this.liveness.linkUp();
       // A server that came back without its store lost stream and consumer: make them again
       // (idempotent; the running pull loop targets the durable by name and picks it up).
       void this.ensure(false).catch((err: unknown) => this.opts.logger.error({ err: (err as Error).message }, 'nats link: stream or consumer could not be re-created'));
@@ -280,49 +303,10 @@ export class NatsLinkManager {
     }
   }
 
-  private heardEdges(): number {
-    let n = 0;
-    for (const e of this.edges.values()) if (e.heard) n++;
-    return n;
-  }
-
-  /** An edge beat: it has EDGE_MISSED_BEATS of its intervals to beat again. */
-  private edgeBeat(edge: string, intervalMs: number, heard = true): void {
-    const known = this.edges.get(edge);
-    if (known) clearTimeout(known.timer);
-    const timer = setTimeout(() => {
-      // Judged after this turn's I/O: a process busy past the deadline (GC, a burst) runs its
-      // timers before it reads the socket, where the edge's next beat may be waiting already.
-      setImmediate(() => { if (this.edges.get(edge)?.timer === timer) this.edgeGone(edge, intervalMs); });
-    }, intervalMs * EDGE_MISSED_BEATS);
-    timer.unref?.();
-    this.edges.set(edge, { intervalMs, timer, heard: heard || known?.heard === true });
-  }
-
-  /**
-   * A connect from an edge that says it beats, which this serve has not heard beat: it gets the
-   * same deadline as one that just beat. An edge that died before serve started never beats, and
-   * the APs its frames in the stream bring online are taken offline. An edge already judged keeps
-   * its deadline: a connect is not a beat. Nothing is judged while NATS is down.
-   */
-  private edgeAnnounced(p: Presence): void {
-    if (this.edges.has(p.edge) || this.linkStatus !== 'connected') return;
-    const beatMs = p.beatMs;
-    if (typeof beatMs === 'number' && Number.isFinite(beatMs) && beatMs > 0) this.edgeBeat(p.edge, beatMs, false);
-  }
-
-  /** An edge closed cleanly: its APs' disconnect presence says the rest. */
-  private edgeStopped(edge: string): void {
-    clearTimeout(this.edges.get(edge)?.timer);
-    this.edges.delete(edge);
-  }
-
   /** An edge stopped beating (killed, or cut from NATS): the APs it held cannot be reached. */
-  private edgeGone(edge: string, intervalMs: number): void {
-    const heard = this.edges.get(edge)?.heard === true;
-    this.edges.delete(edge);
+  private edgeGone(edge: string, silentMs: number, heard: boolean): void {
     const at = (this.opts.clock ?? wallClock).now();
-    const silentS = (intervalMs * EDGE_MISSED_BEATS) / 1000;
+    const silentS = silentMs / 1000;
     const reason = `edge ${edge} stopped answering (no heartbeat for ${silentS} s)`;
     let aps = 0;
     for (const l of this.links.values()) if (l.edgeLost(edge, at, reason)) aps++;
@@ -357,6 +341,24 @@ export class NatsLinkManager {
     return storedMs;
   }
 
+  /** False when the frame is over its AP's budget: dropped, counted; a persistent offender is disconnected. */
+  private withinBudget(link: NatsLink, bytes: number, at: number): boolean {
+    let budget = this.budgets.get(link.serial);
+    if (!budget) {
+      budget = new FrameBudget(this.opts.budget ?? DEFAULT_FRAME_BUDGET, { now: () => at });
+      this.budgets.set(link.serial, budget);
+    }
+    const verdict = budget.admit(bytes, at);
+    if (verdict === 'ok') return true;
+    this.counts.rateLimited++;
+    if (verdict === 'offender' && link.connected) {
+      this.counts.offenders++;
+      this.opts.logger.warn({ serial: link.serial, limits: this.opts.budget ?? DEFAULT_FRAME_BUDGET }, 'nats link: AP stayed over its frame budget: disconnected');
+      void link.close('over its frame budget');
+    }
+    return false;
+  }
+
   private route(m: JsMsg): void {
     // Checked even when the server filters: cheap, and right whoever applies the filter.
     if (this.filter.length > 0 && !this.filter.some((f) => subjectMatches(f, m.subject))) {
@@ -377,12 +379,14 @@ export class NatsLinkManager {
         return;
       }
       this.counts.presence++;
-      if (p.event === 'connect') this.edgeAnnounced(p);
+      // Nothing is judged while NATS is down (the judge ignores an announcement then).
+      if (p.event === 'connect') this.liveness.announced(p.edge, p.beatMs);
       p.at = this.dated(p.at, storedMs);
       return link.presence(p);
     }
     const at = this.dated(Number(m.headers?.get(HDR_AT)), storedMs);
     const bytes = m.data.length;
+    if (!this.withinBudget(link, bytes, at)) return;
     const malformed = m.headers?.get(HDR_MALFORMED);
     if (malformed) {
       this.counts.malformed++;

@@ -82,17 +82,27 @@ const range = (from: number, to: number): number[] => Array.from({ length: to - 
 export function chooseChannel(
   band: Band, candidates: readonly number[], weights: readonly number[], current: number | undefined, rng: Rng,
   allowed?: readonly boolean[] | (() => readonly boolean[]),
+  /** Interference (mW) on each candidate: breaks ties between equally occupied channels. */
+  loudness?: () => readonly number[],
 ): number {
   if (candidates.length === 1) return candidates[0]!;
   const ci = current === undefined ? -1 : candidates.indexOf(current);
   const min = Math.min(...weights);
-  // The current channel is never masked, so staying needs no mask (computed lazily: it is the
-  // expensive part in dense zones).
-  if (ci >= 0 && weights[ci] === min) return current!;
+  // Staying needs no mask (the current channel is never masked; the mask is the expensive part
+  // in dense zones), unless an equally occupied channel is quieter: then the AP moves off the
+  // loud one (as upstream does), to the quietest of the tied channels.
+  if (ci >= 0 && weights[ci] === min) {
+    const loud = loudness?.();
+    if (!loud) return current!;
+    let best = ci;
+    weights.forEach((w, i) => { if (w === min && loud[i]! < loud[best]! * (1 - 1e-9)) best = i; });
+    return candidates[best]!;
+  }
   const mask = typeof allowed === 'function' ? allowed() : allowed;
   if (mask && mask.some((a) => !a)) {
     const keep = candidates.map((_, i) => i).filter((i) => mask[i]);
-    return chooseChannel(band, keep.map((i) => candidates[i]!), keep.map((i) => weights[i]!), current, rng);
+    const loud = loudness ? () => { const l = loudness(); return keep.map((i) => l[i]!); } : undefined;
+    return chooseChannel(band, keep.map((i) => candidates[i]!), keep.map((i) => weights[i]!), current, rng, undefined, loud);
   }
   const free = candidates.filter((_, i) => weights[i] === 0);
   if (free.length > 0) {

@@ -8,7 +8,8 @@ import {
 } from '../../protocol/wifi-channels.js';
 import type { EffectiveConfig } from '../schemas/device-config.js';
 import type { RrmModel } from '../model/types.js';
-import type { ApView } from '../model/view.js';
+import type { Site } from '../site.js';
+import { MAX_TX_POWER_DBM, type ApView } from '../model/view.js';
 
 /** A seeded source of uniform numbers in [0, 1) (a seedrandom prng). */
 export type Rng = () => number;
@@ -24,6 +25,8 @@ export interface AlgorithmInput<A> {
   configs: ReadonlyMap<string, EffectiveConfig>;
   rng: Rng;
   args: A;
+  /** The venue (floors, walls, origin) when RRM knows it: location-based power modes use it. */
+  site?: Site;
 }
 
 /** Uniform pick; the one place optimizers draw from the rng. */
@@ -90,18 +93,34 @@ export function blockStart(band: Band, channel: number, width: ChannelWidth): nu
   return blockOf(band, channel, band === '2G' ? 20 : width)?.channels[0] ?? channel;
 }
 
-export const TX_POWER_RANGE: readonly number[] = Array.from({ length: 31 }, (_, i) => i);
+export const TX_POWER_RANGE: readonly number[] = Array.from({ length: MAX_TX_POWER_DBM + 1 }, (_, i) => i);
+
+/**
+ * The most an AP may transmit in a band (dBm): the lowest limit of its radios in that band
+ * (a plan holds one power per AP and band), 30 when it has none (ApRadio.maxTxPower).
+ */
+export function powerLimit(ap: ApView, band: Band): number {
+  let limit = MAX_TX_POWER_DBM;
+  for (const r of ap.radios) if (r.band === band && r.maxTxPower < limit) limit = r.maxTxPower;
+  return limit;
+}
 
 /**
  * Allowed tx powers of an AP in a band, ascending: [userTxPowers] when set, else 0..30
- * intersected with allowedTxPowers. Empty means "no valid power" and the AP is left alone
- * (upstream silently reset to 0..30, §8 #10).
+ * intersected with allowedTxPowers; never above `limit` (the radio's regulatory and capability
+ * maximum, powerLimit): a user power above it becomes the limit, as the AP would clip it.
+ * Empty means "no valid power" and the AP is left alone (upstream silently reset to 0..30, §8 #10).
  */
-export function txChoices(cfg: EffectiveConfig | undefined, band: Band): number[] {
+export function txChoices(cfg: EffectiveConfig | undefined, band: Band, limit = MAX_TX_POWER_DBM): number[] {
   const user = cfg?.userTxPowers?.[band];
-  if (user !== undefined) return [user];
+  if (user !== undefined) return [Math.min(user, limit)];
   const allowed = cfg?.allowedTxPowers?.[band];
-  return allowed ? TX_POWER_RANGE.filter((p) => allowed.includes(p)) : [...TX_POWER_RANGE];
+  return TX_POWER_RANGE.filter((p) => p <= limit && (!allowed || allowed.includes(p)));
+}
+
+/** txChoices for an AP of the zone view, capped at its limit in the band. */
+export function apTxChoices(cfg: EffectiveConfig | undefined, ap: ApView, band: Band): number[] {
+  return txChoices(cfg, band, powerLimit(ap, band));
 }
 
 /** Nearest allowed power; ties go to the higher one (keeps coverage, reference §4.7 step 5). */

@@ -1,7 +1,8 @@
 /**
- * "Do no harm" for the channel optimizers (issue 7 §7: after a channel optimisation the zone's
- * total co-channel interference — over pairs of managed APs on overlapping channels, the
- * received power above −82 dBm, in mW — must not rise). Upstream weighs neighbours by count,
+ * "Do no harm" for the channel optimizers: after a channel optimisation the zone's co-channel
+ * interference (the objective, src/rrm/score/cci.ts: managed pairs and unmanaged BSSIDs heard
+ * above −82 dBm on overlapping spectrum, 2.4 GHz partial overlap included, in mW) must not
+ * rise as estimated from the scans. Upstream weighs neighbours by count,
  * which can move an AP next to a louder AP; here a move is only allowed when, given the channels
  * of the other managed APs at that moment of the run, it does not raise that sum as estimated
  * from the scans. A move forced by constraints (the current channel is not a candidate, e.g. a
@@ -67,24 +68,44 @@ export function slotCover(band: Band): (s: Slot) => readonly number[] {
   };
 }
 
+/** An unmanaged BSSID the AP hears above the threshold: where it sits and how loud (mW). */
+export interface LoudUnmanaged { covered: readonly number[]; mw: number }
+
+/** The unmanaged BSSIDs an AP hears above the threshold in a band. */
+export function loudUnmanaged(ap: ApView, band: Band): LoudUnmanaged[] {
+  return (ap.byBand[band] ?? []).filter((n) => n.peer < 0 && n.signal > CCI_THRESHOLD_DBM)
+    .map((n) => ({ covered: n.covered, mw: 10 ** (n.signal / 10) }));
+}
+
 /**
- * Which candidates the AP may move to: those whose interference with its managed peers (at
- * their slots now) is not above the current channel's. When the current channel is not a
- * candidate (a move forced by constraints), the candidates with the least interference.
+ * Per candidate, the co-channel interference the AP takes part in on it (the objective's terms
+ * that involve it, docs/rrm.md): managed peers at their slots now, both directions, plus the
+ * unmanaged BSSIDs it hears, each counted on spectrum that overlaps (2.4 GHz: less than 5 apart).
  */
-export function harmlessMoves(
-  band: Band, links: Readonly<LinkList> | undefined,
-  candidates: readonly number[], blocks: readonly (readonly number[])[], current: number,
+export function interferenceCost(
+  band: Band, links: Readonly<LinkList> | undefined, unmanaged: readonly LoudUnmanaged[],
+  candidates: readonly number[], blocks: readonly (readonly number[])[],
   slots: ReadonlyMap<string, Slot>, cover: (s: Slot) => readonly number[],
-): boolean[] {
-  if (!links || links.length === 0) return candidates.map(() => true);
-  const index = candidateIndex(band, candidates, blocks, true);
+): number[] {
+  const index = candidateIndex(band, candidates, blocks);
   const cost = new Array<number>(candidates.length).fill(0);
   const stamp = new Array<number>(candidates.length).fill(-1);
-  links.forEach((l, k) => {
+  let k = 0;
+  for (const l of links ?? []) {
     const slot = slots.get(l.serial);
     if (slot) addOccupant(index, cost, stamp, k, cover(slot), l.mw);
-  });
+    k++;
+  }
+  for (const u of unmanaged) addOccupant(index, cost, stamp, k++, u.covered, u.mw);
+  return cost;
+}
+
+/**
+ * Which candidates the AP may move to: those whose interference (interferenceCost) is not above
+ * the current channel's. When the current channel is not a candidate (a move forced by
+ * constraints), the candidates with the least interference.
+ */
+export function harmlessMoves(cost: readonly number[], candidates: readonly number[], current: number): boolean[] {
   const ci = candidates.indexOf(current);
   const limit = ci >= 0 ? cost[ci]! : Math.min(...cost);
   return cost.map((c) => c <= limit * (1 + 1e-12));

@@ -10,7 +10,7 @@
  * group; the grid grows to contain every AP instead of aborting.
  */
 import { zoneView } from '../model/view.js';
-import { setPlan, sortedPlan, txChoices, type AlgorithmInput, type Plan } from './common.js';
+import { setPlan, sortedPlan, apTxChoices, type AlgorithmInput, type Plan } from './common.js';
 import { CoverageGrid, type PlacedAp } from './coverage-grid.js';
 import { tpcGroups } from './tpc-groups.js';
 
@@ -86,7 +86,7 @@ export function locationOptimal(input: AlgorithmInput<Record<string, never>>): P
       const cfg = input.configs.get(ap.serial);
       const loc = cfg?.location;
       if (!loc || loc.length < 2 || loc[0]! < 0 || loc[1]! < 0) continue;
-      const choices = txChoices(cfg, g.band);
+      const choices = apTxChoices(cfg, ap, g.band);
       if (choices.length === 0) continue;
       placed.push({ serial: ap.serial, x: loc[0]!, y: loc[1]!, choices });
       boundary = Math.max(boundary, cfg.boundary ?? 0, Math.floor(loc[0]!) + 1, Math.floor(loc[1]!) + 1);

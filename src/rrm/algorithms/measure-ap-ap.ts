@@ -9,7 +9,7 @@
  * radio's band count; an empty scan list cannot crash.
  */
 import { zoneView } from '../model/view.js';
-import { setPlan, snapPower, sortedPlan, txChoices, type AlgorithmInput, type Plan } from './common.js';
+import { setPlan, snapPower, sortedPlan, apTxChoices, type AlgorithmInput, type Plan } from './common.js';
 import { tpcGroups } from './tpc-groups.js';
 
 export interface MeasureApApArgs { coverageThreshold: number; nthSmallestRssi: number }
@@ -39,7 +39,7 @@ export function measureApAp(input: AlgorithmInput<MeasureApApArgs>): Plan {
   const plan: Plan = {};
   for (const g of tpcGroups(aps)) {
     for (const { ap, radios } of g.members) {
-      const choices = txChoices(input.configs.get(ap.serial), g.band);
+      const choices = apTxChoices(input.configs.get(ap.serial), ap, g.band);
       if (choices.length === 0) continue;
       for (const r of radios) {
         if (r.txPower === undefined || r.bssids.length === 0) continue;

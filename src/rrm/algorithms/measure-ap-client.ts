@@ -7,7 +7,7 @@
  * registry (0..9).
  */
 import { zoneView } from '../model/view.js';
-import { setPlan, snapPower, sortedPlan, txChoices, type AlgorithmInput, type Plan } from './common.js';
+import { setPlan, snapPower, sortedPlan, apTxChoices, type AlgorithmInput, type Plan } from './common.js';
 
 export interface MeasureApClientArgs { targetMcs: number }
 
@@ -35,7 +35,7 @@ export function measureApClient(input: AlgorithmInput<MeasureApClientArgs>): Pla
   for (const ap of aps) {
     const cfg = input.configs.get(ap.serial);
     for (const r of ap.radios) {
-      const choices = txChoices(cfg, r.band);
+      const choices = apTxChoices(cfg, ap, r.band);
       if (choices.length === 0 || r.txPower === undefined) continue;
       const min = choices[0]!;
       const max = choices.at(-1)!;

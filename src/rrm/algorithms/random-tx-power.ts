@@ -5,7 +5,7 @@
  * win, and a band whose constraints leave no power is left alone.
  */
 import { zoneView } from '../model/view.js';
-import { pick, setPlan, sortedPlan, txChoices, type AlgorithmInput, type Plan } from './common.js';
+import { pick, setPlan, sortedPlan, apTxChoices, type AlgorithmInput, type Plan } from './common.js';
 import { tpcGroups } from './tpc-groups.js';
 
 export interface RandomTxPowerArgs { setDifferentTxPowerPerAp: boolean }
@@ -20,7 +20,7 @@ export function randomTxPower(input: AlgorithmInput<RandomTxPowerArgs>): Plan {
       const key = `${m.ap.serial}/${g.band}`;
       if (seen.has(key)) continue;
       seen.add(key);
-      const choices = txChoices(input.configs.get(m.ap.serial), g.band);
+      const choices = apTxChoices(input.configs.get(m.ap.serial), m.ap, g.band);
       if (choices.length > 0) slots.push({ serial: m.ap.serial, band: g.band, choices });
     }
   }

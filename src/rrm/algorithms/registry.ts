@@ -9,8 +9,10 @@ import { badRequest } from '../../errors.js';
 import type { Algorithm } from '../schemas/algorithm.js';
 import type { EffectiveConfig } from '../schemas/device-config.js';
 import type { RrmModel } from '../model/types.js';
+import type { Site } from '../site.js';
 import { argValue, parseArgs, type ArgSpec } from './args.js';
 import type { AlgorithmInput, Plan } from './common.js';
+import { coverageCci } from './coverage-tpc.js';
 import { leastUsed } from './least-used.js';
 import { locationOptimal } from './location-optimal.js';
 import { measureApAp } from './measure-ap-ap.js';
@@ -80,6 +82,14 @@ export const REGISTRY: Record<AlgorithmType, TypeDef> = {
         run: measureApAp,
       },
       location_optimal: { description: 'location-based optimal transmit power control', args: {}, run: locationOptimal },
+      coverage_cci: {
+        description: 'most coverage at the least co-channel interference: coordinate descent on the power figures, never above the current CCI',
+        args: {
+          marginDb: { kind: 'integer', default: 3, min: 0, max: 20, description: 'dB above -67 dBm a covered client keeps when powers are lowered' },
+          costWeight: { kind: 'integer', default: 1, min: 0, max: 100, description: 'weight of the CCI cost (share of the starting CCI) against the coverage gain of a raise' },
+        },
+        run: coverageCci,
+      },
     },
   },
 };
@@ -124,6 +134,8 @@ export interface RunRequest {
    * silently picks one); the outcome returns the seed that was used.
    */
   seed: string;
+  /** The venue, when known (simulated venues): walls and positions for the power modes. */
+  site?: Site;
 }
 
 export interface RunOutcome {
@@ -156,6 +168,6 @@ export function runAlgorithm(req: RunRequest): RunOutcome {
   // Devices with enableRRM off are not optimised (upstream drops their model data, §3.2).
   const serials = req.zone.serials.filter((s) => req.configs.get(s)?.enableRRM !== false);
   const zone = { name: req.zone.name, serials };
-  const plan = def.run({ model: req.model, zone, configs: req.configs, rng: () => rng(), args });
+  const plan = def.run({ model: req.model, zone, configs: req.configs, rng: () => rng(), args, ...(req.site ? { site: req.site } : {}) });
   return { algorithm: req.algorithm, mode, kind: REGISTRY[req.algorithm].kind, seed, plan };
 }

@@ -17,7 +17,9 @@ import { blockStart, channelCandidates, setPlan, sortedPlan, type AlgorithmInput
 import {
   addOccupant, candidateBlocks, candidateIndex, candidateWeights, chooseChannel, type CandidateIndex, type Occupant,
 } from './channel-choice.js';
-import { harmlessMoves, managedLinks, slotCover, type LinkList, type Links, type Slot } from './interference-guard.js';
+import {
+  harmlessMoves, interferenceCost, loudUnmanaged, managedLinks, slotCover, type LinkList, type Links, type LoudUnmanaged, type Slot,
+} from './interference-guard.js';
 
 const MAX_PASSES = 8;
 
@@ -47,6 +49,8 @@ interface Prepared {
   base: number[];
   /** Serials of managed neighbours heard (once each), with the channels they were heard on. */
   managed: { serial: string; heard: readonly number[] }[];
+  /** Unmanaged BSSIDs heard above the CCA threshold (the guard's and tie-break's interference). */
+  loud: LoudUnmanaged[];
 }
 
 export function unmanagedAware(input: AlgorithmInput<Record<string, never>>): Plan {
@@ -119,7 +123,7 @@ function prepare(
   const ci = candidates.indexOf(slot.channel);
   const alone = user === undefined && opts.keepAlone && ci >= 0 && base[ci] === 0
     && !managed.some((m) => hits(index, ci, m.heard));
-  return { ap, fixed: alone ? slot.channel : user, alone, candidates, blocks, index, base, managed };
+  return { ap, fixed: alone ? slot.channel : user, alone, candidates, blocks, index, base, managed, loud: loudUnmanaged(ap, band) };
 }
 
 const hits = (index: CandidateIndex, ci: number, covered: readonly number[]): boolean =>
@@ -168,6 +172,8 @@ function decide(
     blocks = open.map((i) => p.blocks[i]!);
     weights = open.map((i) => weights[i]!);
   }
-  const harmless = () => harmlessMoves(band, linksOf(p.ap.serial), candidates, blocks, own.channel, slots, covered);
-  return chooseChannel(band, candidates, weights, own.channel, input.rng, harmless);
+  let cost: number[] | undefined;
+  const loudness = () => (cost ??= interferenceCost(band, linksOf(p.ap.serial), p.loud, candidates, blocks, slots, covered));
+  const harmless = () => harmlessMoves(loudness(), candidates, own.channel);
+  return chooseChannel(band, candidates, weights, own.channel, input.rng, harmless, loudness);
 }

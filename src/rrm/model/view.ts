@@ -5,7 +5,7 @@
  */
 import type { PhyCapabilities } from '../../protocol/capabilities.js';
 import {
-  blockOf, bandOfFrequency, frequencyToChannel, type Band, type ChannelWidth,
+  blockOf, bandOfFrequency, frequencyToChannel, maxTxPowerDbm, type Band, type ChannelWidth,
 } from '../../protocol/wifi-channels.js';
 import { radioBand } from './band.js';
 import { neighbourWidth } from './ie.js';
@@ -18,6 +18,11 @@ export interface ApRadio {
   channel: number;
   width: ChannelWidth;
   txPower: number | undefined;
+  /**
+   * The most the radio can transmit on its channel (dBm): the configuration schema's 30, capped
+   * by the regulatory limit of the AP's country on that channel (the AP clips anything above it).
+   */
+  maxTxPower: number;
   /** BSSIDs of the SSIDs served by this radio. */
   bssids: string[];
   /** RSSI (dBm) of the clients associated to those SSIDs. */
@@ -38,6 +43,8 @@ export interface Neighbour {
 
 export interface ApView {
   serial: string;
+  /** The AP's regulatory country (its configuration's `radios[].country`), when known. */
+  country?: string;
   /** Radios of the latest state with a band and a channel (channel 0 = no radio, §4.2 H4). */
   radios: ApRadio[];
   phys: Record<string, PhyCapabilities>;
@@ -86,8 +93,31 @@ interface Memo {
   cover: Map<number, { width: ChannelWidth; covered: readonly number[] }>;
 }
 
+/** Highest tx power of the configuration schema and of upstream RRM (reference §4.6 MAX_TX_POWER). */
+export const MAX_TX_POWER_DBM = 30;
+
+/**
+ * The country an AP runs under: every uCentral configuration names it per radio (`country`);
+ * the radio of the band first, else any. Capabilities do not carry tx power limits
+ * (device-protocol §4.2), so this is where the regulatory limit comes from.
+ */
+function countryOf(model: RrmModel, serial: string): string | undefined {
+  for (const r of model.latestDeviceStatusRadios[serial] ?? []) {
+    const c = obj(r)?.country;
+    if (typeof c === 'string' && /^[A-Za-z]{2}$/.test(c)) return c.toUpperCase();
+  }
+  return undefined;
+}
+
+/** The radio's power limit: 30 dBm, or the country's limit on the channel when lower. */
+export function radioPowerLimit(country: string | undefined, band: Band, channel: number): number {
+  const reg = country === undefined ? undefined : maxTxPowerDbm(country, band, channel);
+  return Math.min(MAX_TX_POWER_DBM, reg ?? MAX_TX_POWER_DBM);
+}
+
 function buildAp(model: RrmModel, serial: string, memo: Memo): ApView {
   const phys = model.latestDeviceCapabilitiesPhy[serial] ?? {};
+  const country = countryOf(model, serial);
   const state = obj(model.latestStates[serial]?.at(-1));
   const raw = arr(state?.radios);
   const radios: ApRadio[] = [];
@@ -100,7 +130,8 @@ function buildAp(model: RrmModel, serial: string, memo: Memo): ApView {
     if (!band || !channel) return;
     const w = parseWidth(o.channel_width);
     const radio: ApRadio = {
-      index, band, channel, width: band === '2G' ? 20 : w, txPower: num(o.tx_power), bssids: [], clientRssis: [],
+      index, band, channel, width: band === '2G' ? 20 : w, txPower: num(o.tx_power),
+      maxTxPower: radioPowerLimit(country, band, channel), bssids: [], clientRssis: [],
     };
     radios.push(radio);
     byIndex.set(index, radio);
@@ -127,7 +158,7 @@ function buildAp(model: RrmModel, serial: string, memo: Memo): ApView {
   const neighbours = neighboursOf(model, serial, memo);
   const byBand: Partial<Record<Band, Neighbour[]>> = {};
   for (const n of neighbours) (byBand[n.band] ??= []).push(n);
-  return { serial, radios, phys, neighbours, byBand, scanned: (model.latestWifiScans[serial]?.length ?? 0) > 0 };
+  return { serial, country, radios, phys, neighbours, byBand, scanned: (model.latestWifiScans[serial]?.length ?? 0) > 0 };
 }
 
 function neighboursOf(model: RrmModel, serial: string, memo: Memo): Neighbour[] {

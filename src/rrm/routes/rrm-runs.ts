@@ -7,17 +7,22 @@
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { errorResponses } from '../../server/schemas.js';
+import { badRequest } from '../../errors.js';
 import { Allocation, RunResult } from '../schemas/algorithm.js';
+import { RunEntry } from '../schemas/score.js';
+import type { RunRecord } from '../store.js';
+import { REGISTRY } from '../algorithms/registry.js';
 import { toAllocation, toRunResult } from '../run-zone.js';
 import type { RrmDeps } from '../deps.js';
 
 const CHANNEL_MODES = ['random', 'least_used', 'unmanaged_aware'];
-const TX_POWER_MODES = ['random', 'measure_ap_client', 'measure_ap_ap', 'location_optimal'];
+const TX_POWER_MODES = Object.keys(REGISTRY.OptimizeTxPower.modes);
 
 const optimizeQuery = (modes: string[]) => Type.Object({
   mode: Type.Optional(Type.String({ description: `Required: ${modes.join(' | ')}.` })),
   zone: Type.Optional(Type.String({ description: 'Required: the RF zone.' })),
   dry_run: Type.Optional(Type.Boolean({ description: 'true: compute only, change nothing.' })),
+  seed: Type.Optional(Type.String({ description: 'Seed of the run (beyond the spec): the same seed on the same model gives the same plan. Default: a new random seed, kept in the run history.' })),
 });
 type OptimizeQuery = Static<ReturnType<typeof optimizeQuery>>;
 
@@ -26,6 +31,17 @@ const RunQuery = Type.Object({
   args: Type.Optional(Type.String({ description: 'k=v,... e.g. mode=least_used,seed=7 (see docs/rrm.md).' })),
   venue: Type.Optional(Type.String({ description: 'Required: the RF zone.' })),
   mock: Type.Optional(Type.Boolean({ description: 'true: compute only, change nothing.' })),
+});
+
+const RunsQuery = Type.Object({
+  zone: Type.Optional(Type.String({ description: 'Only the runs of this zone (default: every zone).' })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, description: 'At most this many runs (default 100).' })),
+});
+
+const toRunEntry = (r: RunRecord): RunEntry => ({
+  id: r.id, zone: r.zone, algorithm: r.algorithm, mode: r.mode, args: r.args, seed: r.seed, source: r.source,
+  dryRun: r.dryRun, applied: r.applied, plan: r.plan as RunEntry['plan'], score: r.score, measured: r.measured,
+  created: r.createdMs, measuredAt: r.measuredMs,
 });
 
 export async function rrmRunRoutes(api: FastifyInstance, deps: RrmDeps): Promise<void> {
@@ -38,11 +54,11 @@ export async function rrmRunRoutes(api: FastifyInstance, deps: RrmDeps): Promise
       schema: { tags: ['rrm'], summary, querystring, response: { 200: Allocation, ...errorResponses } },
     }, async (req) => {
       const q = req.query as OptimizeQuery;
-      const { outcome, notPushed } = await applier.run({
-        algorithm, args: { mode: q.mode ?? '' }, allowDefaultMode: false, zone: q.zone, zoneParam: 'zone',
+      const { outcome, score, notPushed } = await applier.run({
+        algorithm, args: { mode: q.mode ?? '', ...(q.seed !== undefined ? { seed: q.seed } : {}) }, allowDefaultMode: false, zone: q.zone, zoneParam: 'zone',
         dryRun: q.dry_run === true, source: 'api',
       });
-      return { ...toAllocation(outcome), ...withNotPushed(notPushed) };
+      return { ...toAllocation(outcome, score), ...withNotPushed(notPushed) };
     });
   };
   optimize('/optimizeChannel', 'OptimizeChannel', CHANNEL_MODES, 'Run a channel optimizer on a zone (applied unless dry_run)');
@@ -56,11 +72,23 @@ export async function rrmRunRoutes(api: FastifyInstance, deps: RrmDeps): Promise
     },
   }, async (req) => {
     const q = req.query as Static<typeof RunQuery>;
-    const { outcome, notPushed } = await applier.run({
+    const { outcome, score, notPushed } = await applier.run({
       algorithm: q.algorithm ?? '', args: q.args ?? '', allowDefaultMode: true, zone: q.venue, zoneParam: 'venue',
       dryRun: q.mock === true, source: 'api',
     });
-    return { ...toRunResult(outcome), ...withNotPushed(notPushed) };
+    return { ...toRunResult(outcome, score), ...withNotPushed(notPushed) };
+  });
+
+  api.get('/runs', {
+    schema: {
+      tags: ['rrm'], summary: 'The run history of a zone, newest first (beyond the spec)',
+      description: 'Every optimisation run (dry or not, API or scheduler) with its seed, plan, predicted score and, after an applied run, the score measured from the first scans and states newer than the apply.',
+      querystring: RunsQuery, response: { 200: Type.Array(RunEntry), ...errorResponses },
+    },
+  }, async (req) => {
+    const q = req.query as Static<typeof RunsQuery>;
+    if (q.zone !== undefined && q.zone.trim() === '') throw badRequest('zone', 'Invalid zone');
+    return (await deps.rrm.store.runs(q.limit ?? 100, q.zone)).map(toRunEntry);
   });
 }
 

@@ -3,6 +3,7 @@
  * (spec: rrm-service-api.md "Algorithm", "Allocation", "RunResult"; reference §1.3, §5).
  */
 import { Type, type Static } from 'typebox';
+import { ScorePair } from './score.js';
 
 export const Algorithm = Type.Object({
   name: Type.String(),
@@ -18,12 +19,15 @@ export type Algorithm = Static<typeof Algorithm>;
 export const BandValueMap = Type.Record(Type.String(), Type.Record(Type.String(), Type.Integer()));
 export type BandValueMap = Static<typeof BandValueMap>;
 
-/** Beyond the spec: devices the plan was not sent to, with why (a replayed AP); absent when none. */
+/** Beyond the spec: devices the plan was not sent to, with why (an AP that takes no new command); absent when none. */
 const NotPushed = Type.Optional(Type.Record(Type.String(), Type.String(), {
-  description: 'Devices whose new values went into their layers but were not sent to the AP, with why (a replayed AP runs only its recorded commands).',
+  description: 'Devices whose new values went into their layers but were not sent to the AP, with why (an AP whose link takes no new command, such as one played back from a recording).',
 }));
 
-export const Allocation = Type.Object({ data: BandValueMap, notPushed: NotPushed }, { $id: 'Allocation', title: 'Allocation' });
+/** Beyond the spec (issue 34): the plan's score before and after, on the model it was computed from. */
+const Score = Type.Optional(ScorePair);
+
+export const Allocation = Type.Object({ data: BandValueMap, notPushed: NotPushed, score: Score }, { $id: 'Allocation', title: 'Allocation' });
 export type Allocation = Static<typeof Allocation>;
 
 export const RunResult = Type.Object({
@@ -31,6 +35,7 @@ export const RunResult = Type.Object({
   channelMap: Type.Optional(BandValueMap),
   txPowerMap: Type.Optional(BandValueMap),
   notPushed: NotPushed,
+  score: Score,
 }, { $id: 'RunResult', title: 'RunResult' });
 export type RunResult = Static<typeof RunResult>;
 

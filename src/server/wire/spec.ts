@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
-import { badRequest } from '../../errors.js';
 import { envelopeAnswer, type WireProfile, type WireShapes } from './profile.js';
+import { unknownQueryError } from '../teaching-errors.js';
 
 /**
  * The `spec` wire: the API documents literally. 401 with `WWW-Authenticate` for a missing,
@@ -17,8 +17,8 @@ export function specWire(shapes: WireShapes = {}): WireProfile {
     },
     deleted: () => ({ status: 204 }),
     deleteResponses: { 204: Type.Null({ description: 'Deleted; no content.' }) },
-    undeclaredQuery: (names) => {
-      throw badRequest('querystring', `Unknown query parameter${names.length > 1 ? 's' : ''} ${names.join(', ')} (this route does not take ${names.length > 1 ? 'them' : 'it'}).`);
+    undeclaredQuery: (names, request) => {
+      throw unknownQueryError(names, request);
     },
   };
 }

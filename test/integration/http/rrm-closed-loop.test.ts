@@ -93,9 +93,14 @@ function interferenceMw(m: Model): number {
  * Applies one channel optimisation, waits until the simulated radios run the plan and every AP
  * has scanned again, and returns the plan and the interference the new scans show.
  */
+interface Score { cci_mw: number; churn: number; conflictEdges: number }
+interface RunView { zone: string; applied: boolean; score: { before: Score; after: Score }; measured: Score | null }
+let lastAnswer: { score: { before: Score; after: Score } };
+
 async function applyAndRescan(mode: string): Promise<{ plan: Record<string, { '5G': number }>; after: number }> {
   const r = await s.rrm('GET', `/optimizeChannel?mode=${mode}&zone=${ZONE}`);
   expect(r.status, r.text).toBe(200);
+  lastAnswer = r.body as typeof lastAnswer;
   const plan = r.body.data as Record<string, { '5G': number }>;
   await until('radios on the planned channels', async () => Object.fromEntries(simChannels()), (ch) => Object.entries(plan).every(([x, b]) => ch[x] === b['5G']));
   await scannedAfter(s.running.clock.now() + 1000);
@@ -139,7 +144,16 @@ describe('RRM closed loop on a simulated venue', () => {
     const sent = JSON.parse(cmd.details).config as { radios: Record<string, unknown>[] };
     expect(sent.radios).toEqual([{ band: '5G', channel: plan[moved[0]!]!['5G'], 'channel-width': 20, 'tx-power': 20, country: 'US' }]);
     expect(after).toBeLessThan(before);
-  }, 40_000);
+    // the answer's score, and the run kept with it; the measured effect follows the next scans
+    expect(lastAnswer.score.before.cci_mw).toBeGreaterThan(lastAnswer.score.after.cci_mw);
+    expect(lastAnswer.score.after.churn).toBe(moved.length);
+    const runs = await until('the run measured', async () => (await s.rrm('GET', `/runs?zone=${ZONE}`)).body as RunView[], (r) => r[0]?.measured != null, 30_000);
+    expect(runs[0]).toMatchObject({ zone: ZONE, algorithm: 'OptimizeChannel', mode: 'least_used', applied: true, dryRun: false });
+    expect(runs[0]!.score).toEqual(lastAnswer.score);
+    // the simulated venue has no shadowing here, so what the new scans show is what was predicted
+    expect(runs[0]!.measured!.cci_mw).toBeLessThan(runs[0]!.score.before.cci_mw);
+    expect((await s.rrm('GET', '/runs?zone=nowhere')).body).toEqual([]);
+  }, 60_000);
 
   it('no churn: after least_used is applied, a second least_used run on the new scans keeps every channel and pushes nothing', async () => {
     const again = await s.rrm('GET', `/optimizeChannel?mode=least_used&zone=${ZONE}`);

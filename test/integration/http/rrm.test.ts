@@ -184,9 +184,11 @@ describe('runs', () => {
     const before = await layered();
     const r = await s.rrm('PUT', '/runRRM?algorithm=OptimizeTxPower&venue=lab&mock=true&args=seed=1');
     expect(r.status, r.text).toBe(200);
-    expect(Object.keys(r.body)).toEqual(['txPowerMap']);
+    expect(Object.keys(r.body)).toEqual(['txPowerMap', 'score']);
+    expect(Object.keys(r.body.score)).toEqual(['before', 'after']);
     const c = await s.rrm('PUT', '/runRRM?algorithm=OptimizeChannel&venue=lab&mock=true&args=mode=random,,setDifferentChannelPerAp=true');
-    expect(Object.keys(c.body)).toEqual(['channelMap']);
+    expect(Object.keys(c.body)).toEqual(['channelMap', 'score']);
+    expect(c.body.score.before.churn).toBe(0);
     expect(await layered()).toEqual(before);
   });
 
@@ -260,6 +262,22 @@ describe('runs', () => {
     }
     const runs = await s.running.rrmService.store.runs(5);
     expect(runs[0]).toMatchObject({ zone: 'lab', algorithm: 'OptimizeTxPower', mode: 'random', dryRun: false, source: 'api', plan: r.body.data });
+    const listed = await s.rrm('GET', '/runs?zone=lab&limit=2');
+    expect(listed.status, listed.text).toBe(200);
+    expect(listed.body).toHaveLength(2);
+    expect(listed.body[0]).toMatchObject({ zone: 'lab', algorithm: 'OptimizeTxPower', applied: true, plan: r.body.data, score: r.body.score });
+    expect(expectEnvelope(await s.rrm('GET', '/runs?zone=%20'), 400).ErrorDetails).toBe('zone');
+  });
+
+  it('seed: the same seed gives the same plan on optimizeChannel, optimizeTxPower and runRRM, and is kept', async () => {
+    for (const path of ['/optimizeChannel?mode=random', '/optimizeTxPower?mode=random']) {
+      const a = await s.rrm('GET', `${path}&zone=lab&dry_run=true&seed=abc`);
+      const b = await s.rrm('GET', `${path}&zone=lab&dry_run=true&seed=abc`);
+      expect(a.status, a.text).toBe(200);
+      expect(b.body.data).toEqual(a.body.data);
+    }
+    const runs = await s.running.rrmService.store.runs(1);
+    expect(runs[0]).toMatchObject({ seed: 'abc', dryRun: true, applied: false });
   });
   it('apply honours enableConfig and userTxPowers, and debounces: a device configured < 30 s ago gets one later push with the latest values', async () => {
     interface Cmd { command: string; submittedBy: string; submitted: number; status: string; details: string }
@@ -294,7 +312,7 @@ describe('runs', () => {
   it('publishes every RRM route in the OpenAPI document', async () => {
     const doc = (await s.rrm('GET', '/openapi.json')).body;
     for (const p of ['algorithms', 'currentModel', 'getDeviceConfig', 'getDeviceLayeredConfig', 'setDeviceNetworkConfig', 'setDeviceZoneConfig',
-      'setDeviceApConfig', 'modifyDeviceApConfig', 'getTopology', 'setTopology', 'optimizeChannel', 'optimizeTxPower', 'runRRM', 'provider', 'system']) {
+      'setDeviceApConfig', 'modifyDeviceApConfig', 'getTopology', 'setTopology', 'optimizeChannel', 'optimizeTxPower', 'runRRM', 'provider', 'system', 'runs']) {
       expect(doc.paths[`/api/v1/${p}`], p).toBeDefined();
     }
     for (const p of ['setTopology', 'setDeviceNetworkConfig', 'setDeviceZoneConfig', 'setDeviceApConfig', 'modifyDeviceApConfig']) {

@@ -4,8 +4,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { Fleet, type FleetEvent } from '../../../actors/fleet.js';
 import { connectNats, silentLogger } from '../../../src/links/nats/connect.js';
 import { NatsLinkManager } from '../../../src/links/nats/nats-link-manager.js';
-import { DEFAULT_DURABLE, STREAM, ensureStream, upSubject } from '../../../src/links/nats/subjects.js';
-import { wallClock } from '../../../src/protocol/clock.js';
+import { ACK_INTERVAL_MS, DEFAULT_DURABLE, STREAM, ensureStream, upSubject } from '../../../src/links/nats/subjects.js';
+import { wallClock, type Clock } from '../../../src/protocol/clock.js';
+import { VirtualClock } from '../../../simulator/clock.js';
 import { logFrame } from './frames.js';
 import { apAgent, startNats, waitFor, type TestNats } from './harness.js';
 
@@ -31,12 +32,12 @@ describe('NATS link acknowledgements', () => {
   }
 
   /** A serve side on its own connection, so a test can cut it without a clean close (a crash). */
-  async function serveSide(nats: TestNats, persisted?: () => Promise<void>) {
+  async function serveSide(nats: TestNats, persisted?: () => Promise<void>, wall?: Clock) {
     const nc: NatsConnection = await connectNats({ url: nats.url, name: 'serve', logger: silentLogger });
     const fleet = new Fleet({ clock: wallClock, newId: randomUUID });
     const events: FleetEvent[] = [];
     fleet.events$.subscribe((e) => events.push(e));
-    const manager = await NatsLinkManager.start({ nc, logger: silentLogger, onDevice: (l) => fleet.attach(l), persisted });
+    const manager = await NatsLinkManager.start({ nc, logger: silentLogger, onDevice: (l) => fleet.attach(l), persisted, ...(wall ? { wall } : {}) });
     let ended = false;
     const stop = async () => {
       if (ended) return;
@@ -60,11 +61,14 @@ describe('NATS link acknowledgements', () => {
     const ap = await publisher(nats);
     await ap.session();
     const never = new Promise<void>(() => undefined);
-    const first = await serveSide(nats, () => never);
+    let asked = 0;
+    const wall = new VirtualClock(Date.now());
+    const first = await serveSide(nats, () => { asked++; return never; }, wall);
     for (let i = 0; i < 3; i++) await ap.pub(upSubject(serial), logFrame(serial, `log ${i}`));
     expect(await waitFor(() => logsOf(first.events).length === 3)).toBe(true);
     // Past the ack interval: the cycle is waiting on persisted(), so nothing is acknowledged.
-    await new Promise((r) => setTimeout(r, 1300));
+    wall.increment(ACK_INTERVAL_MS);
+    expect(asked).toBe(1);
     expect(first.manager.status().acked).toBe(0);
     expect(first.manager.status().unacked).toBeGreaterThanOrEqual(5);
     await first.crash();

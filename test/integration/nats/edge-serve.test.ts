@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { VirtualClock } from '../../../simulator/clock.js';
 import { startSimulateLoad, type LoadRun } from '../../../src/commands/simulate-load.js';
+import { wallClock, type Clock } from '../../../src/protocol/clock.js';
 import { connect, type NatsConnection } from 'nats';
 import { HDR_AT, HDR_RESYNC, RESYNC_SUBJECT, upSubject } from '../../../src/links/nats/subjects.js';
 import { startEdgeSide, startNats, startServeSide, waitFor, type EdgeSide, type Serve, type TestNats } from './harness.js';
@@ -11,11 +13,14 @@ describe('edge + NATS + serve with simulated APs over websockets', () => {
   let edge: EdgeSide;
   let serve: Serve;
   let load: LoadRun;
+  // The edge's wall time, which the test moves on past the edge's limit on announcements.
+  let ahead = 0;
+  const edgeClock: Clock = { ...wallClock, now: () => wallClock.now() + ahead };
 
   beforeAll(async () => {
     nats = await startNats({ jetstream: true });
     serve = await startServeSide(nats.url);
-    edge = await startEdgeSide(nats.url);
+    edge = await startEdgeSide(nats.url, { clock: edgeClock });
     load = await startSimulateLoad({ scenario: 'lab', edge: edge.edge.url, speed: 10 });
   });
   afterAll(async () => {
@@ -65,7 +70,7 @@ describe('edge + NATS + serve with simulated APs over websockets', () => {
     } });
     try {
       // Two seconds apart from any earlier announcement (the edge announces once per 2 s).
-      await new Promise((r) => setTimeout(r, 2_100));
+      ahead += 2_100;
       edge.nc.publish(RESYNC_SUBJECT);
       expect(await waitFor(() => announced.length > 0, 10_000)).toBe(true);
       expect(announced).toEqual([uuid]);
@@ -88,14 +93,15 @@ describe('simulated APs straight onto NATS (an AP-side agent, no edge)', () => {
   let load: LoadRun;
   let watcher: NatsConnection | undefined;
   const stamps: { header: number; seen: number }[] = [];
+  // serve judges the publisher's beats on this clock, which only the test moves.
+  const serveWall = new VirtualClock(Date.now());
   beforeAll(async () => {
     nats = await startNats({ jetstream: true });
-    serve = await startServeSide(nats.url);
+    serve = await startServeSide(nats.url, undefined, {}, undefined, { wall: serveWall });
     // What it publishes, with the time each message reached this subscriber.
     watcher = await connect({ servers: nats.url });
     watcher.subscribe('ucentral.*.up', { callback: (_e, m) => stamps.push({ header: Number(m.headers?.get(HDR_AT)), seen: Date.now() }) });
     await watcher.flush();
-    // Beats of 250 ms: a 2-core CI machine running other test files stalls this process for 100s of ms.
     load = await startSimulateLoad({ scenario: 'lab', nats: nats.url, speed: 10, heartbeatMs: 250 });
   });
   afterAll(async () => {
@@ -120,7 +126,7 @@ describe('simulated APs straight onto NATS (an AP-side agent, no edge)', () => {
     expect(await waitFor(() => LAB.every((s) => serve.fleet.status(s)?.connected === false))).toBe(true);
     // Its last beat said it was stopping: forgotten, not lost.
     expect(await waitFor(() => serve.manager.status().edges === 0)).toBe(true);
-    await new Promise((r) => setTimeout(r, 1000));
+    serveWall.increment(60_000);
     expect(serve.manager.status().edgesLost).toBe(0);
   });
 });

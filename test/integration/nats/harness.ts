@@ -8,8 +8,8 @@ import { Fleet, type FleetEvent, type FleetOptions } from '../../../actors/fleet
 import { createEdge, type Edge, type EdgeTls } from '../../../src/links/edge/edge-server.js';
 import type { EdgeLimits } from '../../../src/links/edge/edge-session.js';
 import { connectNats, silentLogger } from '../../../src/links/nats/connect.js';
-import { NatsLinkManager } from '../../../src/links/nats/nats-link-manager.js';
-import { wallClock } from '../../../src/protocol/clock.js';
+import { NatsLinkManager, type NatsLinkManagerOptions } from '../../../src/links/nats/nats-link-manager.js';
+import { wallClock, type Clock } from '../../../src/protocol/clock.js';
 import type { DeviceLink } from '../../../src/protocol/device-link.js';
 import { MemoryCommandStore } from '../../helpers/memory-command-store.js';
 import { startNats, type TestNats } from '../../helpers/nats.js';
@@ -36,13 +36,16 @@ export interface Serve {
 }
 
 /** What `serve --nats` wires: manager -> fleet.attach (through `wrapLink`: serve's recorder), a command service on the fleet. */
-export async function startServeSide(url: string, durable?: string, fleetOpts: Partial<FleetOptions> = {}, wrapLink: (link: DeviceLink) => DeviceLink = (link) => link): Promise<Serve> {
+export async function startServeSide(
+  url: string, durable?: string, fleetOpts: Partial<FleetOptions> = {}, wrapLink: (link: DeviceLink) => DeviceLink = (link) => link,
+  managerOpts: Partial<NatsLinkManagerOptions> = {},
+): Promise<Serve> {
   const fleet = new Fleet({ clock: wallClock, newId: randomUUID, ...fleetOpts });
   const events: FleetEvent[] = [];
   fleet.events$.subscribe((e) => events.push(e));
   const store = new MemoryCommandStore();
   const svc = new CommandService({ fleet, store, clock: wallClock, newId: randomUUID, maxWaitMs: 20_000 });
-  const manager = await NatsLinkManager.start({ url, logger: silentLogger, onDevice: (link) => fleet.attach(wrapLink(link)), ...(durable ? { durable } : {}) });
+  const manager = await NatsLinkManager.start({ url, logger: silentLogger, onDevice: (link) => fleet.attach(wrapLink(link)), ...(durable ? { durable } : {}), ...managerOpts });
   return {
     fleet, events, manager, svc, store,
     stop: async () => {
@@ -59,10 +62,10 @@ export interface EdgeSide {
   stop(): Promise<void>;
 }
 
-export async function startEdgeSide(url: string, opts: { tls?: EdgeTls; limits?: Partial<EdgeLimits>; allowMismatch?: boolean; heartbeatMs?: number } = {}): Promise<EdgeSide> {
+export async function startEdgeSide(url: string, opts: { tls?: EdgeTls; limits?: Partial<EdgeLimits>; allowMismatch?: boolean; heartbeatMs?: number; clock?: Clock } = {}): Promise<EdgeSide> {
   const nc = await connectNats({ url, name: 'test-edge', logger: silentLogger });
   const edge = await createEdge({
-    port: 0, host: '127.0.0.1', nats: nc, logger: silentLogger, tls: opts.tls, limits: opts.limits, heartbeatMs: opts.heartbeatMs,
+    port: 0, host: '127.0.0.1', nats: nc, logger: silentLogger, tls: opts.tls, limits: opts.limits, heartbeatMs: opts.heartbeatMs, clock: opts.clock,
     certificates: opts.allowMismatch === undefined ? {} : { allowMismatch: opts.allowMismatch },
   });
   // Stopping twice (a test, then its cleanup) stops once.

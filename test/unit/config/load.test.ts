@@ -53,6 +53,22 @@ describe('loadServeConfig', () => {
     expect(() => loadServeConfig({ flags: {}, env: { AIRTWIN_RTTY: 'maybe' } })).toThrow(/--rtty/);
   });
 
+  it('takes AIRTWIN_NO_<FLAG> for every --no-* flag, as the flag does', () => {
+    expect(loadServeConfig({ flags: {}, env: { AIRTWIN_NO_SIM: 'true' } }).sim).toBe(false);
+    expect(loadServeConfig({ flags: {}, env: { AIRTWIN_NO_SIM: '0' } }).sim).toBe(true);
+    expect(loadServeConfig({ flags: {}, env: { AIRTWIN_NO_RTTY: '1' } }).rtty).toBe(false);
+    expect(loadServeConfig({ flags: {}, env: { AIRTWIN_NO_AUTO_PROVISION: 'true' } }).autoProvision).toBe(false);
+    expect(() => loadServeConfig({ flags: {}, env: { AIRTWIN_NO_SIM: 'yes' } })).toThrow(/--sim/);
+    expect(() => loadServeConfig({ flags: {}, env: { AIRTWIN_NO_HOST: 'true' } })).toThrow(/AIRTWIN_NO_HOST: unknown setting/);
+  });
+
+  it('counts a static token without its :role and names a token that is too short', () => {
+    expect(loadServeConfig({ flags: { apiTokens: ['abcdefgh:admin'] }, env: {} }).apiTokens).toEqual(['abcdefgh:admin']);
+    // Eight characters with the role, four without: refused.
+    expect(() => loadServeConfig({ flags: { apiTokens: ['abcd:adm'] }, env: {} })).toThrow(/--api-tokens: token "abcd" has 4 characters; a token needs at least 8/);
+    expect(() => loadServeConfig({ flags: {}, env: { AIRTWIN_API_TOKENS: 'abcdefgh:' } })).toThrow(/no role/);
+  });
+
   it('rejects unknown env settings and unreadable config files', () => {
     expect(() => loadServeConfig({ flags: {}, env: { AIRTWIN_COLOUR: 'red' } })).toThrow(/AIRTWIN_COLOUR/);
     expect(() => loadServeConfig({ flags: {}, env: {}, configFile: '/nonexistent/c.yaml' })).toThrow(/--config/);

@@ -24,4 +24,10 @@ describe('compress_64 codec', () => {
     const array = deflateSync(Buffer.from('[1]')).toString('base64');
     expect(inflateParams({ compress_64: array })).toMatchObject({ ok: false, reason: 'compress_64 does not hold a JSON object' });
   });
+
+  it('refuses a document that inflates past the limit it is given', () => {
+    const packed = deflateParams({ blob: 'x'.repeat(100_000) });
+    expect(inflateParams(packed, 10_000)).toEqual({ ok: false, reason: 'compress_64 inflates past 10000 bytes' });
+    expect(inflateParams(packed, 200_000).ok).toBe(true);
+  });
 });

@@ -28,8 +28,11 @@ describe('runZone', () => {
       const after = cfg.radios as { channel: number }[];
       expect(after.some((x, i) => x.channel !== before[i]!.channel)).toBe(true);
     }
-    expect(toRunResult(r.outcome)).toEqual({ channelMap: r.outcome.plan });
-    expect(toAllocation(r.outcome)).toEqual({ data: r.outcome.plan });
+    expect(toRunResult(r.outcome, r.score)).toEqual({ channelMap: r.outcome.plan, score: r.score });
+    expect(toAllocation(r.outcome, r.score)).toEqual({ data: r.outcome.plan, score: r.score });
+    // the plan's churn is the radios it moves; the CCI never counts what a dry run would not hear
+    expect(r.score.before.churn).toBe(0);
+    expect(r.score.after.cci_mw).toBeGreaterThanOrEqual(0);
   });
 
   it('dry run changes nothing', () => {

@@ -98,6 +98,6 @@ describe('scenario files', () => {
   });
 
   it('says which scenario it could not find', () => {
-    expect(() => loadScenario('no-such-venue')).toThrow(/scenario 'no-such-venue' not found/);
+    expect(() => loadScenario('no-such-venue')).toThrow(/scenario 'no-such-venue' not found: the scenarios are default, hall, hotel, lab/);
   });
 });

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import seedrandom from 'seedrandom';
 import { candidateWeights, chooseChannel } from '../../../../src/rrm/algorithms/channel-choice.js';
 import { channelCandidates } from '../../../../src/rrm/algorithms/common.js';
+import { harmlessMoves, interferenceCost } from '../../../../src/rrm/algorithms/interference-guard.js';
 import { defaultEffectiveConfig } from '../../../../src/rrm/config/layered.js';
 import type { ApView } from '../../../../src/rrm/model/view.js';
 import { runAlgorithm } from '../../../../src/rrm/algorithms/registry.js';
@@ -65,6 +66,24 @@ describe('channel choice', () => {
     expect(chooseChannel('5G', [36, 44, 149], [3, 1, 1], 149, rng)).toBe(149);
     expect(chooseChannel('2G', [1, 2, 3, 6, 11], [5, 0, 0, 0, 3], 1, rng)).toBe(6);
     expect(chooseChannel('6G', [1, 5, 9], [1, 0, 0], 1, rng)).toBe(5);
+  });
+
+  it('guard: unmanaged BSSIDs and 2.4 GHz partial overlap count', () => {
+    const cover = (x: { channel: number }) => [x.channel];
+    const slots = new Map([['b', { channel: 6, width: 20 as const }]]);
+    // a peer on 6 heard at 1e-6 mW, an unmanaged BSSID on 11 at 1e-5 mW
+    const cost = interferenceCost('2G', [{ serial: 'b', mw: 1e-6 }], [{ covered: [11], mw: 1e-5 }], [1, 3, 8, 11], [[1], [3], [8], [11]], slots, cover);
+    expect(cost).toEqual([0, 1e-6, 1e-6 + 1e-5, 1e-5]);
+    // from 1, nothing is harmless but 1; from 11 every channel but 8 is
+    expect(harmlessMoves(cost, [1, 3, 8, 11], 1)).toEqual([true, false, false, false]);
+    expect(harmlessMoves(cost, [1, 3, 8, 11], 11)).toEqual([true, true, false, true]);
+  });
+
+  it('tie-break: among equally occupied channels, moves off a loud current channel to the quietest', () => {
+    expect(chooseChannel('5G', [36, 44, 149], [1, 1, 1], 36, rng, undefined, () => [1e-3, 1e-7, 1e-6])).toBe(44);
+    expect(chooseChannel('5G', [36, 44, 149], [1, 1, 2], 36, rng, undefined, () => [1e-7, 1e-7, 0])).toBe(36);
+    // a masked quieter channel is not a way out
+    expect(chooseChannel('5G', [36, 44, 149], [2, 1, 1], 36, rng, [true, true, false], () => [1, 1e-3, 0])).toBe(44);
   });
 });
 

@@ -1,0 +1,146 @@
+/**
+ * `coverage_cci` TPC: the most coverage at the least co-channel interference, by coordinate
+ * descent on the power figures of score/power.ts (issue 34 point 3).
+ *
+ * From the powers the radios run now (snapped to the allowed ones, never above a radio's
+ * limit), in rounds:
+ * 1. lower: one step at a time, round-robin in a seeded order, every radio whose step down
+ *    keeps every coverage figure (clients at -67 dBm, clients at -67 + marginDb, grid cells
+ *    where the site is known); each such step lowers CCI;
+ * 2. raise: one step at a time, a radio whose step up gains coverage (client share plus grid
+ *    share) worth more than its CCI cost (as a share of the starting CCI, times costWeight),
+ *    as long as the zone's CCI stays at or below where it started.
+ * Rounds repeat while something moves. So the plan covers at least what the current powers
+ * cover and causes no more CCI, as the model predicts it. Without a site, a radio with no
+ * client has no coverage figure to keep and keeps its power. Deterministic for a seed.
+ */
+import { PowerScene, COVERAGE_DBM, CCI_FLOOR_DBM } from '../score/power.js';
+import { apTxChoices, snapPower, sortedPlan, type AlgorithmInput, type Plan } from './common.js';
+
+export interface CoverageCciArgs { marginDb: number; costWeight: number }
+
+const MAX_ROUNDS = 6;
+const MAX_STEPS = 64;
+const mw = (dbm: number): number => 10 ** (dbm / 10);
+
+/** The CCI (mW) a radio causes at `delta` dB from its current power. */
+function caused(scene: PowerScene, k: number, delta: number): number {
+  let s = 0;
+  for (const e of scene.heardBy[k]!) if (e.signal + delta > CCI_FLOOR_DBM) s += mw(e.signal + delta);
+  return s;
+}
+
+export function coverageCci(input: AlgorithmInput<CoverageCciArgs>): Plan {
+  const scene = new PowerScene(input.model, input.zone.serials, {
+    ...(input.site ? { site: input.site } : {}),
+    location: (s) => input.configs.get(s)?.location,
+  });
+  const n = scene.slots.length;
+  if (n === 0) return {};
+  const choices = scene.slots.map((s) => apTxChoices(input.configs.get(s.serial), scene.aps[s.ap]!, s.band));
+  const powers = scene.slots.map((s, i) => (choices[i]!.length > 0 ? snapPower(Math.min(s.current, s.limit), choices[i]!) : s.current));
+  const start = powers.slice();
+  const counts = scene.gridCounts(powers);
+  const margin = COVERAGE_DBM + input.args.marginDb;
+  const totalClients = scene.clients.reduce((s, c) => s + c.length, 0);
+  const score0 = scene.score(powers);
+  const cciBudget = score0.cci;
+  let cci = cciBudget;
+
+  // Coverage change of moving slot i from powers[i] to p (clients, margin clients, grid cells).
+  const trial = (i: number, p: number, commit: boolean): { clients: number; margin: number; grid: number; cci: number } => {
+    const from = powers[i]!;
+    let clients = 0, marginC = 0, grid = 0, dCci = 0;
+    for (const k of scene.slots[i]!.radios) {
+      const tx = scene.radios[k]!.txPower;
+      for (const dl of scene.clients[k]!) {
+        clients += Number(dl + p - tx >= COVERAGE_DBM) - Number(dl + from - tx >= COVERAGE_DBM);
+        marginC += Number(dl + p - tx >= margin) - Number(dl + from - tx >= margin);
+      }
+      dCci += caused(scene, k, p - tx) - caused(scene, k, from - tx);
+      const cells = scene.gridCells[k]!;
+      const loss = scene.gridLoss[k]!;
+      for (let c = 0; c < cells.length; c++) {
+        const was = from - loss[c]! >= COVERAGE_DBM;
+        const now = p - loss[c]! >= COVERAGE_DBM;
+        if (was === now) continue;
+        const cell = cells[c]!;
+        const before = counts[cell]!;
+        counts[cell] = before + (now ? 1 : -1);
+        grid += Number(counts[cell]! > 0) - Number(before > 0);
+      }
+    }
+    if (!commit) {
+      // undo the grid counts
+      for (const k of scene.slots[i]!.radios) {
+        const cells = scene.gridCells[k]!;
+        const loss = scene.gridLoss[k]!;
+        for (let c = 0; c < cells.length; c++) {
+          const was = from - loss[c]! >= COVERAGE_DBM;
+          const now = p - loss[c]! >= COVERAGE_DBM;
+          if (was !== now) counts[cells[c]!]! += now ? -1 : 1;
+        }
+      }
+    }
+    return { clients, margin: marginC, grid, cci: dCci };
+  };
+
+  // A slot with nothing to cover (no client, no grid cell) keeps its power: lowering it would
+  // look free only because nothing measures what it serves.
+  const judged = scene.slots.map((s) => s.radios.some((k) => scene.clients[k]!.length > 0 || scene.gridCells[k]!.length > 0));
+  const order = Array.from({ length: n }, (_, i) => i);
+  for (let i = n - 1; i > 0; i--) {
+    const j = Math.floor(input.rng() * (i + 1));
+    [order[i], order[j]] = [order[j]!, order[i]!];
+  }
+  const step = (i: number, dir: -1 | 1): number | undefined => {
+    const list = choices[i]!;
+    const at = list.indexOf(powers[i]!);
+    return at < 0 ? undefined : list[at + dir];
+  };
+
+  for (let round = 0; round < MAX_ROUNDS; round++) {
+    let moved = false;
+    for (let s = 0; s < MAX_STEPS; s++) {
+      let lowered = false;
+      for (const i of order) {
+        if (!judged[i]) continue;
+        const p = step(i, -1);
+        if (p === undefined) continue;
+        const d = trial(i, p, false);
+        if (d.clients < 0 || d.margin < 0 || d.grid < 0) continue;
+        trial(i, p, true);
+        powers[i] = p;
+        cci += d.cci;
+        lowered = true;
+      }
+      if (!lowered) break;
+      moved = true;
+    }
+    for (let s = 0; s < MAX_STEPS; s++) {
+      let raised = false;
+      for (const i of order) {
+        const p = step(i, 1);
+        if (p === undefined) continue;
+        const d = trial(i, p, false);
+        const gain = (totalClients > 0 ? d.clients / totalClients : 0) + (scene.gridSize > 0 ? d.grid / scene.gridSize : 0);
+        const cost = cciBudget > 0 ? d.cci / cciBudget : d.cci > 0 ? Infinity : 0;
+        if (gain <= 0 || d.clients < 0 || d.grid < 0 || cci + d.cci > cciBudget || cost * input.args.costWeight >= gain) continue;
+        trial(i, p, true);
+        powers[i] = p;
+        cci += d.cci;
+        raised = true;
+      }
+      if (!raised) break;
+      moved = true;
+    }
+    if (!moved) break;
+  }
+  // The figures are recomputed whole: rounding in the running sums must not let a worse plan out.
+  const end = scene.score(powers);
+  const worse = end.cci > score0.cci || (end.coverage ?? 0) < (score0.coverage ?? 0) || (end.gridCoverage ?? 0) < (score0.gridCoverage ?? 0);
+  if (worse) powers.splice(0, n, ...start);
+  const plan: Plan = {};
+  scene.slots.forEach((s, i) => { if (choices[i]!.length > 0) (plan[s.serial] ??= {})[s.band] = powers[i]!; });
+  return sortedPlan(plan);
+}
