@@ -7,7 +7,7 @@ import { startTestServer, type TestServer } from '../../helpers/server.js';
 import { until } from '../../helpers/until.js';
 
 /**
- * The RRM model comes only from what APs report (issue 7 §2): an optimisation on a replayed
+ * The RRM model comes only from what APs report: an optimisation on a replayed
  * recording equals the one on the live run it was recorded from. The live `lab` venue runs at
  * full speed with `--record`; every AP scans through the gateway API; seeded mock runs are
  * taken and the server closes. `serve --replay` of that file into a fresh data dir, with the
@@ -80,7 +80,7 @@ describe('RRM on a replayed recording', () => {
       expect((await replay.rrm('POST', '/setTopology', { body: { lab: SERIALS } })).status).toBe(200);
       for (const x of SERIALS) expect((await replay.rrm('POST', `/setDeviceApConfig?serial=${x}`, { body: { enableWifiScan: true } })).status).toBe(200);
       // Connected, in a zone, scans on, never scanned: each would be due. A scan could only fail
-      // (one failed `rrm` wifiscan per AP and interval used to fill the history).
+      // and fill the history with a failed `rrm` wifiscan per AP and interval.
       expect(replay.running.rrmService.collector.tick()).toEqual({ wifiScan: [], capabilities: [] });
       const before = (await replay.gw('GET', `/commands?serialNumber=${SERIALS[0]}`)).body.commands.length;
       const led = await replay.gw('POST', `/device/${SERIALS[0]}/leds`, { body: { serialNumber: SERIALS[0], pattern: 'on', duration: 10 } });
