@@ -39,7 +39,7 @@ export function annealing(input: AlgorithmInput<AnnealingArgs>): Plan {
 }
 
 /** Neighbour visits one band's annealing may spend when the iterations are not given. */
-const WORK_PER_BAND = 8_000_000;
+const WORK_PER_BAND = 5_000_000;
 
 function annealBand(p: BandProblem, rng: Rng, args: AnnealingArgs): Int32Array {
   const start = startAssignment(p);
