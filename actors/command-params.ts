@@ -1,5 +1,6 @@
 import { airtwinError, badRequest } from '../src/errors.js';
 import { COMMAND_METHODS, isObject, type CommandMethod, type JsonObject } from '../src/protocol/frame.js';
+import { jsonDepth, MAX_JSON_DEPTH } from '../src/protocol/json-depth.js';
 import { COMMAND_TIMEOUT_MS, commandTimeoutMs } from './device/commands.js';
 import type { Command, CommandSubmission, RestartKind } from './device/device.types.js';
 
@@ -92,6 +93,10 @@ function plan(method: CommandMethod, params: JsonObject, extra: Partial<CommandP
 
 export function parseJsonObject(v: unknown, field: string): JsonObject {
   if (isObject(v)) return v;
+  if (typeof v === 'string' && jsonDepth(v) > MAX_JSON_DEPTH) {
+    const code = field === 'configuration' ? 'INVALID_CONFIGURATION' : 'BAD_REQUEST';
+    throw airtwinError(code, field, `${field} nests deeper than ${MAX_JSON_DEPTH} levels of objects and arrays.`);
+  }
   if (typeof v === 'string') {
     try {
       const parsed: unknown = JSON.parse(v);
@@ -312,7 +317,8 @@ export function planScript(serial: string, body: Body, lookup?: (id: string) => 
   } else params.timeout = int(body, 'timeout', { def: source.timeout ?? 30, min: 1, max: 3600 });
   const signature = given(body, 'signature');
   if (signature) params.signature = signature;
-  return plan('script', params, { when, timeoutMs: commandTimeoutMs('script', params), deferred, uploads: deferred && target !== undefined });
+  // Only a file that comes to this gateway's uploader is waited for (a uri of the caller's goes elsewhere).
+  return plan('script', params, { when, timeoutMs: commandTimeoutMs('script', params), deferred, uploads: deferred && uri === undefined && uploadUri !== undefined });
 }
 
 /** Where rtty sessions point (the gateway's `rtty.*` settings, reference/gateway-behaviour.md §0). */

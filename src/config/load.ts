@@ -7,7 +7,7 @@ import { ConfigError, parseRecordMaxBytes, parseSpeed } from './flags.js';
 
 type Raw = Record<string, unknown>;
 
-const NUMERIC = new Set(['gatewayPort', 'rrmPort', 'seed', 'bodyLimit', 'rrmWifiScanInterval', 'rrmCapabilitiesInterval', 'rrmCollectInterval', 'rrmConfigDebounce', 'rttyPort', 'rttyViewport', 'rttyTimeout', 'apMaxFramesPerS', 'apMaxBytesPerS', 'apOffenderSeconds']);
+const NUMERIC = new Set(['gatewayPort', 'rrmPort', 'seed', 'bodyLimit', 'headersTimeout', 'requestTimeout', 'keepAliveTimeout', 'connectionTimeout', 'maxConnections', 'rrmWifiScanInterval', 'rrmCapabilitiesInterval', 'rrmCollectInterval', 'rrmConfigDebounce', 'rttyPort', 'rttyViewport', 'rttyTimeout', 'apMaxFramesPerS', 'apMaxBytesPerS', 'apOffenderSeconds', 'uploadPort', 'uploadMaxBytes', 'filesMaxAge', 'filesMaxBytes']);
 const BOOLEAN = new Set(['sim', 'keepTime', 'autoProvision', 'rtty']);
 const LIST = new Set(['apiTokens', 'natsFilter']);
 
@@ -136,6 +136,8 @@ export function loadServeConfig(input: { flags: Raw; env: Record<string, string 
     const key = first.instancePath.split('/')[1] ?? '';
     throw new ConfigError(`${flagName(String(key))}: ${JSON.stringify(merged[String(key)])} is invalid (${first.message})`);
   }
+  // Node refuses a header timeout longer than the request timeout.
+  if ((merged.headersTimeout as number) > (merged.requestTimeout as number)) throw new ConfigError('--headers-timeout: must not be longer than --request-timeout');
   if (merged.jwtSecret && merged.jwtPublicKey) throw new ConfigError('--jwt-secret and --jwt-public-key: choose one JWT mode');
   if (Boolean(merged.tlsCert) !== Boolean(merged.tlsKey)) throw new ConfigError('--tls-cert and --tls-key go together');
   checkNatsFilter(merged as ServeConfig);

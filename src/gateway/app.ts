@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { buildServiceApp, registerApi } from '../server/build-app.js';
+import type { HttpLimits } from '../server/http-limits.js';
 import type { Authenticator } from '../server/auth.js';
 import { systemRoutes } from '../server/system-routes.js';
 import type { GatewayDeps } from './deps.js';
@@ -17,6 +18,7 @@ import { lookupsRoutes } from './routes/lookups.js';
 import { filesRoutes } from './routes/files.js';
 import { registerTelemetryRoutes } from './routes/telemetry-ws.js';
 import { healthRoutes, type HealthSources } from './routes/health.js';
+import type { HttpMetrics } from '../server/prom.js';
 import { scriptsRoutes } from './routes/scripts.js';
 import { uiWebsocketRoutes } from './routes/ui-ws.js';
 import { defaultFirmwaresRoutes } from './routes/default-firmwares.js';
@@ -28,12 +30,16 @@ import { GATEWAY_SHAPES } from './wire/shapes.js';
 export interface GatewayOptions {
   authenticator: Authenticator;
   bodyLimit: number;
+  /** Timeouts and connection cap of the listener (src/server/http-limits.ts). */
+  limits?: HttpLimits;
   certificateFiles: string[];
   https?: { cert: Buffer; key: Buffer };
   health: HealthSources;
   /** Features served beside the API (the venue view): registered after the gateway's own routes. */
   extensions?: readonly GatewayExtension[];
   wire: WireName;
+  /** Request durations for /metrics (serve: shared with the RRM service). */
+  httpMetrics?: HttpMetrics;
 }
 
 /**
@@ -54,9 +60,11 @@ export async function buildGateway(deps: GatewayDeps, opts: GatewayOptions): Pro
     logger: deps.logging.for('gateway'),
     authenticator: opts.authenticator,
     bodyLimit: opts.bodyLimit,
+    limits: opts.limits,
     https: opts.https,
     wire: wireProfile(opts.wire, GATEWAY_SHAPES),
   });
+  opts.httpMetrics?.observe(app, 'gateway');
   await healthRoutes(app, deps, opts.health);
   for (const ext of opts.extensions ?? []) await ext.root?.(app);
   await registerApi(app, opts.authenticator, async (api) => {

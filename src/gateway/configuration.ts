@@ -1,4 +1,5 @@
 import { airtwinError } from '../errors.js';
+import { jsonDepth, MAX_JSON_DEPTH } from '../protocol/json-depth.js';
 
 /**
  * A configuration arrives as a JSON string (the spec's type) or as an object; it must be a JSON
@@ -8,6 +9,9 @@ import { airtwinError } from '../errors.js';
 export function parseConfiguration(value: unknown, field = 'configuration'): Record<string, unknown> {
   let doc: unknown = value;
   if (typeof value === 'string') {
+    if (jsonDepth(value) > MAX_JSON_DEPTH) {
+      throw airtwinError('INVALID_CONFIGURATION', field, `${field} nests deeper than ${MAX_JSON_DEPTH} levels of objects and arrays.`);
+    }
     try {
       doc = JSON.parse(value);
     } catch (e) {

@@ -14,6 +14,8 @@ import { ErrorEnvelope, OperationResult } from './schemas.js';
 import { envelope, type WireProfile } from './wire/profile.js';
 import { installWire, sendAnswer } from './wire/install.js';
 import { noRouteSentence, validationError, withDeviceState, type PeerService } from './teaching-errors.js';
+import { boundRequestIntegers, checkJsonDepth } from './input-limits.js';
+import { applyServerLimits, HTTP_LIMIT_DEFAULTS, drainRefusedBody, nodeServerOptions, onClientError, type HttpLimits } from './http-limits.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -39,6 +41,8 @@ export interface ServiceAppOptions {
   https?: { cert: string | Buffer; key: string | Buffer };
   /** How answers go on the wire (src/server/wire/). */
   wire: WireProfile;
+  /** Timeouts and the connection cap of the listener (defaults: HTTP_LIMIT_DEFAULTS). */
+  limits?: HttpLimits;
 }
 
 /** Maps anything thrown to the envelope: catalogue errors as they are, the rest hidden behind 500. */
@@ -52,6 +56,10 @@ function toAirtwinError(error: FastifyError, request: FastifyRequest): AirtwinEr
       return airtwinError('UNSUPPORTED_MEDIA_TYPE', 'Content-Type', 'Send the body as application/json.');
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return airtwinError('INVALID_JSON', 'body', 'The body is empty but Content-Type says application/json.');
+    case 'FST_ERR_BAD_URL':
+      return airtwinError('BAD_REQUEST', 'path', 'The path is not valid percent-encoding.');
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return airtwinError('URI_TOO_LONG', 'path', 'A path parameter is longer than 100 characters.');
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
       return airtwinError('INVALID_JSON', 'body', `The request body is not valid JSON: ${error.message}`);
   }
@@ -59,6 +67,8 @@ function toAirtwinError(error: FastifyError, request: FastifyRequest): AirtwinEr
     return airtwinError('INVALID_JSON', 'body', `The request body is not valid JSON: ${error.message}`);
   }
   if (error.statusCode === 404) return airtwinError('NOT_FOUND', request.method);
+  // A path the static files refuse (`/docs/static/../../etc/passwd`) is as good as absent.
+  if (error.statusCode === 403) return airtwinError('NOT_FOUND', request.method, `No file at ${request.url.split('?')[0]}.`);
   if (error.statusCode === 415) return airtwinError('UNSUPPORTED_MEDIA_TYPE', 'Content-Type', 'Send the body as application/json.');
   return airtwinError('INTERNAL', request.method, `An unexpected error happened; it is logged with request id ${request.id}.`, error);
 }
@@ -75,8 +85,13 @@ function httpPlumbing(app: FastifyInstance): void {
   const json = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    if ((body as string).trim() === '') done(null, undefined);
-    else json(request, body as string, done);
+    if ((body as string).trim() === '') return done(null, undefined);
+    try {
+      checkJsonDepth(body as string);
+    } catch (e) {
+      return done(e as Error, undefined);
+    }
+    json(request, body as string, done);
   });
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
@@ -97,13 +112,48 @@ function httpPlumbing(app: FastifyInstance): void {
  * The caller registers its routes with `registerApi` and listens.
  */
 export async function buildServiceApp(opts: ServiceAppOptions): Promise<FastifyInstance> {
+  const limits = opts.limits ?? HTTP_LIMIT_DEFAULTS;
+  const serverOptions = nodeServerOptions(limits);
+  let closing = false;
   const app = Fastify({
     loggerInstance: opts.logger as FastifyBaseLogger,
     bodyLimit: opts.bodyLimit,
     requestIdHeader: 'x-request-id',
     genReqId: () => randomUUID(),
     forceCloseConnections: 'idle',
-    ...(opts.https ? { https: opts.https } : {}),
+    connectionTimeout: limits.connectionTimeoutMs,
+    keepAliveTimeout: limits.keepAliveTimeoutMs,
+    requestTimeout: limits.requestTimeoutMs,
+    clientErrorHandler: onClientError,
+    // Fastify's own 503 while closing has no envelope: the onRequest hook below answers instead.
+    return503OnClosing: false,
+    // A bad percent-encoding or an over-long path parameter, found before routing.
+    frameworkErrors: (error, request, reply) => {
+      const e = toAirtwinError(error as FastifyError, request);
+      request.log.info({ code: e.code, details: e.details }, e.message);
+      // Found before routing, so no hook runs: written as the onSend hook would leave it.
+      const answer = opts.wire.error(e, request);
+      const text = JSON.stringify(answer.body ?? null);
+      reply.raw.writeHead(answer.status, {
+        ...answer.headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), 'x-request-id': request.id,
+      });
+      reply.raw.end(text);
+    },
+    ...(opts.https ? { https: { ...serverOptions, ...opts.https } } : { http: serverOptions }),
+  });
+  applyServerLimits(app.server, limits);
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  app.addHook('onRequest', async (request, reply) => {
+    if (closing) {
+      reply.header('connection', 'close');
+      throw airtwinError('SHUTTING_DOWN', request.method, 'The service is shutting down; retry on another instance or after its restart.');
+    }
+    // Node would refuse an HTTP/1.1 request without Host with a bare 400 (requireHostHeader: false leaves it here).
+    if (request.raw.httpVersion === '1.1' && request.headers.host === undefined) {
+      throw airtwinError('BAD_REQUEST', 'Host', 'An HTTP/1.1 request needs a Host header.');
+    }
   });
   // Query strings and path params arrive as text, so they are coerced ("5" -> 5); a JSON body
   // already has types, and a wrong one is the client's error (400), never silently converted.
@@ -123,11 +173,15 @@ export async function buildServiceApp(opts: ServiceAppOptions): Promise<FastifyI
   app.decorateRequest('principal', undefined as unknown as Principal);
   app.decorate('peerServices', [] as PeerService[]);
   installWire(app, opts.wire);
+  app.addHook('onRoute', boundRequestIntegers);
   httpPlumbing(app);
   await app.register(cors, {
     origin: true, credentials: true, maxAge: 86_400,
     // Every method a route has (the plugin's default is GET, HEAD, POST: a browser could not PUT or DELETE).
     methods: ['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'],
+    // An OPTIONS without Origin is no preflight, but no error either: 204 with the CORS headers
+    // (the strict default answered a plain-text 400).
+    strictPreflight: false,
     // File downloads name themselves in Content-Disposition; a UI on another origin must read it.
     exposedHeaders: ['Content-Disposition'],
   });
@@ -146,6 +200,9 @@ export async function buildServiceApp(opts: ServiceAppOptions): Promise<FastifyI
 
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     const e = toAirtwinError(error, request);
+    // The client may still be sending the body: read and drop it instead of closing under it (Fastify
+    // asks for a close), so that it reads the 413 rather than a reset.
+    if (e.code === 'PAYLOAD_TOO_LARGE' && drainRefusedBody(request.raw)) reply.removeHeader('connection');
     if (e.status >= 500) request.log.error({ err: error, code: e.code, reqId: request.id }, 'request failed');
     else request.log.info({ code: e.code, details: e.details }, e.message);
     return sendAnswer(reply, withDeviceState(opts.wire.error(e, request), e));

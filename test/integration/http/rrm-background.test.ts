@@ -27,9 +27,14 @@ describe('RRM background work', () => {
     // Off for the network first, so A3 is never due, then on for A1 and A2 in their AP layers.
     expect((await s.rrm('POST', '/setDeviceNetworkConfig', { body: { enableWifiScan: false } })).status).toBe(200);
     expect((await s.rrm('POST', '/setTopology', { body: { a: [A1, A3], b: [A2] } })).status).toBe(200);
+    const [a1, a2] = await Promise.all([rrmScans(A1), rrmScans(A2)]);
     for (const x of [A1, A2]) expect((await s.rrm('POST', `/setDeviceApConfig?serial=${x}`, { body: { enableWifiScan: true } })).status).toBe(200);
-    await until('two RRM scans of A1 and A2', async () => Promise.all([rrmScans(A1), rrmScans(A2)]), ([a, b]) => a >= 2 && b >= 2);
-    expect(await rrmScans(A3)).toBe(0);
+    await until('two RRM scans of A1 and A2', async () => Promise.all([rrmScans(A1), rrmScans(A2)]), ([a, b]) => a >= a1 + 2 && b >= a2 + 2);
+    // Until the settings above the venue was the zone (no topology set), so A3 may have been
+    // scanned then; from now on it is not, while A1 and A2 are scanned again.
+    const a3 = await rrmScans(A3);
+    await until('a third RRM scan of A1 and A2', async () => Promise.all([rrmScans(A1), rrmScans(A2)]), ([a, b]) => a >= a1 + 3 && b >= a2 + 3);
+    expect(await rrmScans(A3)).toBe(a3);
   }, 30_000);
 
   it('a network schedule fires in every zone on the accelerated clock, and stops when removed', async () => {
@@ -41,10 +46,15 @@ describe('RRM background work', () => {
     expect(new Set(runs.filter((r) => r.source === 'scheduler').map((r) => `${r.zone}:${r.algorithm}:${r.mode}`))).toEqual(new Set(['a:OptimizeTxPower:measure_ap_ap', 'b:OptimizeTxPower:measure_ap_ap']));
 
     expect((await s.rrm('POST', '/setDeviceNetworkConfig')).status).toBe(200);
-    await new Promise((r) => setTimeout(r, 300));
+    // A pass that fired before the removal counts when it ends.
+    const scheduler = s.running.rrmService.scheduler as unknown as { running: Set<string> };
+    await until('no scheduled pass under way', async () => scheduler.running.size, (n) => n === 0);
     const stopped = [fired.get('a'), fired.get('b')];
-    // 3 s of wall time = 60 s of venue time: two fire times pass without a run.
-    await new Promise((r) => setTimeout(r, 3000));
+    // 60 s of venue time: two fire times pass without a run.
+    const clock = s.running.clock;
+    const from = clock.now();
+    await until('60 s of venue time', async () => clock.now() - from, (ms) => ms >= 60_000, 60_000);
+    await until('no scheduled pass under way', async () => scheduler.running.size, (n) => n === 0);
     expect([fired.get('a'), fired.get('b')]).toEqual(stopped);
   }, 30_000);
 });

@@ -1,0 +1,107 @@
+import net from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadServeConfig } from '../../../src/config/load.js';
+import { ADMIN_TOKEN, startTestServer, type TestServer } from '../../helpers/server.js';
+import { rawRequest, type RawAnswer } from '../../helpers/raw-http.js';
+
+const auth = `Authorization: Bearer ${ADMIN_TOKEN}\r\n`;
+
+/** (Read until the server closes: `rawRequest(..., 2)`.) A 408 with the envelope and then a close, or (nothing received yet to answer) a plain close. */
+function timedOut(a: RawAnswer): void {
+  expect(a.end, a.text).not.toBe('open');
+  if (a.text === '') return;
+  expect(a.status, a.text).toBe(408);
+  expect(a.body).toMatchObject({ ErrorCode: 408, ErrorDetails: 'request' });
+}
+
+/** Resolves once the server closed `socket` (or a generous wait passed: then false). */
+function closedByServer(socket: net.Socket, waitMs = 20_000): Promise<boolean> {
+  return new Promise((resolve) => {
+    if (socket.destroyed) return resolve(true);
+    const timer = setTimeout(() => resolve(false), waitMs);
+    socket.once('close', () => {
+      clearTimeout(timer);
+      resolve(true);
+    });
+  });
+}
+
+describe.each(['spec', 'openwifi'] as const)('timeouts of both API listeners on the %s wire (#33 point 8)', (wire) => {
+  let s: TestServer;
+  beforeAll(async () => {
+    s = await startTestServer({ wire, headersTimeout: 1, requestTimeout: 2, keepAliveTimeout: 1, connectionTimeout: 4 });
+  });
+  afterAll(async () => s?.close());
+
+  const urls = () => [s.running.gatewayUrl, s.running.rrmUrl];
+
+  it('closes a connection that never sends a request', async () => {
+    for (const url of urls()) timedOut(await rawRequest(url, () => undefined, 2));
+  });
+
+  it('answers 408 to headers that never complete', async () => {
+    for (const url of urls()) {
+      const a = await rawRequest(url, 'GET /api/v1/devices HTTP/1.1\r\nHost: x\r\n', 2);
+      expect(a.status, a.text).toBe(408);
+      timedOut(a);
+    }
+  });
+
+  it('answers 408 (or closes) when a body never completes', async () => {
+    for (const url of urls()) {
+      timedOut(await rawRequest(url, `POST /api/v1/device/aabbccdd0008 HTTP/1.1\r\nHost: x\r\n${auth}Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{"serialNumber"`, 2));
+    }
+  });
+
+  it('closes an idle keep-alive connection after answering', async () => {
+    for (const url of urls()) {
+      const socket = net.connect(Number(new URL(url).port), '127.0.0.1');
+      const answered = new Promise<string>((resolve) => socket.once('data', (d) => resolve(d.toString())));
+      socket.write('GET /api/v1/devices HTTP/1.1\r\nHost: x\r\n\r\n');
+      expect(await answered).toMatch(/^HTTP\/1\.1 \d{3} /);
+      expect(await closedByServer(socket)).toBe(true);
+    }
+  });
+});
+
+describe('the connection cap (#33 point 8)', () => {
+  let s: TestServer;
+  beforeAll(async () => {
+    s = await startTestServer({ maxConnections: 2 });
+  });
+  afterAll(async () => s?.close());
+
+  it('closes connections past the cap on each listener and takes new ones once others close', async () => {
+    for (const url of [s.running.gatewayUrl, s.running.rrmUrl]) {
+      const port = Number(new URL(url).port);
+      const open = await Promise.all([0, 1].map(() => new Promise<net.Socket>((resolve) => {
+        const c = net.connect(port, '127.0.0.1', () => resolve(c));
+      })));
+      // Give the server the time to count both: a third is refused from then on.
+      await new Promise((r) => setTimeout(r, 100));
+      const third = await rawRequest(url, 'GET /openapi.json HTTP/1.1\r\nHost: x\r\n\r\n');
+      expect(third.end).not.toBe('open');
+      expect(third.text).toBe('');
+      for (const c of open) c.destroy();
+      // Once the server saw them close, a request goes through again.
+      let status = 0;
+      for (let i = 0; i < 100 && status !== 200; i++) {
+        status = (await rawRequest(url, 'GET /openapi.json HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n')).status;
+        if (status !== 200) await new Promise((r) => setTimeout(r, 50));
+      }
+      expect(status).toBe(200);
+    }
+  });
+});
+
+describe('timeout settings', () => {
+  it('come from flags and env vars, with defaults', () => {
+    const d = loadServeConfig({ flags: {}, env: {} });
+    expect([d.headersTimeout, d.requestTimeout, d.keepAliveTimeout, d.connectionTimeout, d.maxConnections]).toEqual([20, 60, 72, 300, 400]);
+    const c = loadServeConfig({ flags: { requestTimeout: '30' }, env: { AIRTWIN_HEADERS_TIMEOUT: '5', AIRTWIN_MAX_CONNECTIONS: '10' } });
+    expect([c.headersTimeout, c.requestTimeout, c.maxConnections]).toEqual([5, 30, 10]);
+  });
+  it('refuse a header timeout longer than the request timeout', () => {
+    expect(() => loadServeConfig({ flags: { headersTimeout: '90', requestTimeout: '60' }, env: {} })).toThrow(/--headers-timeout/);
+  });
+});
