@@ -317,7 +317,8 @@ export function planScript(serial: string, body: Body, lookup?: (id: string) => 
   } else params.timeout = int(body, 'timeout', { def: source.timeout ?? 30, min: 1, max: 3600 });
   const signature = given(body, 'signature');
   if (signature) params.signature = signature;
-  return plan('script', params, { when, timeoutMs: commandTimeoutMs('script', params), deferred, uploads: deferred && target !== undefined });
+  // Only a file that comes to this gateway's uploader is waited for (a uri of the caller's goes elsewhere).
+  return plan('script', params, { when, timeoutMs: commandTimeoutMs('script', params), deferred, uploads: deferred && uri === undefined && uploadUri !== undefined });
 }
 
 /** Where rtty sessions point (the gateway's `rtty.*` settings, reference/gateway-behaviour.md §0). */

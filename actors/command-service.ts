@@ -1,5 +1,5 @@
 import { filter, type Subscription } from 'rxjs';
-import { airtwinError, deviceBusy, deviceOffline, devicePlaysBack, notFound } from '../src/errors.js';
+import { airtwinError, deviceBusy, deviceOffline, deviceTakesNoCommand, notFound } from '../src/errors.js';
 import type { Clock } from '../src/protocol/clock.js';
 import { isObject, type JsonObject } from '../src/protocol/frame.js';
 import {
@@ -12,6 +12,7 @@ import { blankCommand, expiredRecord, failedRecord, survivesRestart } from './de
 import type { DeviceEventOf } from './device/device.events.js';
 import { isFinalStatus, type Command, type CommandSubmission } from './device/device.types.js';
 import type { Fleet } from './fleet.js';
+import { FileWaits, uploadTypeOf } from './file-waits.js';
 import { serialKey } from '../src/protocol/serial.js';
 import { restrictable, restrictionRefusal, restrictionsOf } from './device/restrictions.js';
 
@@ -51,7 +52,9 @@ export interface CommandServiceOptions {
   /** Stored scripts for `script` with `scriptId`. */
   scriptById?: (id: string) => ScriptSource | undefined;
   /** Where an AP uploads a file for a command (trace, deferred script): the file-upload endpoint, when there is one. */
-  uploadUri?: (commandUuid: string) => string;
+  uploadUri?: (commandUuid: string) => string | undefined;
+  /** How long a command waits for its file after the AP's reply (default UPLOAD_WINDOW_MS). */
+  uploadWindowMs?: number;
   rtty?: RttyServer;
   /**
    * The capabilities an AP last reported, for its restrictions (actors/device/restrictions.ts). Default:
@@ -80,15 +83,28 @@ export class CommandService {
   private writes: Promise<void> = Promise.resolve();
   private readonly subscription: Subscription;
   private readonly waiters = new Map<string, (e: Updated | Rejected) => void>();
+  /** Commands waiting for a file their AP uploads (trace, deferred script). */
+  readonly files: FileWaits;
 
   constructor(private readonly opts: CommandServiceOptions) {
+    this.files = new FileWaits({
+      clock: opts.clock, windowMs: opts.uploadWindowMs,
+      changed: (command) => {
+        this.persist(command, false);
+        this.waiters.get(command.UUID)?.({ type: 'command-updated', serial: command.serialNumber, at: opts.clock.now(), payload: { command, created: false, queued: false } });
+      },
+    });
     // One subscription for all: every record change (system commands included) lands in the
     // store in order, and goes to the call waiting for that command, found by UUID, so many
     // concurrent calls (an RRM sweep) do not each filter the whole event stream.
     this.subscription = opts.fleet.events$
       .pipe(filter((e): e is Updated | Rejected => e.type === 'command-updated' || e.type === 'command-rejected'))
       .subscribe((e) => {
-        if (e.type === 'command-updated') this.persist(e.payload.command, e.payload.created);
+        if (e.type === 'command-updated') {
+          const command = this.files.adjust(e.payload.command, e.payload.created);
+          if (command !== e.payload.command) e = { ...e, payload: { ...e.payload, command } };
+          this.persist(command, e.payload.created);
+        }
         this.waiters.get(e.payload.command.UUID)?.(e);
       });
   }
@@ -220,7 +236,9 @@ export class CommandService {
 
   /** Why an open command read back after a restart cannot go back to its AP's queue, or undefined when it can. */
   private async whyNotReopened(c: Command): Promise<string | undefined> {
-    if (c.status === 'executed') return 'The service restarted before the device replied.';
+    if (c.status === 'executed') {
+      return c.waitingForFile ? "The service restarted while it waited for the device's file upload." : 'The service restarted before the device replied.';
+    }
     if (this.opts.deviceExists && !(await this.opts.deviceExists(c.serialNumber))) return 'The device no longer exists.';
     const sub = restoredSubmission(c);
     if (!sub) return 'The service restarted, and the stored command could not be read back to send it.';
@@ -234,6 +252,7 @@ export class CommandService {
 
   close(): void {
     this.subscription.unsubscribe();
+    this.files.close();
   }
 
   private persist(command: Command, created: boolean): void {
@@ -259,11 +278,12 @@ export class CommandService {
       if (refusal) throw airtwinError(refusal.code, name, `Device ${serial}: ${refusal.description}`);
     }
     const nowMs = this.opts.clock.now();
+    const record = blankCommand({
+      UUID: uuid, command: p.method, serialNumber: serial, submitted: Math.floor(nowMs / 1000), submittedBy: caller.submittedBy ?? '',
+      when: p.when, details: JSON.stringify(p.details ?? p.params), deferred: p.deferred ?? false, waitingForFile: p.uploads ? 1 : 0,
+    });
     const sub: CommandSubmission = {
-      command: blankCommand({
-        UUID: uuid, command: p.method, serialNumber: serial, submitted: Math.floor(nowMs / 1000), submittedBy: caller.submittedBy ?? '',
-        when: p.when, details: JSON.stringify(p.details ?? p.params), deferred: p.deferred ?? false, waitingForFile: p.uploads ? 1 : 0,
-      }),
+      command: p.uploads ? { ...record, attachType: uploadTypeOf(record) } : record,
       method: p.method, params: p.params, timeoutMs: p.timeoutMs, queueable: p.queueable, awaitResult: p.awaitResult,
       restart: p.restart, runAt: p.when * 1000,
     };
@@ -285,7 +305,7 @@ export class CommandService {
       };
       this.waiters.set(uuid, (e) => {
         if (e.type === 'command-rejected') {
-          const err = e.payload.code === 'DEVICE_BUSY' ? deviceBusy(serial, name) : e.payload.playsBack ? devicePlaysBack(serial, name) : deviceOffline(serial, name);
+          const err = e.payload.code === 'DEVICE_BUSY' ? deviceBusy(serial, name) : e.payload.byLink ? deviceTakesNoCommand(serial, name, e.payload.reason) : deviceOffline(serial, name);
           done(() => reject(err));
           return;
         }

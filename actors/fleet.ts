@@ -6,7 +6,7 @@ import type { JsonObject } from '../src/protocol/frame.js';
 import { serialKey } from '../src/protocol/serial.js';
 import type { DeviceEvent } from './device/device.events.js';
 import { deviceMachine } from './device/device.machine.js';
-import type { Admission, CommandSubmission, DeviceDeps, DeviceStatus, DeviceTimeouts, StoredConfig } from './device/device.types.js';
+import type { Admission, CommandSubmission, DeviceDeps, DevicePolicy, DeviceStatus, DeviceTimeouts, StoredConfig } from './device/device.types.js';
 
 /** What `events$` carries: every device actor's typed events, in the order they happened. */
 export type FleetEvent = DeviceEvent;
@@ -69,12 +69,14 @@ export function stateName(value: DeviceSnapshot['value']): string {
  * actor stays independently testable.
  */
 export class Fleet {
-  private readonly actors = new Map<string, { actor: DeviceActor; link?: DeviceLink }>();
+  private readonly actors = new Map<string, { actor: DeviceActor; link?: DeviceLink; deps: DeviceDeps }>();
   private readonly subject = new Subject<FleetEvent>();
   readonly events$: Observable<FleetEvent> = this.subject.asObservable();
 
   /** One set of policy hooks for every actor (they take the serial as an argument), not a set per actor. */
   private readonly deps: DeviceDeps;
+  /** The fleet's hooks with a device policy's in place of its own, made once per policy. */
+  private readonly policyDeps = new WeakMap<DevicePolicy, DeviceDeps>();
   /** Machine-emitted events being delivered to `events$` listeners right now (nested deliveries count). */
   private delivering = 0;
 
@@ -89,20 +91,26 @@ export class Fleet {
         return autoProvision ? autoProvision.onUnknownDevice(s, params) : 'accept';
       },
       storedConfigFor: (s) => storedConfigFor?.(s),
-      // A replayed AP's actor starts no command of its own (reconcile push, recovery reboot).
-      playsBack: (s) => this.playsBack(s),
       // The lane's events join the machine's on the one stream, in the order they happen.
       lane: opts.notificationLane === false ? undefined : { publish: (e) => this.subject.next(e), open: () => this.delivering === 0 },
     };
   }
 
+  private depsFor(policy: DevicePolicy | undefined): DeviceDeps {
+    if (!policy) return this.deps;
+    let deps = this.policyDeps.get(policy);
+    if (!deps) this.policyDeps.set(policy, (deps = { ...this.deps, ...policy }));
+    return deps;
+  }
+
   /** The actor of a serial, creating it (offline, no link) when missing. */
-  spawn(serial: string, link?: DeviceLink): DeviceActor {
+  spawn(serial: string, link?: DeviceLink, policy?: DevicePolicy): DeviceActor {
     const key = serialKey(serial);
     const found = this.actors.get(key);
     if (found) return found.actor;
+    const deps = this.depsFor(policy);
     const actor = createActor(deviceMachine, {
-      input: { serial: key, deps: this.deps, link, timeouts: this.opts.timeouts, maxPending: this.opts.maxPending },
+      input: { serial: key, deps, link, timeouts: this.opts.timeouts, maxPending: this.opts.maxPending },
       clock: this.opts.clock,
       systemId: key,
     });
@@ -115,7 +123,7 @@ export class Fleet {
         this.delivering--;
       }
     });
-    this.actors.set(key, { actor, link });
+    this.actors.set(key, { actor, link, deps });
     actor.start();
     return actor;
   }
@@ -124,14 +132,19 @@ export class Fleet {
     return this.actors.get(serialKey(serial))?.actor;
   }
 
-  /** Give a serial its link: spawns the actor, or swaps the link of an existing one. */
-  attach(link: DeviceLink): DeviceActor {
+  /**
+   * Give a serial its link: spawns the actor, or swaps the link of an existing one. `policy`:
+   * what the actor does of its own accord with this link (DevicePolicy; default the fleet's).
+   */
+  attach(link: DeviceLink, policy?: DevicePolicy): DeviceActor {
     const key = serialKey(link.serial);
     const found = this.actors.get(key);
-    if (!found) return this.spawn(key, link);
-    if (found.link !== link) {
+    if (!found) return this.spawn(key, link, policy);
+    const deps = this.depsFor(policy);
+    if (found.link !== link || found.deps !== deps) {
       found.link = link;
-      found.actor.send({ type: 'link.attach', link });
+      found.deps = deps;
+      found.actor.send({ type: 'link.attach', link, deps });
     }
     return found.actor;
   }
@@ -167,21 +180,27 @@ export class Fleet {
 
   /** Hand a command to its device; the outcome arrives on `events$` (command-updated / command-rejected). */
   submit(serial: string, submission: CommandSubmission): void {
-    // A replayed AP plays back what the real one did: a new command is refused as for an AP
-    // offline, before any record exists (it used to end as a `failed` record with errorCode 0).
-    if (this.playsBack(serial) && submission.recorded !== true) {
+    // The one place the fleet asks a link whether it takes the command: one that takes no new
+    // command refuses it as an AP offline does, before any record exists.
+    const why = this.commandRefusal(serial);
+    if (why !== undefined && submission.scripted !== true) {
       this.subject.next({
         serial: serialKey(serial), at: this.deps.now(), type: 'command-rejected',
-        payload: { command: submission.command, code: 'DEVICE_OFFLINE', reason: 'the device is replayed from a recording and runs only the recorded commands', playsBack: true },
+        payload: { command: submission.command, code: 'DEVICE_OFFLINE', reason: why, byLink: true },
       });
       return;
     }
     this.spawn(serial).send({ type: 'command.submit', submission });
   }
 
-  /** Whether the serial's link plays back a recording (DeviceLink.playsBack). */
-  playsBack(serial: string): boolean {
-    return this.actors.get(serialKey(serial))?.link?.playsBack === true;
+  /** Why the serial's link takes no new command (DeviceLink.refusesNewCommands); undefined when it takes them. */
+  commandRefusal(serial: string): string | undefined {
+    return this.actors.get(serialKey(serial))?.link?.refusesNewCommands;
+  }
+
+  /** Whether a new command may be sent to the serial's AP at all (its link takes new commands). */
+  commandable(serial: string): boolean {
+    return this.commandRefusal(serial) === undefined;
   }
 
   status(serial: string): DeviceStatus | undefined {

@@ -127,10 +127,10 @@ export class VirtualClock implements Clock {
  * Real time times `speed`: `now()` runs `speed` times faster than the base clock from the
  * moment of construction, and delays are shortened accordingly.
  *
- * A paced replay also holds it (`holdAt`): now() then runs at most to the hold, the time of the
- * next line not yet played, so a line played late (a busy event loop, a slow start) still
- * happens at its own time. The base runs on meanwhile, so a replay that fell behind catches up
- * (`advanceTo` steps through the lines and timers it owes, each at its time) instead of adding
+ * A caller that paces recorded events also holds it (`holdAt`): now() then runs at most to the hold, the time of the
+ * next event not yet played, so an event played late (a busy event loop, a slow start) still
+ * happens at its own time. The base runs on meanwhile, so a caller that fell behind catches up
+ * (`advanceTo` steps through the events and timers it owes, each at its time) instead of adding
  * every delay to the rest. Time never goes back.
  */
 export class ScaledClock implements Clock {
@@ -142,7 +142,7 @@ export class ScaledClock implements Clock {
   /** The latest now() may show until the hold moves on (undefined: no limit). */
   private heldAt: number | undefined;
 
-  /** `opts.held`: held at `startMs` from the start, until `holdAt`/`goOnFromHere` (replayClock). */
+  /** `opts.held`: held at `startMs` from the start, until `holdAt`/`goOnFromHere`. */
   constructor(private readonly base: Clock, speed: number, startMs: number = base.now(), opts: { held?: boolean } = {}) {
     if (!(speed > 0)) throw new RangeError(`speed must be > 0, got ${speed}`);
     this.speed = speed;
@@ -166,8 +166,8 @@ export class ScaledClock implements Clock {
 
   /**
    * Goes on from now() at the current speed, dropping whatever time the base ran past a hold:
-   * a paced replay does this at its first line (start-up is not caught up on) and after its
-   * last (serve's clock goes on from the last line, not from where the base got to).
+   * a pacing caller does this at its first event (start-up is not caught up on) and after its
+   * last (the clock goes on from the last event, not from where the base got to).
    */
   goOnFromHere(): void {
     this.startMs = this.exactNow();
@@ -186,8 +186,8 @@ export class ScaledClock implements Clock {
   }
 
   /**
-   * Runs on at `speed` times the base from now, without a jump (`serve --replay --speed N`
-   * follows wall time after the last line). Armed timers keep their scaled due time.
+   * Runs on at `speed` times the base from now, without a jump (a paced clock
+   * follows wall time after the last event). Armed timers keep their scaled due time.
    */
   setSpeed(speed: number): void {
     if (!(speed > 0)) throw new RangeError(`speed must be > 0, got ${speed}`);
@@ -206,8 +206,8 @@ export class ScaledClock implements Clock {
 
   /**
    * Moves the hold on to `ms`, first running, in order of due time and each at its own time,
-   * the timers the base has already passed up to there (a replay that fell behind: a command
-   * timeout due between two lines runs between them, not after the second).
+   * the timers the base has already passed up to there (a caller that fell behind: a command
+   * timeout due between two events runs between them, not after the second).
    */
   advanceTo(ms: number): void {
     for (;;) {
@@ -234,7 +234,7 @@ export class ScaledClock implements Clock {
   }
 
   /**
-   * Runs `fn` once now() reaches `at` (scaled ms). A paced replay waits for its next line so: a
+   * Runs `fn` once now() reaches `at` (scaled ms). A pacing caller waits for its next event so: a
    * delay computed from now() and added to a later now() could land past the hold at that line
    * (the base ran on a millisecond in between), where it would never come due.
    */

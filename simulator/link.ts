@@ -25,7 +25,12 @@ export interface SimLinkOptions {
   connectDelayMs?: number;
   /** Start when the first listener subscribes (default true); otherwise call `start()`. */
   autoStart?: boolean;
+  /** How the AP POSTs a command's file to its upload `uri` (as the fw's curl does); without it the file goes inline in the reply. */
+  upload?: SimUpload;
 }
+
+/** One file upload of a simulated AP; rejects when the uploader refused it or could not be reached. */
+export type SimUpload = (u: { uri: string; serial: string; uuid: string; fileName: string; bytes: Buffer }) => Promise<void>;
 
 /** Error raised by `send()` when the AP is not connected; `code` matches the project catalogue. */
 export class SimOfflineError extends Error {
@@ -236,6 +241,7 @@ export class SimLink implements DeviceLink {
       ap: this.ap,
       emit: (f) => this.emit(f),
       after: (ms, fn) => this.after(ms, fn),
+      ...(this.opts.upload ? { upload: this.opts.upload } : {}),
       reboot: (o) => this.reboot(o),
       telemetry: (intervalS, lifetimeS) => this.telemetry(intervalS, lifetimeS),
       intervalsChanged: () => {

@@ -52,11 +52,11 @@ export function refusedRecord(cmd: Command, nowMs: number, errorText: string): C
 /**
  * Whether a command waiting in an AP's queue outlives the process: a queueable one (configure,
  * upgrade, factory) or one scheduled with a `when`. A clean shutdown leaves these `pending` in
- * the store and the next start reopens them (CommandService.restore); the others end. A command a
- * recording holds never does: it belongs to the replay that submitted it.
+ * the store and the next start reopens them (CommandService.restore); the others end. A scripted
+ * command never does: it belongs to the link's source that submitted it.
  */
 export function survivesRestart(sub: CommandSubmission): boolean {
-  return sub.recorded !== true && (sub.queueable || sub.runAt > 0);
+  return sub.scripted !== true && (sub.queueable || sub.runAt > 0);
 }
 
 /** Fire-and-forget commands (telemetry) complete when sent, as the gateway records them. */

@@ -37,7 +37,7 @@ export type DeviceEvent =
    */
   | Base<'command-updated', { command: Command; created: boolean; queued: boolean; latencyMs?: number }>
   /** A submission the actor could not take: the service turns it into a 409. */
-  | Base<'command-rejected', { command: Command; code: 'DEVICE_OFFLINE' | 'DEVICE_BUSY'; reason: string; playsBack?: boolean }>
+  | Base<'command-rejected', { command: Command; code: 'DEVICE_OFFLINE' | 'DEVICE_BUSY'; reason: string; byLink?: boolean }>
   | Base<'protocol-error', { reason: string; count: number }>
   /**
    * A notification without params.serial, ignored (§1.2) and not a protocol error. `count` is

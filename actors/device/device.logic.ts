@@ -38,7 +38,7 @@ export interface DeviceContext {
   provisioned: boolean;
   /** The `connect` of an AP the admission hook is asked about, and when the AP sent it. */
   heldConnect?: { params: JsonObject; at: number };
-  /** What the link said while admission was pending, replayed once it says yes. */
+  /** What the link said while admission was pending, handed on once it says yes. */
   held?: HeldEvents;
   protocolErrors: number;
   /** Notifications ignored for a missing params.serial (§1.2), over the actor's life; not protocol errors. */
@@ -60,7 +60,7 @@ export interface DeviceContext {
 }
 
 /**
- * What the link said while admission was pending, replayed in order once it says yes. Not only
+ * What the link said while admission was pending, handed on in order once it says yes. Not only
  * frames: when an AP's whole session reaches serve at once (a stream backlog for a data dir
  * that does not know it yet), its disconnect and its next session come during the admission too.
  */
@@ -254,7 +254,7 @@ function countedStatus(ctx: DeviceContext, bytes: number, when: number): DeviceS
  * than a contact already known (frames of two edges may come out of order).
  */
 function contactAt(ctx: DeviceContext, when: number): number {
-  // A known contact past now (a record from a replay that ran ahead) does not hold it back.
+  // A known contact past now (a record written by a run whose clock ran ahead) does not hold it back.
   return Math.max(Math.min(ctx.status.lastContact, sec(ctx.deps.now())), sec(when));
 }
 
@@ -344,14 +344,9 @@ export function reconcile(ctx: DeviceContext): Fx {
   return reconcileWith(ctx, storedConfigToPush(ctx));
 }
 
-/**
- * The stored configuration reconciliation compares the AP's with; none for a replayed AP, which
- * starts no command of its own: the recording holds the configure the live gateway pushed, if
- * any, and a push of ours could only be refused (it left a failed `configure` by *system in the
- * history of every replay whose AP reconnected).
- */
+/** The stored configuration reconciliation compares the AP's with (the device policy's, DevicePolicy). */
 function storedConfigToPush(ctx: DeviceContext): StoredConfig | undefined {
-  return ctx.deps.playsBack?.(ctx.serial) ? undefined : ctx.deps.storedConfigFor(ctx.serial);
+  return ctx.deps.storedConfigFor(ctx.serial);
 }
 
 /** Whether `stored` is a configuration this session has not pushed yet. */
@@ -433,10 +428,8 @@ function notificationParts(ctx: DeviceContext, f: NotificationFrame, bytes: numb
     status.sanity = sanity;
     next = { lastHealthcheck: { uuid, sanity, data, recorded: sec(when) }, status };
     requestUuid = event.payload.requestUuid;
-  } else if (f.method === 'recovery' && f.params.reboot === true && !ctx.deps.playsBack?.(ctx.serial)) {
+  } else if (f.method === 'recovery' && f.params.reboot === true && ctx.deps.rebootsOutOfRecovery !== false) {
     // The AP asks to be rebooted out of recovery; it runs as soon as a session is open and idle.
-    // Not for a replayed AP (as no reconcile push): the recording holds the reboot the live
-    // gateway sent, which the replayer submits (ours was refused, and took its turn).
     more.push((c) => accept(c, recoveryRebootSubmission(c.serial, now, c.deps.newId), 'queued'));
   }
   if (requestUuid) {
@@ -523,7 +516,7 @@ export const SEND_RETRY_MS = 120_000;
  * The link could not take the frame. A queueable command (configure, upgrade, factory) goes back
  * to the head of the queue, pending, and is tried again after SEND_RETRY_MS, still bounded by its
  * expiry (reference/gateway-behaviour.md §1.5); any other command fails, and so does a queueable
- * one the link refused for good (`forGood`: a replayed AP), which no retry could deliver.
+ * one the link refused for good (`forGood`: a link that takes no new command), which no retry could deliver.
  */
 export function sendFailed(ctx: DeviceContext, reason: string, forGood = false): Fx {
   const run = ctx.current;

@@ -82,7 +82,7 @@ describe('device machine: connection lifecycle', () => {
     expect(d.of('dropped')[0]?.payload.reason).toBe('not-provisioned');
   });
 
-  it('keeps frames sent while admission is pending and replays them once admitted', async () => {
+  it('keeps frames sent while admission is pending and hands them on once admitted', async () => {
     let admit: (a: 'accept') => void = () => undefined;
     const d = startDevice({ admit: () => new Promise((resolve) => { admit = resolve; }) });
     d.link.up();

@@ -23,7 +23,8 @@ import type { LaneDevice } from './notification-lane.js';
 export type DeviceMachineEvent =
   | LinkMachineEvent
   | TimerEvent
-  | { type: 'link.attach'; link: DeviceLink }
+  /** `deps`: the actor's hooks from now on (the device policy of the new link, Fleet.attach). */
+  | { type: 'link.attach'; link: DeviceLink; deps?: DeviceDeps }
   | { type: 'command.submit'; submission: CommandSubmission }
   /** A command the store had open after a restart (CommandService.restore): queued again, never refused. */
   | { type: 'command.restore'; submission: CommandSubmission }
@@ -174,8 +175,10 @@ export const deviceMachine = setup({
     linkDisconnected: enqueueActions(({ context, event, enqueue }) =>
       run(enqueue, linkDisconnected(context, (event as Ev<'link.disconnected'>).reason ?? 'link closed', (event as Ev<'link.disconnected'>).at))),
     attachLink: enqueueActions(({ context, event, enqueue }) => {
+      const { link, deps } = event as Ev<'link.attach'>;
       if (context.linkUp) run(enqueue, linkDisconnected(context, 'link replaced'));
-      enqueue.sendTo('link', { type: 'attach', link: (event as Ev<'link.attach'>).link });
+      if (deps && deps !== context.deps) enqueue.assign({ deps });
+      enqueue.sendTo('link', { type: 'attach', link });
     }),
     acceptNow: enqueueActions(({ context, event, enqueue }) => run(enqueue, accept(context, subOf(event), 'now'))),
     acceptQueued: enqueueActions(({ context, event, enqueue }) => run(enqueue, accept(context, subOf(event), 'queued'))),
@@ -261,7 +264,7 @@ export const deviceMachine = setup({
           },
           after: { admitTimeout: { target: '#device.offline', actions: 'admissionFailed' } },
           // The AP does not wait for the admission hook: keep what it says meanwhile (frames
-          // without params.serial too: they are counted as ignored when replayed). A frame with a
+          // without params.serial too: they are counted as ignored when handed on). A frame with a
           // bad serial, a connect included, drops the AP at once, as on an open session. The
           // link's disconnect and reconnect are kept too, in order, and so is everything after
           // them: a session that reaches serve at once (a stream backlog) is played in full.

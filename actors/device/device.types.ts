@@ -109,8 +109,11 @@ export interface CommandSubmission {
   restart?: RestartKind;
   /** Epoch ms when the command may run (`when` * 1000; 0 = now). */
   runAt: number;
-  /** A command a recording holds, submitted by the replayer: the only kind a playback link carries (DeviceLink.playsBack). */
-  recorded?: boolean;
+  /**
+   * A command the link's own source holds, submitted on its behalf: the only kind a link that
+   * takes no new commands carries (DeviceLink.refusesNewCommands). It never outlives its run.
+   */
+  scripted?: boolean;
 }
 
 /** The answer a device may give to a connect of a serial it does not know yet. */
@@ -129,13 +132,10 @@ export interface DeviceDeps {
   isBlacklisted: (serial: string) => boolean;
   /** Called on the first connect of a serial in this actor's life; known devices should be accepted. */
   admit: (serial: string, connectParams: JsonObject) => Promise<Admission>;
+  /** The stored configuration uuid reconciliation pushes to an AP that runs an older one. */
   storedConfigFor: (serial: string) => StoredConfig | undefined;
-  /**
-   * Whether the AP is played back from a recording (DeviceLink.playsBack): the actor then starts
-   * no command of its own (a reconcile push, a recovery reboot), as the recording holds the ones
-   * the live actor started. Absent: never.
-   */
-  playsBack?: (serial: string) => boolean;
+  /** Reboot an AP that asks to leave recovery (`recovery` with `reboot: true`). Absent: yes. */
+  rebootsOutOfRecovery?: boolean;
   /**
    * The notification lane (notification-lane.ts), when the owner of the actor enables it.
    * Absent: every frame takes a machine step.
@@ -178,3 +178,16 @@ export const DEFAULT_TIMEOUTS: DeviceTimeouts = {
 
 /** Per-device queue bound: past it even queueable commands are refused as busy. */
 export const DEFAULT_MAX_PENDING = 32;
+
+/**
+ * What an actor does of its own accord, chosen by whoever attaches its link (Fleet.attach): it
+ * replaces those hooks of the fleet's deps. The default pushes stored configurations and reboots
+ * an AP out of recovery.
+ */
+export type DevicePolicy = Partial<Pick<DeviceDeps, 'storedConfigFor' | 'rebootsOutOfRecovery'>>;
+
+/**
+ * For an AP whose link carries only the commands its source scripts: the actor starts none of its
+ * own (no reconcile push, no recovery reboot); the source holds whatever the AP ran.
+ */
+export const STARTS_NO_COMMAND: DevicePolicy = Object.freeze({ storedConfigFor: () => undefined, rebootsOutOfRecovery: false });

@@ -6,9 +6,11 @@
  */
 import type { CommandFrame, UpFrame } from '../../src/protocol/frame.js';
 import type { Venue } from '../venue.js';
+import type { SimUpload } from '../link.js';
+import { diagnosticBundle, tracePcap } from './files.js';
 import type { SimAp } from './ap-state.js';
 import { configure } from './configure.js';
-import { healthcheckFrame, resultFrame, stateFrame, wifiscanResult } from './frames.js';
+import { healthcheckFrame, logFrame, resultFrame, stateFrame, wifiscanResult } from './frames.js';
 import { deflateSync } from 'node:zlib';
 
 export interface ApControl {
@@ -17,6 +19,8 @@ export interface ApControl {
   emit(frame: UpFrame): void;
   /** Run later on the venue clock; dropped if the AP disconnects first. */
   after(ms: number, fn: () => void): void;
+  /** POSTs a file to a command's upload uri; absent: files go inline in the reply. */
+  upload?: SimUpload;
   reboot(opts: { firmware?: string; factory?: boolean }): void;
   telemetry(intervalS: number, lifetimeS: number): void;
   /** Message intervals changed: restart the periodic timers. */
@@ -28,18 +32,17 @@ function fileResult(bytes: Buffer): { result_64: string; result_sz: number } {
   return { result_64: deflateSync(bytes).toString('base64'), result_sz: bytes.length };
 }
 
-/** A tiny pcap (libpcap global header + one beacon-sized record per packet), the trace "file". */
-function pcap(packets: number, t: number): Buffer {
-  const head = Buffer.alloc(24);
-  head.writeUInt32LE(0xa1b2c3d4, 0); head.writeUInt16LE(2, 4); head.writeUInt16LE(4, 6);
-  head.writeUInt32LE(65535, 16); head.writeUInt32LE(127, 20); // LINKTYPE_IEEE802_11_RADIOTAP
-  const recs = Array.from({ length: packets }, (_, i) => {
-    const r = Buffer.alloc(16 + 8);
-    r.writeUInt32LE(Math.floor(t / 1000), 0); r.writeUInt32LE((i * 102400) % 1_000_000, 4);
-    r.writeUInt32LE(8, 8); r.writeUInt32LE(8, 12);
-    return r;
-  });
-  return Buffer.concat([head, ...recs]);
+/**
+ * The fw's upload of a command's file (ucentral-client upload.c: curl -F, then a log line saying
+ * how it went). The upload runs beside the reply, as on the AP.
+ */
+function uploadFile(ctl: ApControl, uri: string, fileName: string, bytes: Buffer): void {
+  const { ap } = ctl;
+  const uuid = uri.split('?')[0]!.split('/').filter(Boolean).pop() ?? '';
+  ctl.upload!({ uri, serial: ap.serial, uuid, fileName, bytes }).then(
+    () => ctl.emit(logFrame(ap, 'upload complete', 6)),
+    (e: unknown) => ctl.emit(logFrame(ap, `failed to upload file: ${e instanceof Error ? e.message : String(e)}`, 3)),
+  );
 }
 
 /** Handle one command. Replies are emitted through `ctl` after a short processing delay. */
@@ -128,17 +131,30 @@ export function handleCommand(ctl: ApControl, cmd: CommandFrame): void {
     case 'trace': {
       const seconds = typeof p.duration === 'number' ? p.duration : 10;
       const packets = typeof p.packets === 'number' ? Math.min(p.packets, 1000) : Math.min(1000, seconds * 10);
-      reply(() => resultFrame(ap, id, { error: 0, text: 'Trace completed', resultCode: 0, resultText: 'Done', ...fileResult(pcap(packets, venue.clock.now())) }), seconds * 1000);
+      const uri = typeof p.uri === 'string' && ctl.upload ? p.uri : undefined;
+      ctl.after(seconds * 1000, () => {
+        const capture = tracePcap(ap, packets, seconds, t);
+        const status = { error: 0, text: 'Trace completed', resultCode: 0, resultText: 'Done' };
+        // fw: the capture goes to the upload uri; inline (result_64) only when there is none.
+        if (uri) uploadFile(ctl, uri, 'trace.pcap', capture);
+        ctl.emit(resultFrame(ap, id, uri ? status : { ...status, ...fileResult(capture) }));
+      });
       return;
     }
     case 'script': {
       const type = p.type;
       if (!['shell', 'ucode', 'bundle', 'diagnostic'].includes(type as string)) { reply(() => resultFrame(ap, id, { error: 2, text: `unsupported script type ${String(type)}` })); return; }
-      // fw: a deferred script (no timeout, an upload uri) is acknowledged at once and runs in the background.
-      if (p.timeout === undefined) { reply(() => resultFrame(ap, id, { error: 0, text: 'Pending' })); return; }
       const src = typeof p.script === 'string' ? Buffer.from(p.script, 'base64').toString('utf8') : '';
-      const out = Buffer.from(`# ${String(type)} on ${ap.serial} at ${Math.floor(venue.clock.now() / 1000)}\n# ${src.length} bytes of script, exit 0\n`);
-      reply(() => resultFrame(ap, id, { error: 0, text: 'Success', ...fileResult(out) }), ap.rng.int(200, 3000));
+      const output = () => Buffer.from(`# ${String(type)} on ${ap.serial} at ${Math.floor(venue.clock.now() / 1000)}\n# ${src.length} bytes of script, exit 0\n`);
+      const file = () => (type === 'shell' ? { name: 'output.txt', bytes: output() } : { name: 'bundle.tar.gz', bytes: diagnosticBundle(ap, venue.clock.now()) });
+      // fw: a deferred script (no timeout, an upload uri) is acknowledged at once, runs in the background and uploads its output.
+      if (p.timeout === undefined) {
+        reply(() => resultFrame(ap, id, { error: 0, text: 'Pending' }));
+        const uri = typeof p.uri === 'string' && ctl.upload ? p.uri : undefined;
+        if (uri) ctl.after(ap.rng.int(500, 2000), () => { const f = file(); uploadFile(ctl, uri, f.name, f.bytes); });
+        return;
+      }
+      reply(() => resultFrame(ap, id, { error: 0, text: 'Success', ...fileResult(type === 'diagnostic' ? file().bytes : output()) }), ap.rng.int(200, 3000));
       return;
     }
     default:

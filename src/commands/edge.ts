@@ -11,12 +11,17 @@
  *   --no-allow-mismatch refuse a device whose connect serial differs from its certificate CN
  *   --simulator-id <cn> accept simulator certificates (CN 53494d...) with this id
  *   --idle-timeout <s>  drop an AP silent for this long (default 600)
+ *   --handshake-timeout <s> TLS + websocket upgrade, and then the connect frame, each within this (default 30)
+ *   --max-connections <n> open sockets on the device port; more are refused (default 15000)
  *   --max-frame-bytes <n> largest websocket frame (default 512000)
  *   --outage-max-bytes <n> AP frames held while NATS is down (default 64 MiB)
  *   --ap-max-frames-per-s <n>, --ap-max-bytes-per-s <n>, --ap-offender-seconds <s>
  *                       what one AP may send (src/protocol/frame-budget.ts; env AIRTWIN_AP_*)
  *   --record <file>     record every frame both ways and each AP's connect/disconnect (NDJSON)
  *   --record-max-bytes <n> rotate the recording past this size (FILE, FILE.1, ...)
+ *   --metrics-port <n>  Prometheus metrics at http://host:n/metrics (cli default 15010; none when not given here)
+ *   --upload-target <url> relay AP file uploads (POST /v1/upload/<uuid>) to serve's uploader at this URL
+ *   --upload-port <n>   port of that relay (default 16003; TLS with --tls-cert/--tls-key when given)
  *   --log-level <lvl>
  *
  * Partial TLS flags are a configuration error (exit 2 in cli.ts): a half-configured device port
@@ -27,6 +32,8 @@ import type { NatsConnection } from 'nats';
 import { pino, type LevelWithSilent } from 'pino';
 import { ConfigError, checkRecordFile } from '../config/flags.js';
 import { createEdge, type Edge } from '../links/edge/edge-server.js';
+import { startEdgeMetrics, type EdgeMetrics } from '../links/edge/edge-metrics.js';
+import { createUploadRelay, type UploadRelay } from '../links/edge/upload-relay.js';
 import { connectNats, type LinkLogger } from '../links/nats/connect.js';
 import { closeRecorder, createRecorder, type Recorder } from '../links/record/recording-link.js';
 import { wallClock } from '../protocol/clock.js';
@@ -42,15 +49,23 @@ export interface EdgeCommandOptions {
   allowMismatch?: boolean;
   simulatorId?: string;
   idleTimeoutS?: number;
+  handshakeTimeoutS?: number;
+  maxConnections?: number;
   maxFrameBytes?: number;
   /** Bytes of AP frames held while NATS is down (default 64 MiB). */
   outageMaxBytes?: number;
   /** What one AP may send (default DEFAULT_FRAME_BUDGET). */
   budget?: Partial<FrameBudgetLimits>;
+  /** Serve /metrics and /health on this port (0: a free one); none when undefined. */
+  metricsPort?: number;
   logLevel?: LevelWithSilent;
   /** Record every frame as it crossed this edge (the recording format of architecture.md). */
   record?: string;
   recordMaxBytes?: number;
+  /** serve's uploader, to relay APs' file uploads to (upload-relay.ts); without it there is no relay. */
+  uploadTarget?: string;
+  /** Port of the upload relay (default 16003). */
+  uploadPort?: number;
   /** Tests pass their own logger; default pino to stdout, or to this stream. */
   logger?: LinkLogger;
   logDestination?: NodeJS.WritableStream;
@@ -61,6 +76,10 @@ export interface RunningEdge {
   nc: NatsConnection;
   /** With `record`: lines, bytes and files written so far. */
   recorder?: Recorder;
+  /** With `metricsPort`: the metrics listener. */
+  metrics?: EdgeMetrics;
+  /** With `uploadTarget`: the relay APs upload files to. */
+  uploadRelay?: UploadRelay;
   /** Close the port, announce disconnects, drain NATS. Safe to call twice. */
   close(): Promise<void>;
 }
@@ -104,6 +123,8 @@ export async function runEdge(opts: EdgeCommandOptions): Promise<RunningEdge> {
       port: opts.port ?? 15002, host: opts.host ?? '0.0.0.0', nats: nc, tls, logger, recorder: recorder?.tap,
       limits: {
         ...(opts.idleTimeoutS !== undefined ? { idleTimeoutMs: opts.idleTimeoutS * 1000 } : {}),
+        ...(opts.handshakeTimeoutS !== undefined ? { handshakeTimeoutMs: opts.handshakeTimeoutS * 1000 } : {}),
+        ...(opts.maxConnections !== undefined ? { maxConnections: opts.maxConnections } : {}),
         ...(opts.maxFrameBytes !== undefined ? { maxPayload: opts.maxFrameBytes } : {}),
         ...(opts.outageMaxBytes !== undefined ? { outageMaxBytes: opts.outageMaxBytes } : {}),
         budget: { ...DEFAULT_FRAME_BUDGET, ...opts.budget },
@@ -116,14 +137,44 @@ export async function runEdge(opts: EdgeCommandOptions): Promise<RunningEdge> {
     if ((e as NodeJS.ErrnoException).code === 'EADDRINUSE') throw new ConfigError(`port in use: ${opts.port ?? 15002} (choose another with --port)`);
     throw e;
   }
+  let metrics: EdgeMetrics | undefined;
+  let uploadRelay: UploadRelay | undefined;
+  try {
+    if (opts.metricsPort !== undefined) metrics = await startEdgeMetrics({ edge, port: opts.metricsPort, host: opts.host ?? '0.0.0.0' });
+  } catch (e) {
+    await edge.close();
+    await recorder?.close();
+    await nc.close();
+    if ((e as NodeJS.ErrnoException).code === 'EADDRINUSE') throw new ConfigError(`port in use: ${opts.metricsPort} (choose another with --metrics-port)`);
+    throw e;
+  }
+  if (metrics) logger.info({ url: `${metrics.url}/metrics` }, 'edge metrics listening');
+  if (opts.uploadTarget) {
+    try {
+      uploadRelay = await createUploadRelay({
+        port: opts.uploadPort ?? 16003, host: opts.host ?? '0.0.0.0', target: opts.uploadTarget, logger,
+        ...(tls ? { tls: { cert: tls.cert, key: tls.key } } : {}),
+      });
+    } catch (e) {
+      await metrics?.close();
+      await edge.close();
+      await recorder?.close();
+      await nc.close();
+      if ((e as NodeJS.ErrnoException).code === 'EADDRINUSE') throw new ConfigError(`port in use: ${opts.uploadPort ?? 16003} (choose another with --upload-port)`);
+      throw e;
+    }
+    logger.info({ relay: uploadRelay.url, target: opts.uploadTarget }, 'relaying file uploads to serve');
+  }
   // The file is touched once the port is bound: a failed start left an earlier recording as it was.
   const replaced = recorder?.open();
   if (replaced) logger.warn({ ...replaced }, 'recording replaces an earlier one at its path (give each run its own file to keep them)');
   if (recorder) logger.info({ file: opts.record, maxBytes: opts.recordMaxBytes }, 'recording every frame');
   let closing: Promise<void> | undefined;
   return {
-    edge, nc, recorder,
+    edge, nc, recorder, metrics, uploadRelay,
     close: () => (closing ??= (async () => {
+      await metrics?.close();
+      await uploadRelay?.close();
       // The edge first: closing its sockets records each AP's disconnect.
       await edge.close();
       if (recorder) await closeRecorder(recorder, logger);

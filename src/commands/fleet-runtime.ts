@@ -109,6 +109,8 @@ export interface FleetRuntimeDeps {
   newId?: () => string;
   /** Stored scripts a `script` command runs by `scriptId` (its id, else its name). */
   scripts?: ScriptsRepo;
+  /** Where an AP uploads the file of a command (the uploader's URL for it), once the uploader listens. */
+  uploadUri?: (commandUuid: string) => string | undefined;
 }
 
 /** A stored script as the command service runs it: its text base64-encoded, as the AP takes scripts. */
@@ -290,7 +292,7 @@ export function startFleetRuntime(deps: FleetRuntimeDeps): FleetRuntime {
   });
 
   const commandService = new CommandService({
-    fleet, store: deps.commands, clock, newId: randomUUID, rtty: deps.rtty,
+    fleet, store: deps.commands, clock, newId: randomUUID, rtty: deps.rtty, uploadUri: deps.uploadUri,
     deviceExists: (serial) => devices.has(serial),
     ...(deps.scripts ? { scriptById: (id: string) => storedScript(deps.scripts!, id) } : {}),
     capabilitiesOf: (serial) => fleet.details(serial)?.capabilities ?? deps.storedCapabilities?.(serial),

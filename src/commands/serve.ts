@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { asyncScheduler } from 'rxjs';
 import type { FastifyInstance } from 'fastify';
 import { wallClock, type Clock } from '../protocol/clock.js';
@@ -47,9 +48,12 @@ import { RTTY_DEFAULTS } from '../gateway/remote-session.js';
 import { startSimVenue, type SimVenue } from './sim-venue.js';
 import { siteOfVenue } from './sim-site.js';
 import { venueView } from '../venue-view/index.js';
+import { DEFAULT_UPLOAD_PORT, Uploader } from '../gateway/uploader.js';
+import { simUpload } from './sim-upload.js';
 import type { Fleet } from '../../actors/fleet.js';
 import type { CommandService } from '../../actors/command-service.js';
 import { DEFAULT_FRAME_BUDGET } from '../protocol/frame-budget.js';
+import { HttpMetrics, processRegistry } from '../server/prom.js';
 
 
 export interface RunningServe {
@@ -57,6 +61,9 @@ export interface RunningServe {
   rrm: FastifyInstance;
   gatewayUrl: string;
   rrmUrl: string;
+  /** Where APs POST the files of commands (`<url>/v1/upload/<command uuid>`). */
+  uploaderUrl: string;
+  uploader: Uploader;
   store: Store;
   fleet: Fleet;
   commandService: CommandService;
@@ -107,6 +114,18 @@ export function httpLimitsOf(config: Pick<ServeConfig, 'headersTimeout' | 'reque
   };
 }
 
+/** The uploader's port: the one configured, else 16003, else (busy, or the gateway on a free port) a free one. */
+async function listenUploader(uploader: Uploader, config: Readonly<ServeConfig>): Promise<string> {
+  if (config.uploadPort !== undefined) return uploader.listen(config.uploadPort, config.host);
+  if (config.gatewayPort === 0) return uploader.listen(0, config.host);
+  try {
+    return await uploader.listen(DEFAULT_UPLOAD_PORT, config.host);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw e;
+    return uploader.listen(0, config.host);
+  }
+}
+
 /** The composition root of `airtwin serve`: config -> store -> services -> listening sockets. */
 export async function startServe(config: Readonly<ServeConfig>, io: ServeIo): Promise<RunningServe> {
   if (config.record) checkRecordFile(config.record, config.recordMaxBytes);
@@ -149,7 +168,7 @@ export async function startServe(config: Readonly<ServeConfig>, io: ServeIo): Pr
     const radius = new RadiusRepo(store);
     const commands = new CommandsRepo(store);
     const deviceData = new DeviceDataRepo(store);
-    const files = new FilesRepo(store);
+    const files = new FilesRepo(store, join(config.dataDir, 'uploads'));
     const scripts = await loadScripts(store);
     const defaultFirmwares = await loadDefaultFirmwares(store);
     const authenticator = await createAuthenticator(
@@ -159,7 +178,10 @@ export async function startServe(config: Readonly<ServeConfig>, io: ServeIo): Pr
     const https = config.tlsCert && config.tlsKey ? { cert: readFileSync(config.tlsCert), key: readFileSync(config.tlsKey) } : undefined;
     const certificateFiles = config.tlsCert ? [config.tlsCert] : [];
     const limits = httpLimitsOf(config);
-    const common = { authenticator, bodyLimit: config.bodyLimit, certificateFiles, https, wire: config.wire, limits };
+    // One registry for the process: both ports serve it, with the request durations of both.
+    const registry = processRegistry();
+    const httpMetrics = new HttpMetrics(registry);
+    const common = { authenticator, bodyLimit: config.bodyLimit, certificateFiles, https, wire: config.wire, limits, httpMetrics };
 
     // Where GET rtty sends the APs: the rttys defaults, each overridable; none with --no-rtty.
     const rtty = !config.rtty ? undefined : {
@@ -176,10 +198,20 @@ export async function startServe(config: Readonly<ServeConfig>, io: ServeIo): Pr
         return undefined; // stored text that is not JSON names no restrictions
       }
     };
+    // The uploader's base URL, known once it listens (below, before any AP connects).
+    const upload: { base?: string } = {};
     const runtime = startFleetRuntime({
       clock, devices, blacklist, defaultConfigs, commands, autoProvision: config.autoProvision, logger: logging.for('fleet'), rtty, storedCapabilities, scripts,
+      uploadUri: (uuid) => (upload.base ? `${upload.base}/v1/upload/${uuid}` : undefined),
     });
     const { fleet, commandService } = runtime;
+    const uploader = new Uploader({
+      files, waits: commandService.files, clock, logger: logging.for('gateway'), maxBytes: config.uploadMaxBytes, https,
+      retention: { maxAgeS: config.filesMaxAge, maxTotalBytes: config.filesMaxBytes },
+    });
+    const uploaderUrl = await listenUploader(uploader, config);
+    closers.push(() => uploader.close());
+    upload.base = config.uploadUrl?.replace(/\/+$/, '') ?? uploaderUrl;
     // Before any AP connects: what an earlier run accepted and did not end goes back to its AP's
     // queue or ends, so no command stays pending for good after a crash.
     const reopened = await runtime.reopenCommands();
@@ -234,11 +266,12 @@ export async function startServe(config: Readonly<ServeConfig>, io: ServeIo): Pr
     });
     closers.push(async () => uiNotifications.close());
     const sim = config.sim && !replayFiles
-      ? await startSimVenue({ scenario: config.scenario, seed: config.seed, clock, fleet, devices, wrap })
+      ? await startSimVenue({ scenario: config.scenario, seed: config.seed, clock, fleet, devices, wrap, upload: simUpload(logging.for('gateway')) })
       : undefined;
     if (sim) closers.push(() => sim.close());
     const nats = natsLinks;
     const health: HealthSources = {
+      registry,
       ingest: () => ingest.metrics(),
       links: (): ReturnType<HealthSources['links']> => {
         if (!nats) return {};
@@ -257,6 +290,11 @@ export async function startServe(config: Readonly<ServeConfig>, io: ServeIo): Pr
     closers.push(() => gateway.close());
     const rrmBase = { clock, store, logging, fleet, commandService, version: VERSION, startedAt, ...(sim ? { site: siteOfVenue(sim.venue) } : {}) };
     const rrmStore = await RrmStore.load(store, () => clock.now(), () => zonesFromVenues(devices.all()));
+    if (config.rrmPlugin !== undefined) {
+      const { loadPluginFile } = await import('../rrm/algorithms/plugin.js');
+      const { registerOptimizer } = await import('../rrm/algorithms/registry.js');
+      for (const o of await loadPluginFile(config.rrmPlugin)) registerOptimizer(o);
+    }
     const ms = (seconds: number | undefined) => (seconds === undefined ? undefined : seconds * 1000);
     const applier = new RrmApplier(rrmBase, rrmStore, { debounceMs: ms(config.rrmConfigDebounce) });
     const collector = new RrmCollector(rrmBase, rrmStore, {
@@ -273,7 +311,7 @@ export async function startServe(config: Readonly<ServeConfig>, io: ServeIo): Pr
       await collector.settled();
       await applier.close();
     });
-    const rrm = await buildRrm({ ...rrmBase, rrm: { store: rrmStore, applier } }, common);
+    const rrm = await buildRrm({ ...rrmBase, rrm: { store: rrmStore, applier } }, { ...common, registry });
     closers.push(() => rrm.close());
     collector.start();
     scheduler.start();
@@ -335,6 +373,7 @@ export async function startServe(config: Readonly<ServeConfig>, io: ServeIo): Pr
     io.print(`airtwin ${VERSION}`);
     io.print(`  gateway  ${gatewayUrl}/api/v1   docs ${gatewayUrl}/docs`);
     io.print(`  rrm      ${rrmUrl}/api/v1   docs ${rrmUrl}/docs`);
+    io.print(`  uploads  ${uploaderUrl}/v1/upload/<command uuid>${upload.base !== uploaderUrl ? ` (APs are sent to ${upload.base})` : ''}, files in ${files.dir}`);
     io.print(`  data     ${store.path}`);
     io.print(`  auth     ${authenticator.modes.join(', ')}`);
     if (sim) io.print(`  venue    ${sim.venue.name}: ${sim.venue.aps.length} APs, ${sim.venue.clients.length} clients, seed ${sim.seed}, speed ${config.speed}`);
@@ -353,14 +392,14 @@ export async function startServe(config: Readonly<ServeConfig>, io: ServeIo): Pr
 
     let closing: Promise<void> | undefined;
     return {
-      gateway, rrm, gatewayUrl, rrmUrl, store, fleet, commandService, clock, sim, ingest, replay, generatedToken: authenticator.generatedToken,
+      gateway, rrm, gatewayUrl, rrmUrl, uploaderUrl, uploader, store, fleet, commandService, clock, sim, ingest, replay, generatedToken: authenticator.generatedToken,
       rrmService: { store: rrmStore, applier, collector, scheduler },
       close: () => (closing ??= closeAll()),
     };
   } catch (e) {
     await closeAll();
     if (e instanceof Error && 'code' in e && (e as NodeJS.ErrnoException).code === 'EADDRINUSE') {
-      throw new ConfigError(`port in use: ${(e as NodeJS.ErrnoException & { port?: number }).port ?? ''} (choose another with --gateway-port / --rrm-port)`);
+      throw new ConfigError(`port in use: ${(e as NodeJS.ErrnoException & { port?: number }).port ?? ''} (choose another with --gateway-port / --rrm-port / --upload-port)`);
     }
     throw e;
   }

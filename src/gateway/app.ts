@@ -18,6 +18,7 @@ import { lookupsRoutes } from './routes/lookups.js';
 import { filesRoutes } from './routes/files.js';
 import { registerTelemetryRoutes } from './routes/telemetry-ws.js';
 import { healthRoutes, type HealthSources } from './routes/health.js';
+import type { HttpMetrics } from '../server/prom.js';
 import { scriptsRoutes } from './routes/scripts.js';
 import { uiWebsocketRoutes } from './routes/ui-ws.js';
 import { defaultFirmwaresRoutes } from './routes/default-firmwares.js';
@@ -37,6 +38,8 @@ export interface GatewayOptions {
   /** Features served beside the API (the venue view): registered after the gateway's own routes. */
   extensions?: readonly GatewayExtension[];
   wire: WireName;
+  /** Request durations for /metrics (serve: shared with the RRM service). */
+  httpMetrics?: HttpMetrics;
 }
 
 /**
@@ -61,6 +64,7 @@ export async function buildGateway(deps: GatewayDeps, opts: GatewayOptions): Pro
     https: opts.https,
     wire: wireProfile(opts.wire, GATEWAY_SHAPES),
   });
+  opts.httpMetrics?.observe(app, 'gateway');
   await healthRoutes(app, deps, opts.health);
   for (const ext of opts.extensions ?? []) await ext.root?.(app);
   await registerApi(app, opts.authenticator, async (api) => {

@@ -1,7 +1,6 @@
 /**
  * The ingest pipeline's visible backlog and health (issue 4 §4). Plain counters, read through
- * `metrics()` of the running ingest; `metricsText()` renders them in the Prometheus text format
- * for whoever exposes them over HTTP.
+ * `metrics()` of the running ingest; serve's `/metrics` shows them (src/gateway/metrics.ts).
  */
 export interface IngestMetrics {
   /** Fleet events the pipeline took (every type, also those that make no rows). */
@@ -29,6 +28,14 @@ export interface IngestMetrics {
   /** Rows of the last batch, and when (clock ms) it was written; 0 before the first. */
   lastBatchRows: number;
   lastWriteAt: number;
+  /** The last write failed for lack of disk space: rows are held (the backlog) and retried. */
+  diskFull: boolean;
+  /** Rows held for disk space now (the backlog while `diskFull`, else 0). */
+  rowsHeld: number;
+  /** Rows not taken because the held ones reached their bound while the disk was full. */
+  rowsDropped: number;
+  /** Clock ms of the last rejected row (0: none). */
+  lastRejectedAt: number;
 }
 
 export class IngestCounters {
@@ -42,6 +49,9 @@ export class IngestCounters {
   unmappable = 0;
   lastBatchRows = 0;
   lastWriteAt = 0;
+  diskFull = false;
+  rowsDropped = 0;
+  lastRejectedAt = 0;
   readonly rowsByTable: Record<string, number> = {};
 
   wrote(table: string, rows: number): void {
@@ -54,32 +64,7 @@ export class IngestCounters {
       eventsReceived: this.eventsReceived, rowsQueued, batchesWritten: this.batchesWritten, rowsWritten: this.rowsWritten,
       rowsByTable: { ...this.rowsByTable }, failures: this.failures, retries: this.retries, rowsRejected: this.rowsRejected,
       oddDocuments: this.oddDocuments, unmappable: this.unmappable, lastBatchRows: this.lastBatchRows, lastWriteAt: this.lastWriteAt,
+      diskFull: this.diskFull, rowsHeld: this.diskFull ? rowsQueued : 0, rowsDropped: this.rowsDropped, lastRejectedAt: this.lastRejectedAt,
     };
   }
-}
-
-const HELP: [keyof IngestMetrics, string, 'counter' | 'gauge'][] = [
-  ['eventsReceived', 'Fleet events taken by the ingest pipeline', 'counter'],
-  ['rowsQueued', 'Rows received and not yet written (backlog)', 'gauge'],
-  ['batchesWritten', 'Batches written to DuckDB', 'counter'],
-  ['rowsWritten', 'Rows written to DuckDB', 'counter'],
-  ['failures', 'Failed write attempts (retried)', 'counter'],
-  ['retries', 'Retried writes', 'counter'],
-  ['rowsRejected', 'Rows DuckDB refused after retries', 'counter'],
-  ['oddDocuments', 'State documents with skipped odd parts', 'counter'],
-  ['unmappable', 'Events that could not become rows', 'counter'],
-];
-
-const snake = (s: string): string => s.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
-
-/** Prometheus text exposition of the metrics (`airtwin_ingest_*`). */
-export function metricsText(m: IngestMetrics): string {
-  const lines: string[] = [];
-  for (const [key, help, type] of HELP) {
-    const name = `airtwin_ingest_${snake(key)}`;
-    lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`, `${name} ${m[key] as number}`);
-  }
-  lines.push('# HELP airtwin_ingest_table_rows_written Rows written per table', '# TYPE airtwin_ingest_table_rows_written counter');
-  for (const [table, n] of Object.entries(m.rowsByTable)) lines.push(`airtwin_ingest_table_rows_written{table="${table}"} ${n}`);
-  return `${lines.join('\n')}\n`;
 }

@@ -1,7 +1,7 @@
 /**
  * The one clock of a process. It is XState's clock (setTimeout/clearTimeout) plus `now()`,
  * so the same object drives actor delays, RxJS schedulers and every time stamp.
- * Live mode wraps wall time; simulation and replay use a virtual clock (simulator/clock.ts).
+ * Live mode wraps wall time; a simulation or a recording played back uses a virtual clock (simulator/clock.ts).
  */
 export interface Clock {
   /** Milliseconds since the Unix epoch, on this clock. */

@@ -12,18 +12,18 @@ export type LinkEvent =
 
 /**
  * The DeviceLink port: all a device actor knows about its AP. Adapters: simulator/link.ts
- * (seeded radio world), src/links/nats (real APs through the edge), src/links/replay (recordings);
- * src/links/record wraps any of them. The actor never asks which one it has.
+ * (seeded radio world) and one folder of src/links each; src/links/record wraps any of them.
+ * The actor never asks which one it has.
  */
 export interface DeviceLink {
   readonly serial: string;
   /**
-   * The link plays back a recording (src/links/replay): it carries only the commands the
-   * recording holds, which the replayer submits (`CommandSubmission.recorded`). Any other is
-   * refused at submission as for an AP offline (409 DEVICE_OFFLINE), leaving no record, and the
-   * RRM collector does not ask such an AP for scans.
+   * Set when the link takes no new command, saying why; it completes "Device X is ...". Such a
+   * link carries only the commands its own source submits (`CommandSubmission.scripted`): the
+   * fleet refuses any other at submission as for an AP offline (409 DEVICE_OFFLINE), leaving no
+   * record, and RRM sends such an AP nothing (Fleet.commandable).
    */
-  readonly playsBack?: boolean;
+  readonly refusesNewCommands?: string;
   /** Listen to link events; returns the function that stops listening. */
   subscribe(listener: (event: LinkEvent) => void): () => void;
   /**
@@ -38,8 +38,8 @@ export interface DeviceLink {
 const FOR_GOOD = Symbol('airtwin.refusedForGood');
 
 /**
- * Marks a `send` rejection as final: this link will never carry the command (a replayed AP
- * plays back what the real one did and cannot run a new one). The actor then fails a queueable
+ * Marks a `send` rejection as final: this link will never carry the command (one that takes no
+ * new commands, `refusesNewCommands`). The actor then fails a queueable
  * command at once instead of keeping it pending and retrying it until it expires.
  */
 export function refusedForGood<E extends Error>(err: E): E {

@@ -28,7 +28,7 @@ export type DeviceStatus = Static<typeof DeviceStatus>;
 
 /**
  * The status of a device no link has connected in this process: `lastContact` is the last one
- * on its record (seconds; 0: never), so a data dir served again, or replayed into, still says
+ * on its record (seconds; 0: never), so a data dir served again, whatever its links, still says
  * when each AP was last heard from.
  */
 export function offlineStatus(serial: string, firmware = '', uuid = 0, lastContact = 0): DeviceStatus {

@@ -7,6 +7,8 @@ import type { WireName } from '../server/wire/profile.js';
 import { wireProfile } from '../server/wire/install.js';
 import type { RrmDeps } from './deps.js';
 import { rrmRoutes } from './routes/rrm.js';
+import { rrmHealthRoutes } from './routes/health.js';
+import { Registry, type HttpMetrics } from '../server/prom.js';
 
 export interface RrmOptions {
   authenticator: Authenticator;
@@ -16,6 +18,10 @@ export interface RrmOptions {
   certificateFiles: string[];
   https?: { cert: Buffer; key: Buffer };
   wire: WireName;
+  /** Request durations, timed on this app too. */
+  httpMetrics?: HttpMetrics;
+  /** What GET /metrics on the RRM port shows (serve: the process's registry, the same as the gateway's). */
+  registry?: Registry;
 }
 
 /** The RRM service as a Fastify instance, not yet listening. */
@@ -31,6 +37,8 @@ export async function buildRrm(deps: RrmDeps, opts: RrmOptions): Promise<Fastify
     https: opts.https,
     wire: wireProfile(opts.wire),
   });
+  opts.httpMetrics?.observe(app, 'rrm');
+  await rrmHealthRoutes(app, deps, opts.registry ?? new Registry());
   await registerApi(app, opts.authenticator, async (api) => {
     await rrmRoutes(api, deps);
     await systemRoutes(api, { version: deps.version, startedAt: deps.startedAt, now: () => deps.clock.now(), logging: deps.logging, certificateFiles: opts.certificateFiles });

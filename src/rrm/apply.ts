@@ -16,6 +16,7 @@ import { debouncePushes, DEFAULT_CONFIG_DEBOUNCE_MS } from './collection.js';
 import { buildModel } from './model/build.js';
 import { currentConfigurations, deviceDocuments } from './model-query.js';
 import { runZone, type ZoneRunResult } from './run-zone.js';
+import { loadSolver } from './algorithms/exact.js';
 import type { RunOutcome } from './algorithms/registry.js';
 import type { RrmStore } from './store.js';
 import type { RrmDeps } from './deps.js';
@@ -42,12 +43,12 @@ export interface RunReport {
   runId: string;
   /** Devices a configure command was sent to, or deferred for by the debounce. */
   pushed: string[];
-  /** Devices whose new values are in their layers but could not be sent, with why (replayed APs). */
+  /** Devices whose new values are in their layers but could not be sent, with why (APs that take no new command). */
   notPushed: Record<string, string>;
 }
 
-/** Why a replayed AP gets no configure: the answer says so instead of a silent refusal. */
-export const NOT_PUSHED_REPLAYED = 'replayed from a recording: it runs only the recorded commands; the new values are in its layers';
+/** Why an AP that takes no new command gets no configure: the answer says so instead of a silent refusal. */
+export const notPushedBecause = (why: string): string => `${why}; the new values are in its layers`;
 
 export interface ApplierOptions {
   debounceMs?: number;
@@ -79,6 +80,7 @@ export class RrmApplier {
   }
 
   private async runNow(req: RunRequest): Promise<RunReport> {
+    await loadSolver();
     const seed = randomUUID();
     const exec = async (topology = this.rrm.topology(), layers = this.rrm.layers()): Promise<ZoneRunResult> => {
       const serials = req.zone !== undefined && isZoneInTopology(topology, req.zone) ? topology[req.zone]! : [];
@@ -109,8 +111,11 @@ export class RrmApplier {
     const sent = this.push(result.commands);
     const pushed = sent.pushed;
     const notPushed = { ...result.notPushed, ...sent.notPushed };
-    // Being replayed is the reason that matters first: no configure reaches such an AP.
-    for (const serial of Object.keys(notPushed)) if (this.deps.fleet.playsBack(serial)) notPushed[serial] = NOT_PUSHED_REPLAYED;
+    // A link that takes no new command is the reason that matters first: no configure reaches such an AP.
+    for (const serial of Object.keys(notPushed)) {
+      const why = this.deps.fleet.commandRefusal(serial);
+      if (why !== undefined) notPushed[serial] = notPushedBecause(why);
+    }
     const o = result.outcome;
     // The device record only shows a configure once the AP took it: a device pushed moments ago
     // may be moving to another value than its record says, so it is checked again when its
@@ -129,17 +134,18 @@ export class RrmApplier {
   }
 
   /**
-   * Sends what the debounce lets through; the rest is recomputed when its window ends. A replayed
-   * AP is left out: the fleet would refuse the command (it plays back what the real AP did).
+   * Sends what the debounce lets through; the rest is recomputed when its window ends. An AP whose
+   * link takes no new command is left out: the fleet would refuse the command.
    */
   private push(all: ReadonlyMap<string, DeviceConfiguration>): { pushed: string[]; notPushed: Record<string, string> } {
     const notPushed: Record<string, string> = {};
     const commands = new Map<string, DeviceConfiguration>();
     for (const [serial, configuration] of all) {
-      if (this.deps.fleet.playsBack(serial)) notPushed[serial] = NOT_PUSHED_REPLAYED;
+      const why = this.deps.fleet.commandRefusal(serial);
+      if (why !== undefined) notPushed[serial] = notPushedBecause(why);
       else commands.set(serial, configuration);
     }
-    if (Object.keys(notPushed).length > 0) this.log.info({ devices: Object.keys(notPushed) }, 'rrm: replayed APs get no configure; their new values are in their layers');
+    if (Object.keys(notPushed).length > 0) this.log.info({ devices: Object.keys(notPushed) }, 'rrm: APs that take no new command get no configure; their new values are in their layers');
     if (this.closed) return { pushed: [], notPushed };
     const now = this.deps.clock.now();
     const { send, defer } = debouncePushes(commands, this.lastPushAt, now, this.debounceMs);

@@ -83,8 +83,8 @@ export class RrmCollector {
     const connected = new Set<string>();
     for (const s of configs.keys()) {
       const st = this.deps.fleet.status(s);
-      // A replayed AP runs only its recorded commands: asking it for scans would only fail.
-      if (st?.connected !== true || this.busy.has(s) || this.deps.fleet.playsBack(s)) continue;
+      // An AP that takes no new command would only refuse a scan.
+      if (st?.connected !== true || this.busy.has(s) || !this.deps.fleet.commandable(s)) continue;
       connected.add(s);
       // An AP sends its capabilities when it connects: they are as fresh as the session.
       const session = Math.min(now, st.started * 1000);

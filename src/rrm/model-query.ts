@@ -4,7 +4,7 @@
  * and the gateway keeps each device's configuration in `devices`. These queries gather, per
  * device, the latest 10 states and scans, the capabilities and the active configuration, and
  * the pure builder (model/build.ts) turns them into the model. Nothing here depends on where the
- * frames came from, so simulated, real and replayed devices give the same model.
+ * frames came from, so every kind of link gives the same model.
  */
 import { listValue } from '@duckdb/node-api';
 import type { Store } from '../store/duckdb.js';

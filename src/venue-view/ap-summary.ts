@@ -1,7 +1,7 @@
 /**
  * What the venue view shows of one AP, read from what the gateway knows (the fleet's live status
  * and the AP's last state document), never from the simulator: the map then shows the channels
- * the API reports, the same for simulated, replayed and real APs.
+ * the API reports, the same whatever link an AP has.
  */
 import type { DeviceDetails } from '../../actors/fleet.js';
 import { isObject, type JsonObject } from '../protocol/frame.js';

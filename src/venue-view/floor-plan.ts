@@ -1,6 +1,6 @@
 /**
  * Where things are: the one place the venue view reads the simulator. A simulated venue has a
- * floor plan (floors, walls, AP and neighbour positions, moving stations); a replayed or real
+ * floor plan (floors, walls, AP and neighbour positions, moving stations); any other
  * venue has none, and the view lays its APs out from their scans instead (topology.ts).
  */
 import { positionAt } from '../../simulator/clients/station.js';

@@ -3,7 +3,7 @@
  * (a browser watches in wall time, whatever the twin's speed). Each subscriber keeps its own set
  * of changed APs and gets the stations' latest positions, so a page whose socket is congested
  * skips ticks and catches up with the newest values on the next one: it never falls behind
- * replaying old frames, and no AP change is lost on the way.
+ * sending old frames, and no AP change is lost on the way.
  */
 import type { Observable, Subscription } from 'rxjs';
 import type { FleetEvent } from '../../actors/fleet.js';

@@ -37,7 +37,7 @@ export async function venueRoutes(api: FastifyInstance, deps: VenueViewDeps, vie
     schema: { tags: ['venue view'], summary: 'Best RSSI, SINR and serving channel on a grid over one floor, for the radios as they are or a proposed plan', body: HeatMapBody, response: { 200: HeatMapAnswer, ...errorResponses } },
   }, async (req) => {
     const v = deps.venue;
-    if (!v) throw notFound('venue', 'This venue has no floor plan (its APs are replayed or real): use the topology view.');
+    if (!v) throw notFound('venue', 'This venue has no floor plan (its APs are not simulated): use the topology view.');
     const { floor, band } = req.body;
     if (floor >= v.world.geometry.floors.length) throw notFound('floor', `The venue has ${v.world.geometry.floors.length} floor(s); floor ${floor} does not exist.`);
     const proposed = req.body.plan !== undefined && (Object.keys(req.body.plan.channels ?? {}).length + Object.keys(req.body.plan.txPowers ?? {}).length) > 0;

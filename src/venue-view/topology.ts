@@ -1,5 +1,5 @@
 /**
- * Who hears whom, for venues without positions (replayed or real APs): each AP's latest scan,
+ * Who hears whom, for venues without positions (APs that are not simulated): each AP's latest scan,
  * its entries named by the AP that serves the BSSID (from the states' BSSIDs), one edge per pair
  * of APs at the stronger of the two directions. BSSIDs no managed AP serves are unmanaged
  * neighbours. The page lays the graph out by force (stronger signal, shorter link).

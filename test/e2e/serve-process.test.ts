@@ -10,6 +10,11 @@ import { startNats } from '../helpers/nats.js';
 import { until } from '../helpers/until.js';
 
 const BIN = new URL('../../bin/airtwin.mjs', import.meta.url).pathname;
+/**
+ * Bound of a test that runs one or two CLI processes. Each starts node and the tsx loader, which
+ * takes well under a second on an idle machine and many seconds on a loaded one.
+ */
+const PROCESS_MS = 120_000;
 const INGEST_TABLES = ['statistics', 'health_checks', 'device_logs', 'capabilities', 'state_radios', 'state_associations', 'wifi_scan_entries', 'device_events', 'telemetry'];
 
 describe('airtwin serve as a process', () => {
@@ -46,7 +51,7 @@ describe('airtwin serve as a process', () => {
     // collapse to one row per AP, so they are checked apart from the tables that only grow.
     const snapshot = await (await fetch(`${gateway}/metrics`)).text();
     const written: Record<string, number> = {};
-    for (const m of snapshot.matchAll(/^airtwin_ingest_table_rows_written\{table="(\w+)"\} (\d+)$/gm)) written[m[1]!] = Number(m[2]);
+    for (const m of snapshot.matchAll(/^airtwin_ingest_table_rows_written_total\{table="(\w+)"\} (\d+)$/gm)) written[m[1]!] = Number(m[2]);
     const queued = Number(/^airtwin_ingest_rows_queued (\d+)$/m.exec(snapshot)![1]);
     const exited = new Promise<number | null>((r) => child!.on('exit', (code) => r(code)));
     child.kill('SIGTERM');
@@ -69,7 +74,7 @@ describe('airtwin serve as a process', () => {
     } finally {
       await store.close();
     }
-  }, 60_000);
+  }, PROCESS_MS);
 
   it('exits 2 with one line for a bad flag or an unusable data dir', () => {
     const bad = spawnSync(process.execPath, [BIN, 'serve', '--gateway-port', 'abc'], { encoding: 'utf8' });
@@ -93,7 +98,7 @@ describe('airtwin serve as a process', () => {
       expect(r.status, cmd[0]).toBe(2);
       expect(r.stderr, cmd[0]).toBe('airtwin: --data-dir: /proc/airtwin-x is not usable (ENOENT)\n');
     }
-  }, 60_000);
+  }, PROCESS_MS);
 
   it('edge: exits 2 with one line when NATS cannot be reached or its port is in use, as serve does', async () => {
     // Port 1: nothing listens there.
@@ -117,44 +122,61 @@ describe('airtwin serve as a process', () => {
       busy.close();
       await nats.stop();
     }
-  }, 60_000);
+  }, PROCESS_MS);
 
-  it('exits 2 for a scenario that is not there or not valid, and prints its version', () => {
+  it('exits 2 for a scenario that is not there', () => {
     const missing = spawnSync(process.execPath, [BIN, 'simulate', '--scenario', 'no-such-venue', '--record', join(dataDir, 'x.ndjson')], { encoding: 'utf8' });
     expect(missing.status).toBe(2);
     expect(missing.stderr).toMatch(/^airtwin: scenario 'no-such-venue' not found/);
+  }, PROCESS_MS);
+
+  it('exits 2 for a scenario that is not valid', () => {
     const file = join(dataDir, 'bad-venue.yaml');
     writeFileSync(file, 'name: bad\naps: many\n');
     const invalid = spawnSync(process.execPath, [BIN, 'simulate', '--scenario', file, '--record', join(dataDir, 'x.ndjson')], { encoding: 'utf8' });
     expect(invalid.status).toBe(2);
     expect(invalid.stderr).toMatch(/^airtwin: .*bad-venue\.yaml: invalid scenario\n/);
+  }, PROCESS_MS);
+
+  it('prints its version', () => {
     const version = spawnSync(process.execPath, [BIN, '--version'], { encoding: 'utf8' });
     expect(version.status).toBe(0);
     expect(version.stdout.trim()).toBe((JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version);
-  });
+  }, PROCESS_MS);
 
-  it('checks a --record path before starting (exit 2), and says which recording a full disk stopped (exit 1)', () => {
-    for (const cmd of [['serve', '--data-dir', dataDir], ['edge', '--port', '0'], ['simulate', '--scenario', 'lab']]) {
-      const r = spawnSync(process.execPath, [BIN, ...cmd, '--record', '/nonexistent-airtwin-dir/x.ndjson'], { encoding: 'utf8' });
-      expect(r.status, cmd[0]).toBe(2);
-      expect(r.stderr.trim().split('\n'), cmd[0]).toEqual(['airtwin: --record: cannot write /nonexistent-airtwin-dir/x.ndjson (its folder: ENOENT)']);
-    }
+  const recordingCommands = () => [['serve', '--data-dir', dataDir], ['edge', '--port', '0'], ['simulate', '--scenario', 'lab']];
+
+  it.each(recordingCommands().map((cmd) => [cmd[0]!, cmd]))('%s checks a --record path before starting (exit 2)', (_name, cmd) => {
+    const r = spawnSync(process.execPath, [BIN, ...cmd, '--record', '/nonexistent-airtwin-dir/x.ndjson'], { encoding: 'utf8' });
+    expect(r.status).toBe(2);
+    expect(r.stderr.trim().split('\n')).toEqual(['airtwin: --record: cannot write /nonexistent-airtwin-dir/x.ndjson (its folder: ENOENT)']);
+  }, PROCESS_MS);
+
+  it('says which recording a full disk stopped (exit 1)', () => {
     const full = spawnSync(process.execPath, [BIN, 'simulate', '--scenario', 'lab', '--until', '10m', '--record', '/dev/full'], { encoding: 'utf8' });
     expect(full.status).toBe(1);
     expect(full.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^airtwin: recording \/dev\/full: ENOSPC: no space left on device/)]);
-    // `record --from-states` writes its --out the same way: checked first (2), a full disk named (1).
+  }, PROCESS_MS);
+
+  describe('record --from-states writes its --out the same way', () => {
     const docs = mkdtempSync(join(tmpdir(), 'airtwin-e2e-docs-'));
     writeFileSync(join(docs, 'state.json'), JSON.stringify({ jsonrpc: '2.0', method: 'state', params: { serial: 'a0b1c2000001', uuid: 1, state: { unit: { uptime: 1 } } } }));
-    const missing = spawnSync(process.execPath, [BIN, 'record', '--from-states', docs, '--out', '/nonexistent-airtwin-dir/x.ndjson'], { encoding: 'utf8' });
-    expect(missing.status).toBe(2);
-    expect(missing.stderr.trim().split('\n')).toEqual(['airtwin: --out: cannot write /nonexistent-airtwin-dir/x.ndjson (its folder: ENOENT)']);
-    const fullImport = spawnSync(process.execPath, [BIN, 'record', '--from-states', docs, '--out', '/dev/full'], { encoding: 'utf8' });
-    expect(fullImport.status).toBe(1);
-    expect(fullImport.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^airtwin: recording \/dev\/full: ENOSPC: no space left on device/)]);
-    rmSync(docs, { recursive: true, force: true });
+    afterAll(() => rmSync(docs, { recursive: true, force: true }));
+
+    it('checked first (exit 2)', () => {
+      const missing = spawnSync(process.execPath, [BIN, 'record', '--from-states', docs, '--out', '/nonexistent-airtwin-dir/x.ndjson'], { encoding: 'utf8' });
+      expect(missing.status).toBe(2);
+      expect(missing.stderr.trim().split('\n')).toEqual(['airtwin: --out: cannot write /nonexistent-airtwin-dir/x.ndjson (its folder: ENOENT)']);
+    }, PROCESS_MS);
+
+    it('a full disk named (exit 1)', () => {
+      const fullImport = spawnSync(process.execPath, [BIN, 'record', '--from-states', docs, '--out', '/dev/full'], { encoding: 'utf8' });
+      expect(fullImport.status).toBe(1);
+      expect(fullImport.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^airtwin: recording \/dev\/full: ENOSPC: no space left on device/)]);
+    }, PROCESS_MS);
   });
 
-  it('refuses a --record file that is there but cannot be written, and an empty path, on every command (exit 2)', () => {
+  describe('a --record file that is there but cannot be written, and an empty path (exit 2)', () => {
     // Root writes any file, so the check runs as nobody there: the folder open to all, the file read-only.
     const dir = mkdtempSync(join(tmpdir(), 'airtwin-e2e-ro-'));
     chmodSync(dir, 0o777);
@@ -162,22 +184,27 @@ describe('airtwin serve as a process', () => {
     writeFileSync(file, '');
     chmodSync(file, 0o444);
     const asUser = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {};
-    try {
-      for (const cmd of [['serve', '--data-dir', join(dir, 'data')], ['edge', '--port', '0'], ['simulate', '--scenario', 'lab']]) {
-        const ro = spawnSync(process.execPath, [BIN, ...cmd, '--record', file], { encoding: 'utf8', ...asUser, env: { ...process.env, TMPDIR: dir, HOME: dir } });
-        expect(ro.status, cmd[0]).toBe(2);
-        expect(ro.stderr.trim().split('\n'), cmd[0]).toEqual([`airtwin: --record: cannot write ${file} (EACCES)`]);
-        const empty = spawnSync(process.execPath, [BIN, ...cmd, '--record', ''], { encoding: 'utf8' });
-        expect(empty.status, cmd[0]).toBe(2);
-        expect(empty.stderr.trim().split('\n'), cmd[0]).toEqual([expect.stringMatching(/^airtwin: --record: "" is invalid/)]);
-      }
+    afterAll(() => rmSync(dir, { recursive: true, force: true }));
+    const commands = [['serve', '--data-dir', join(dir, 'data')], ['edge', '--port', '0'], ['simulate', '--scenario', 'lab']];
+
+    it.each(commands.map((cmd) => [cmd[0]!, cmd]))('%s refuses a read-only file', (_name, cmd) => {
+      const ro = spawnSync(process.execPath, [BIN, ...cmd, '--record', file], { encoding: 'utf8', ...asUser, env: { ...process.env, TMPDIR: dir, HOME: dir } });
+      expect(ro.status).toBe(2);
+      expect(ro.stderr.trim().split('\n')).toEqual([`airtwin: --record: cannot write ${file} (EACCES)`]);
       expect(readFileSync(file, 'utf8')).toBe('');
+    }, PROCESS_MS);
+
+    it.each(commands.map((cmd) => [cmd[0]!, cmd]))('%s refuses an empty path', (_name, cmd) => {
+      const empty = spawnSync(process.execPath, [BIN, ...cmd, '--record', ''], { encoding: 'utf8' });
+      expect(empty.status).toBe(2);
+      expect(empty.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^airtwin: --record: "" is invalid/)]);
+    }, PROCESS_MS);
+
+    it('simulate refuses an empty --edge URL', () => {
       const noUrl = spawnSync(process.execPath, [BIN, 'simulate', '--edge', ''], { encoding: 'utf8' });
       expect([noUrl.status, noUrl.stderr]).toEqual([2, 'airtwin: --edge: "" is invalid (no URL)\n']);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
-  }, 60_000);
+    }, PROCESS_MS);
+  });
 });
 
 describe('a recording stopped by a file that cannot grow (disk full, file size limit)', () => {
@@ -205,7 +232,7 @@ describe('a recording stopped by a file that cannot grow (disk full, file size l
     const lines = text.slice(0, -1).split('\n');
     expect(lines).toHaveLength(said);
     for (const line of lines) expect(JSON.parse(line)).toMatchObject({ t: expect.any(Number), serial: expect.stringMatching(/^[0-9a-f]{12}$/) });
-  }, 60_000);
+  }, PROCESS_MS);
 
   it('the recorder counts the lines that reached the file and the lines lost (serve and edge log them at close)', () => {
     const file = join(dir, 'rec.ndjson');
@@ -230,7 +257,7 @@ describe('a recording stopped by a file that cannot grow (disk full, file size l
     expect(entry.bytes).toBe(Buffer.byteLength(text));
     expect(entry.lines).toBeGreaterThan(0);
     expect(entry.lines + entry.unwritten).toBe(2000);
-  }, 60_000);
+  }, PROCESS_MS);
 });
 
 describe('airtwin serve --record to standard output or to a stalled pipe', () => {
@@ -259,7 +286,7 @@ describe('airtwin serve --record to standard output or to a stalled pipe', () =>
     for (const line of lines) expect(JSON.parse(line)).toMatchObject({ t: expect.any(Number), serial: expect.stringMatching(/^[0-9a-f]{12}$/) });
     expect(io.err).toMatch(/SIGTERM: shutting down/);
     expect(io.err).toMatch(/"msg":"recording closed"/);
-  }, 60_000);
+  }, PROCESS_MS);
 
   it('a shutdown stuck on a pipe nobody reads ends at a second SIGINT, or by itself after 10 s', async () => {
     const fifo = join(dir, 'stalled.fifo');
@@ -271,7 +298,7 @@ describe('airtwin serve --record to standard output or to a stalled pipe', () =>
       const banner = await until('the banner', async () => io.out, (o) => /gateway\s+http:\/\/\S+\/api\/v1/.test(o), 30_000);
       const gateway = /gateway\s+(http:\/\/\S+)\/api\/v1/.exec(banner)![1]!;
       // Twelve states of ~8 KB are past the pipe's 64 KiB.
-      const rows = async () => Number(/^airtwin_ingest_table_rows_written\{table="statistics"\} (\d+)$/m.exec(await (await fetch(`${gateway}/metrics`)).text())?.[1] ?? 0);
+      const rows = async () => Number(/^airtwin_ingest_table_rows_written_total\{table="statistics"\} (\d+)$/m.exec(await (await fetch(`${gateway}/metrics`)).text())?.[1] ?? 0);
       await until('a pipe full of states', rows, (n) => n >= 12, 40_000);
       await new Promise((r) => setTimeout(r, 1_500)); // the recorder writes at least once a second
       child!.kill('SIGINT');
@@ -323,7 +350,7 @@ describe('airtwin simulate --record as a process', () => {
     // Nothing the simulator made was lost: every frame plus each AP's connect event, each a whole JSON line.
     expect(lines).toHaveLength(Number(frames) + Number(devices));
     for (const l of lines) expect(() => JSON.parse(l)).not.toThrow();
-  }, 60_000);
+  }, PROCESS_MS);
 });
 
 describe('airtwin simulate --record /dev/stdout', () => {
@@ -341,7 +368,7 @@ describe('airtwin simulate --record /dev/stdout', () => {
     expect(piped.status).toBe(0);
     expect(gunzipSync(readFileSync(gz)).equals(readFileSync(file))).toBe(true);
     expect(piped.stderr.toString()).toMatch(/^simulate: lab .* -> \/dev\/stdout\nsimulate: \d+ frames from 3 devices written to \/dev\/stdout\n$/);
-  }, 30_000);
+  }, PROCESS_MS);
 
   it('pipes into `airtwin replay -`, which plays what a replay of the file plays and leaves no copy behind', () => {
     const file = join(dir, 'lab-replay.ndjson');
@@ -358,7 +385,7 @@ describe('airtwin simulate --record /dev/stdout', () => {
     expect(summary(piped.stdout)).toBe(summary(fromFile.stdout));
     expect(piped.stdout).toMatch(/^replay: copying standard input to .*\nreplay: [\d.]+ (bytes|MB) copied\nreplay: standard input at speed max/);
     expect(readdirSync(tmp).filter((f) => f.startsWith('airtwin-replay-'))).toEqual([]);
-  }, 60_000);
+  }, PROCESS_MS);
 
   it('refuses to cut a pipe into parts (a usage error), instead of making /dev/stdout.1, ...', () => {
     const r = spawnSync(process.execPath, [BIN, 'simulate', '--scenario', 'lab', '--until', '1m', '--record', '/dev/stdout', '--record-max-bytes', '5000'], { encoding: 'utf8' });
@@ -366,7 +393,7 @@ describe('airtwin simulate --record /dev/stdout', () => {
     expect(r.stderr).toBe('airtwin: --record-max-bytes: /dev/stdout is not a regular file (a terminal, pipe or device cannot be cut into parts)\n');
     expect(r.stdout).toBe('');
     expect(existsSync('/dev/stdout.1')).toBe(false);
-  }, 30_000);
+  }, PROCESS_MS);
 });
 
 describe('airtwin replay as a process', () => {
@@ -387,7 +414,7 @@ describe('airtwin replay as a process', () => {
   it('records the lab for the tests below', () => {
     const r = spawnSync(process.execPath, [BIN, 'simulate', '--scenario', 'lab', '--until', '6h', '--record', file], { encoding: 'utf8' });
     expect(r.status, r.stderr).toBe(0);
-  }, 60_000);
+  }, PROCESS_MS);
 
   it('stops on SIGINT after the current line, writes what was played and prints the summary (exit 0)', async () => {
     const dataDir = join(dir, 'interrupted');
@@ -412,7 +439,7 @@ describe('airtwin replay as a process', () => {
     expect(Number(played)).toBeLessThan(frames.length);
     // Every state played is stored: the lab has no disconnects, so the played frames are the first ones.
     expect(await statistics(dataDir)).toBe(frames.slice(0, Number(played)).filter((f) => f.frame?.method === 'state').length);
-  }, 60_000);
+  }, PROCESS_MS);
 
   it('goes on when the reader of its output goes away (`| head`): exit 0, no error, everything written', async () => {
     const dataDir = join(dir, 'piped');
@@ -425,7 +452,7 @@ describe('airtwin replay as a process', () => {
     expect(err).toBe('');
     expect(code).toBe(0);
     expect(await statistics(dataDir)).toBe(frameLines().filter((f) => f.frame?.method === 'state').length);
-  }, 60_000);
+  }, PROCESS_MS);
 
   it('exits 0 for a recording whose frames were all refused (a rotated part replayed alone), with one bad line', () => {
     const part = join(dir, 'part.ndjson');
@@ -439,7 +466,7 @@ describe('airtwin replay as a process', () => {
     expect(r.stdout).toMatch(/replay: 1 frame refused by their device actor/);
     expect(r.stdout).toMatch(/replay: 1 frame recorded while its AP was disconnected/);
     expect(r.stdout).toMatch(/part\.ndjson:3: not JSON/);
-  }, 30_000);
+  }, PROCESS_MS);
 
   it('says that a short file with no recording line is not a recording (exit 1), before the data dir, its bytes escaped', () => {
     const junk = join(dir, 'junk.bin');
@@ -457,7 +484,7 @@ describe('airtwin replay as a process', () => {
     // `serve --replay` used to replay it (0 frames) and keep serving; both created the data dir.
     expect(existsSync(join(dir, 'junk'))).toBe(false);
     expect(existsSync(join(dir, 'junk-serve'))).toBe(false);
-  }, 30_000);
+  }, PROCESS_MS);
 
   it('gives up on a big binary file after its first lines, before anything is written (replay and serve --replay, exit 1)', () => {
     const big = join(dir, 'video.bin');
@@ -475,7 +502,7 @@ describe('airtwin replay as a process', () => {
     // Refused before the data dir was opened: neither was created.
     expect(existsSync(join(dir, 'video'))).toBe(false);
     expect(existsSync(join(dir, 'video-serve'))).toBe(false);
-  }, 30_000);
+  }, PROCESS_MS);
 });
 
 describe('a stream replayed as a process: Ctrl-C while it is copied, and /dev/stdin', () => {
@@ -510,7 +537,7 @@ describe('a stream replayed as a process: Ctrl-C while it is copied, and /dev/st
     expect(r.out).toContain(`airtwin: stopped while copying ${fifo}: nothing was replayed`);
     expect(r.left).toEqual([]);
     expect(existsSync(join(dir, 'fifo-data'))).toBe(false);
-  }, 60_000);
+  }, PROCESS_MS);
 
   it('serve --replay - stops on Ctrl-C while standard input is copied, and leaves no copy', async () => {
     const r = await interrupt(['serve', '--replay', '-', '--data-dir', join(dir, 'serve-data'), '--gateway-port', '0', '--rrm-port', '0', '--log-level', 'warn'],
@@ -518,7 +545,7 @@ describe('a stream replayed as a process: Ctrl-C while it is copied, and /dev/st
     expect(r.code, r.out).toBe(1);
     expect(r.out).toContain('airtwin: stopped while copying standard input: nothing was replayed');
     expect(r.left).toEqual([]);
-  }, 60_000);
+  }, PROCESS_MS);
 
   it('replays /dev/stdin when standard input is a socket (as a parent process hands it over)', () => {
     // spawnSync's input pipe is a socket pair: it cannot be opened by name, so it is read as `-`.
@@ -528,7 +555,7 @@ describe('a stream replayed as a process: Ctrl-C while it is copied, and /dev/st
     expect(r.status, r.stderr).toBe(0);
     expect(r.stdout).toContain('replay: /dev/stdin at speed max');
     expect(r.stdout).toContain('replay: 0 frames from 1 device, 1.0 s recorded');
-  }, 30_000);
+  }, PROCESS_MS);
 
   it('reads standard input redirected from a file where it is; from an offset, it copies what is left', () => {
     const file = join(dir, 'redirected.ndjson');
@@ -570,7 +597,7 @@ describe('a stream replayed as a process: Ctrl-C while it is copied, and /dev/st
       closeSync(rest);
     }
     expect(readdirSync(dir).filter((f) => f.startsWith('airtwin-replay-'))).toEqual([]);
-  }, 30_000);
+  }, PROCESS_MS);
 });
 
 describe('the environment', () => {
@@ -587,5 +614,5 @@ describe('the environment', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
-  }, 30_000);
+  }, PROCESS_MS);
 });

@@ -3,6 +3,7 @@ import { Type, type Static } from 'typebox';
 import { notFound } from '../../errors.js';
 import { normalizeSerial } from '../../protocol/serial.js';
 import { errorResponses } from '../../server/schemas.js';
+import { FILE_CONTENT_TYPES, fileType } from '../../store/files-repo.js';
 import type { GatewayDeps } from '../deps.js';
 import { parseUuid, UuidParam } from '../record-query.js';
 
@@ -24,11 +25,12 @@ export async function filesRoutes(api: FastifyInstance, deps: GatewayDeps): Prom
   api.get('/file/:uuid', {
     schema: {
       tags: ['files'], summary: 'Download the file uploaded for a command',
-      description: 'application/octet-stream with Content-Disposition attachment; filename=<uuid>.<pcap|tgz|txt|bin>. '
+      description: 'The bytes (application/vnd.tcpdump.pcap, application/gzip, text/plain or application/octet-stream, by type) '
+        + 'with Content-Disposition attachment; filename=<uuid>.<pcap|tgz|txt|bin>. '
         + '202 with an empty body while the command still waits for the upload.',
       params: UuidParam('uuid'), querystring: FileQuery,
       response: {
-        200: { description: 'The file', content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } } },
+        200: { description: 'The file', content: Object.fromEntries(Object.values(FILE_CONTENT_TYPES).map((t) => [t, { schema: { type: 'string', format: 'binary' } }])) },
         202: Type.Null({ description: 'The device has not uploaded the file yet.' }),
         ...errorResponses,
       },
@@ -38,7 +40,7 @@ export async function filesRoutes(api: FastifyInstance, deps: GatewayDeps): Prom
     const file = await deps.files.get(uuid, serial);
     if (file) {
       return reply
-        .type('application/octet-stream')
+        .type(FILE_CONTENT_TYPES[fileType(file.type)])
         .header('content-disposition', `attachment; filename=${uuid}.${file.type}`)
         .send(file.content);
     }

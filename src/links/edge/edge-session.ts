@@ -28,11 +28,18 @@ export interface EdgeLimits {
   outageMaxBytes: number;
   /** What one AP may send per second; over it frames are dropped, a persistent offender is cut. */
   budget: FrameBudgetLimits;
+  /**
+   * From the TCP connection to the websocket upgrade (TLS included), and from the upgrade to the
+   * AP's first valid frame naming its serial: a socket slower than this is closed.
+   */
+  handshakeTimeoutMs: number;
+  /** Open connections the device port takes; more are refused at once (counted). */
+  maxConnections: number;
 }
 
 export const DEFAULT_EDGE_LIMITS: EdgeLimits = {
   maxPayload: 512_000, maxProtocolErrors: 10, idleTimeoutMs: 600_000, pingIntervalMs: 30_000, outageMaxBytes: 64 * 1024 * 1024,
-  budget: DEFAULT_FRAME_BUDGET,
+  budget: DEFAULT_FRAME_BUDGET, handshakeTimeoutMs: 30_000, maxConnections: 15_000,
 };
 
 export interface EdgeCounters {
@@ -44,6 +51,10 @@ export interface EdgeCounters {
   rateLimited: number;
   /** APs disconnected for staying over their budget. */
   droppedForRate: number;
+  /** Connections closed for not completing TLS + upgrade, or not naming their serial, within `handshakeTimeoutMs`. */
+  handshakeTimeouts: number;
+  /** Connections refused because `maxConnections` were open. */
+  refusedConnections: number;
 }
 
 export interface SessionContext {
@@ -71,6 +82,8 @@ export interface SessionContext {
 export class EdgeSession {
   serial?: string;
   certificate: Certificate;
+  /** When the websocket opened (clock ms). */
+  readonly openedAt: number;
   protocolErrors = 0;
   lastFrameAt: number;
   alive = true;
@@ -96,6 +109,7 @@ export class EdgeSession {
   ) {
     this.certificate = cn ? 'VALID_CERTIFICATE' : 'NO_CERTIFICATE';
     this.lastFrameAt = ctx.now();
+    this.openedAt = this.lastFrameAt;
     this.budget = new FrameBudget(ctx.limits.budget, { now: () => ctx.now() });
     ws.on('message', (data, isBinary) => this.onMessage(data as Buffer, isBinary));
     ws.on('pong', () => { this.alive = true; });
@@ -112,6 +126,11 @@ export class EdgeSession {
     }
     this.alive = false;
     this.ws.ping();
+  }
+
+  /** The websocket is open (not closing or closed). */
+  get isOpen(): boolean {
+    return this.ws.readyState === this.ws.OPEN;
   }
 
   close(code: number, reason: string): void {
@@ -261,12 +280,13 @@ export class EdgeSession {
     this.ctx.counters.protocolErrors++;
     // The actor counts it too (its protocol-error events), so the twin shows what the AP did.
     if (this.serial) this.publishUp(text.slice(0, 4096), reason);
-    // A JSON object is recorded whole, so a replay's actor meets it as this one did. Other text
+    // A JSON object is recorded whole, so an actor reading the recording meets it as this one did. Other text
     // is not: the recorder pastes a frame's text into its line as it is, and text such as
     // `{"a":1},"serial":"<another AP>","frame":{...}` made a valid line for another AP.
     if (this.serial && object) this.ctx.tap?.up(this.serial, text, this.lastFrameAt);
     this.ctx.logger.warn({ serial: this.serial, ip: this.ipAddress, reason, count: this.protocolErrors }, 'protocol error');
-    if (this.protocolErrors >= this.ctx.limits.maxProtocolErrors) {
+    // Once: frames still in flight after the close count as errors, not as more disconnects.
+    if (this.protocolErrors === this.ctx.limits.maxProtocolErrors) {
       this.ctx.counters.droppedForErrors++;
       this.close(4002, `${this.protocolErrors} protocol errors`);
     }
@@ -296,7 +316,7 @@ export class EdgeSession {
     if (this.serial) {
       this.publishPresence('disconnect', reason);
       // A socket replaced by the AP's newer one closes after that one connected: recording its
-      // disconnect would leave a replayed AP offline while the live one is connected.
+      // disconnect would leave the AP offline in the recording while the live one is connected.
       if (this.ctx.unregister(this)) this.ctx.tap?.disconnect(this.serial, this.ctx.now());
       this.ctx.logger.info({ serial: this.serial, reason }, 'ap disconnected');
     }

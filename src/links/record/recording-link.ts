@@ -283,7 +283,7 @@ export function createRecorder(opts: RecorderOptions): Recorder {
     };
     return {
       serial: inner.serial,
-      ...(inner.playsBack ? { playsBack: true } : {}),
+      ...(inner.refusesNewCommands !== undefined ? { refusesNewCommands: inner.refusesNewCommands } : {}),
       subscribe(listener) {
         listeners.push(listener);
         unsubscribe ??= inner.subscribe(onEvent);

@@ -28,8 +28,11 @@ import type { CommandFrame, DownFrame, JsonObject, UpFrame } from '../../protoco
 
 type LinkState = 'new' | 'up' | 'down';
 
+/** Why a replayed AP takes no new command: it carries only the ones its recording holds. */
+export const REPLAYED = 'replayed from a recording: it plays back what the AP did';
+
 export class ReplayLink implements DeviceLink {
-  readonly playsBack = true;
+  readonly refusesNewCommands = REPLAYED;
   private readonly listeners: ((e: LinkEvent) => void)[] = [];
   private state: LinkState = 'new';
   /** Recorded commands handed to the actor, in the order it will send them (its queue is FIFO). */
@@ -68,7 +71,7 @@ export class ReplayLink implements DeviceLink {
     }
     this.refused++;
     return Promise.reject(refusedForGood(airtwinError('DEVICE_OFFLINE', frame.method,
-      `Device ${this.serial} is replayed from a recording: it plays back what the AP did and cannot run a new '${frame.method}'.`)));
+      `Device ${this.serial} is ${REPLAYED} and cannot run a new '${frame.method}'.`)));
   }
 
   /** The actor dropped the AP (blacklist, protocol errors, shutdown): it is cut off until the next recorded connect. */

@@ -26,7 +26,7 @@ import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import type { Observable } from 'rxjs';
 import type { DeviceEvent } from '../../../actors/device/device.events.js';
 import { commandTimeoutMs } from '../../../actors/device/commands.js';
-import type { Command, CommandSubmission, RestartKind } from '../../../actors/device/device.types.js';
+import { STARTS_NO_COMMAND, type Command, type CommandSubmission, type DevicePolicy, type RestartKind } from '../../../actors/device/device.types.js';
 import type { Clock } from '../../protocol/clock.js';
 import type { DeviceLink } from '../../protocol/device-link.js';
 import { inflateParams, isCompressed } from '../../protocol/compress.js';
@@ -36,7 +36,7 @@ import { ReplayLink } from './replay-link.js';
 
 /** What the replayer needs of the fleet (actors/fleet.ts `Fleet` has it). */
 export interface ReplayFleet {
-  attach(link: DeviceLink): unknown;
+  attach(link: DeviceLink, policy?: DevicePolicy): unknown;
   submit(serial: string, submission: CommandSubmission): void;
   readonly events$: Observable<DeviceEvent>;
 }
@@ -192,7 +192,7 @@ function submissionOf(serial: string, frame: CommandFrame, uuid: string, nowMs: 
   };
   return {
     command, method: frame.method, params, timeoutMs: commandTimeoutMs(frame.method, params),
-    queueable: false, awaitResult: frame.method !== 'telemetry', restart: RESTARTS[frame.method], runAt: 0, recorded: true,
+    queueable: false, awaitResult: frame.method !== 'telemetry', restart: RESTARTS[frame.method], runAt: 0, scripted: true,
   };
 }
 
@@ -251,7 +251,10 @@ export function startReplay(opts: ReplayOptions): ReplayHandle {
     if (!link) {
       link = new ReplayLink(serial, clock);
       links.set(serial, link);
-      fleet.attach(opts.wrapLink ? opts.wrapLink(link) : link);
+      // Its actor starts no command of its own: the recording holds the configure pushes and
+      // recovery reboots the live gateway sent, which are submitted as recorded; one of ours
+      // could only be refused (it left a failed `configure` by *system in the history).
+      fleet.attach(opts.wrapLink ? opts.wrapLink(link) : link, STARTS_NO_COMMAND);
     }
     return link;
   };

@@ -1,7 +1,7 @@
 /**
  * Pure builder of the RRM data model from raw documents (issue 7 §2): what the store's queries
  * return (states, scans, capabilities, active configuration per device) becomes the model of
- * reference §3.3. Works the same for simulated, real and replayed devices, with or without a
+ * reference §3.3. Works the same whatever link a device has, with or without a
  * stored configuration.
  */
 import type { Capabilities, PhyCapabilities } from '../../protocol/capabilities.js';

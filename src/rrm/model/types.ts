@@ -1,7 +1,7 @@
 /**
  * The RRM data model (reference §3.2–3.4): per device, the last scans, the last states, the
  * radio configuration list and the capabilities phys. This is exactly what GET currentModel
- * returns. Documents come from APs (real, simulated or replayed) and may miss fields, so the
+ * returns. Documents come from APs (any link) and may miss fields, so the
  * algorithms read them through `view.ts`, which never assumes a field is present.
  */
 import type { PhyCapabilities } from '../../protocol/capabilities.js';

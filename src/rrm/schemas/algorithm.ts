@@ -19,9 +19,9 @@ export type Algorithm = Static<typeof Algorithm>;
 export const BandValueMap = Type.Record(Type.String(), Type.Record(Type.String(), Type.Integer()));
 export type BandValueMap = Static<typeof BandValueMap>;
 
-/** Beyond the spec: devices the plan was not sent to, with why (a replayed AP); absent when none. */
+/** Beyond the spec: devices the plan was not sent to, with why (an AP that takes no new command); absent when none. */
 const NotPushed = Type.Optional(Type.Record(Type.String(), Type.String(), {
-  description: 'Devices whose new values went into their layers but were not sent to the AP, with why (a replayed AP runs only its recorded commands).',
+  description: 'Devices whose new values went into their layers but were not sent to the AP, with why (an AP whose link takes no new command, such as one played back from a recording).',
 }));
 
 /** Beyond the spec (issue 34): the plan's score before and after, on the model it was computed from. */

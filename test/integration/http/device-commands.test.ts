@@ -147,11 +147,17 @@ describe('leds, trace, script, eventqueue, generic command', () => {
     expect(done.executed).toBeGreaterThanOrEqual(when);
   });
 
-  it('trace captures for the given duration and returns the capture', async () => {
+  it('trace captures for the given duration, uploads the capture to the uri and completes with it attached', async () => {
     const c = await expectRecord(await post(A2, 'trace', { network: 'lan', duration: 3 }), 'trace', A2);
-    expect(c.status).toBe('completed');
+    expect(c).toMatchObject({ status: 'completed', waitingForFile: 0, attachType: 'pcap', attachSize: expect.any(Number) });
+    expect(c.attachSize).toBeGreaterThan(24);
+    expect(c.attachFile).toBeGreaterThanOrEqual(c.executed);
     expect(c.completed - c.executed).toBeGreaterThanOrEqual(2);
-    expect(results(c).status).toMatchObject({ error: 0, result_64: expect.any(String), result_sz: expect.any(Number) });
+    expect(JSON.parse(c.details).uri).toBe(`${s.running.uploaderUrl}/v1/upload/${c.UUID}`);
+    expect(results(c).status).toMatchObject({ error: 0, resultCode: 0 });
+    const file = await s.gw('GET', `/file/${c.UUID}?serialNumber=${A2}`);
+    expect(file.status).toBe(200);
+    expect(file.headers.get('content-type')).toBe('application/vnd.tcpdump.pcap');
   });
 
   it('script: a shell script completes; a type the AP refuses is failed with its error', async () => {
@@ -175,7 +181,7 @@ describe('leds, trace, script, eventqueue, generic command', () => {
 
   it('trace: a duration wins and numberOfPackets 0 means by duration; packets alone count; results carry resultText', async () => {
     const c = await expectRecord(await post(A2, 'trace', { serialNumber: A2, when: 0, duration: 2, numberOfPackets: 0, network: 'up', interface: 'up' }), 'trace', A2);
-    expect(JSON.parse(c.details)).toEqual({ serial: A2, when: 0, network: 'up', interface: 'up', duration: 2 });
+    expect(JSON.parse(c.details)).toEqual({ serial: A2, when: 0, network: 'up', interface: 'up', duration: 2, uri: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+\/v1\/upload\//) });
     expect(results(c).status).toMatchObject({ error: 0, resultCode: 0, resultText: expect.any(String), text: expect.any(String) });
     const byPackets = await expectRecord(await post(A2, 'trace', { network: 'up', numberOfPackets: 20 }), 'trace', A2);
     expect(JSON.parse(byPackets.details)).toMatchObject({ packets: 20 });
@@ -185,8 +191,8 @@ describe('leds, trace, script, eventqueue, generic command', () => {
   it('script type diagnostic: neither script nor scriptId; deferred, the AP acknowledges at once and the record says deferred', async () => {
     const body = { serialNumber: A3, timeout: 30, type: 'diagnostic', script: '', scriptId: '', when: 0, signature: '', deferred: true, uri: '' };
     const c = await expectRecord(await post(A3, 'script', body), 'script', A3);
-    expect(c).toMatchObject({ status: 'completed', errorCode: 0, deferred: true });
-    expect(JSON.parse(c.details)).toEqual({ serial: A3, type: 'diagnostic', when: 0 });
+    expect(c).toMatchObject({ status: 'completed', errorCode: 0, deferred: true, waitingForFile: 0, attachType: 'tgz' });
+    expect(JSON.parse(c.details)).toEqual({ serial: A3, type: 'diagnostic', when: 0, uri: `${s.running.uploaderUrl}/v1/upload/${c.UUID}` });
     expect(results(c)).toMatchObject({ serial: A3, status: { error: 0 } });
     const inline = await expectRecord(await post(A3, 'script', { type: 'diagnostic', deferred: false, timeout: 10 }), 'script', A3);
     expect([inline.status, inline.deferred]).toEqual(['completed', false]);

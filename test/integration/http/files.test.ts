@@ -10,13 +10,15 @@ const B = 'aabbccdd0202';
 const TRACE = '11111111-2222-4333-8444-555555555555';
 const WAITING = '11111111-2222-4333-8444-666666666666';
 const BYTES = Buffer.from([0xd4, 0xc3, 0xb2, 0xa1, 0x00, 0xff, 0x0a, 0x0d]);
+/** Now, in epoch seconds: older files would go at the start by the retention limit (7 days). */
+const NOW = Math.floor(Date.now() / 1000);
 
 async function seed(server: TestServer): Promise<void> {
   // Normally the AP uploads these after a trace or script command.
   const commands = new CommandsRepo(server.running.store);
-  await commands.insert({ ...blankCommand({ UUID: TRACE, command: 'trace', serialNumber: A, submitted: 10, submittedBy: 't' }), status: 'completed', attachFile: 12, attachSize: BYTES.length, attachType: 'pcap' });
+  await commands.insert({ ...blankCommand({ UUID: TRACE, command: 'trace', serialNumber: A, submitted: 10, submittedBy: 't' }), status: 'completed', attachFile: NOW, attachSize: BYTES.length, attachType: 'pcap' });
   await commands.insert({ ...blankCommand({ UUID: WAITING, command: 'trace', serialNumber: A, submitted: 20, submittedBy: 't' }), waitingForFile: 1 });
-  await new FilesRepo(server.running.store).put({ uuid: TRACE, serialNumber: A, type: 'pcap', created: 12, content: BYTES });
+  await new FilesRepo(server.running.store).put({ uuid: TRACE, serialNumber: A, type: 'pcap', created: NOW, content: BYTES });
 }
 
 beforeAll(async () => {
@@ -32,10 +34,10 @@ async function download(uuid: string, serial: string) {
 }
 
 describe('GET /api/v1/file/:uuid', () => {
-  it('returns the bytes as application/octet-stream with a Content-Disposition', async () => {
+  it('returns the bytes with the type of a capture and a Content-Disposition', async () => {
     const a = await download(TRACE, 'AA:BB:CC:DD:02:01');
     expect(a.status).toBe(200);
-    expect(a.headers.get('content-type')).toBe('application/octet-stream');
+    expect(a.headers.get('content-type')).toBe('application/vnd.tcpdump.pcap');
     expect(a.headers.get('content-disposition')).toBe(`attachment; filename=${TRACE}.pcap`);
     expect(a.bytes.equals(BYTES)).toBe(true);
   });

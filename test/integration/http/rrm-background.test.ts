@@ -46,10 +46,15 @@ describe('RRM background work', () => {
     expect(new Set(runs.filter((r) => r.source === 'scheduler').map((r) => `${r.zone}:${r.algorithm}:${r.mode}`))).toEqual(new Set(['a:OptimizeTxPower:measure_ap_ap', 'b:OptimizeTxPower:measure_ap_ap']));
 
     expect((await s.rrm('POST', '/setDeviceNetworkConfig')).status).toBe(200);
-    await new Promise((r) => setTimeout(r, 300));
+    // A pass that fired before the removal counts when it ends.
+    const scheduler = s.running.rrmService.scheduler as unknown as { running: Set<string> };
+    await until('no scheduled pass under way', async () => scheduler.running.size, (n) => n === 0);
     const stopped = [fired.get('a'), fired.get('b')];
-    // 3 s of wall time = 60 s of venue time: two fire times pass without a run.
-    await new Promise((r) => setTimeout(r, 3000));
+    // 60 s of venue time: two fire times pass without a run.
+    const clock = s.running.clock;
+    const from = clock.now();
+    await until('60 s of venue time', async () => clock.now() - from, (ms) => ms >= 60_000, 60_000);
+    await until('no scheduled pass under way', async () => scheduler.running.size, (n) => n === 0);
     expect([fired.get('a'), fired.get('b')]).toEqual(stopped);
   }, 30_000);
 });

@@ -22,7 +22,7 @@ const setTopology = (body: unknown) => s.rrm('POST', '/setTopology', { body });
 const layered = async () => (await s.rrm('GET', '/getDeviceLayeredConfig')).body;
 
 beforeAll(async () => {
-  s = await startTestServer({ sim: true, scenario: 'lab', speed: 20, rrmCollectInterval: 1_000_000 });
+  s = await startTestServer({ sim: true, scenario: 'lab', speed: 20, rrmCollectInterval: 1_000_000, rrmPlugin: 'examples/rrm-plugin.ts' });
   await Promise.all([A1, A2, A3].map(online));
   // Runs read each AP's newest stored state: wait until every AP's first one is in DuckDB
   // (being online is not enough on a loaded machine).
@@ -41,7 +41,9 @@ describe('service information', () => {
     for (const x of a.body) {
       expect(x).toEqual({
         name: expect.any(String), description: expect.any(String), shortName: expect.any(String),
-        parameterFormat: '((([^,=])+)=(([^,=])+))(,(([^,=])+)=(([^,=])+))*', parameterSamples: ['mode=random', 'key1=val1,key2=val2'], helper: expect.any(String),
+        parameterFormat: '((([^,=])+)=(([^,=])+))(,(([^,=])+)=(([^,=])+))*', helper: expect.any(String),
+        // upstream's samples, then one per plug-in mode (this server loads examples/rrm-plugin.ts)
+        parameterSamples: x.shortName === 'OptimizeChannel' ? ['mode=random', 'key1=val1,key2=val2', 'mode=quietest'] : ['mode=random', 'key1=val1,key2=val2'],
       });
     }
   });
@@ -281,6 +283,26 @@ describe('runs', () => {
     expect(listed.body).toHaveLength(2);
     expect(listed.body[0]).toMatchObject({ zone: 'lab', algorithm: 'OptimizeTxPower', applied: true, plan: r.body.data, score: r.body.score });
     expect(expectEnvelope(await s.rrm('GET', '/runs?zone=%20'), 400).ErrorDetails).toBe('zone');
+  });
+
+  it('a plug-in (--rrm-plugin) is listed, runs through runRRM and optimizeChannel, is scored and kept', async () => {
+    const algos = (await s.rrm('GET', '/algorithms')).body as { shortName: string; parameterSamples: string[] }[];
+    expect(algos.find((a) => a.shortName === 'OptimizeChannel')!.parameterSamples).toContain('mode=quietest');
+    const r = await s.rrm('PUT', '/runRRM?algorithm=OptimizeChannel&venue=lab&mock=true&args=mode=quietest,seed=4');
+    expect(r.status, r.text).toBe(200);
+    expect(Object.keys(r.body.channelMap).length).toBeGreaterThan(0);
+    expect(r.body.score.after.cci_mw).toBeGreaterThanOrEqual(0);
+    expect((await s.rrm('GET', '/optimizeChannel?mode=quietest&zone=lab&dry_run=true')).status).toBe(200);
+    const runs = (await s.rrm('GET', '/runs?zone=lab&limit=2')).body as { mode: string }[];
+    expect(runs.map((x) => x.mode)).toEqual(['quietest', 'quietest']);
+  });
+
+  it('the objective modes answer over HTTP: weighted, annealing, exact', async () => {
+    for (const mode of ['weighted', 'annealing', 'exact']) {
+      const r = await s.rrm('GET', `/optimizeChannel?mode=${mode}&zone=lab&dry_run=true&seed=1`);
+      expect(r.status, r.text).toBe(200);
+      expect(r.body.score.after.cci_mw).toBeLessThanOrEqual(r.body.score.before.cci_mw * (1 + 1e-9) + 1e-15);
+    }
   });
 
   it('seed: the same seed gives the same plan on optimizeChannel, optimizeTxPower and runRRM, and is kept', async () => {

@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deflateParams } from '../../../src/protocol/compress.js';
 import { WsApClient } from '../../../src/links/sim-ws-client.js';
+import { startEdgeMetrics, type EdgeMetrics } from '../../../src/links/edge/edge-metrics.js';
 import { connectFrame, logFrame } from './frames.js';
 import { startEdgeSide, startNats, startServeSide, waitFor, type EdgeSide, type Serve, type TestNats } from './harness.js';
 
@@ -14,6 +15,7 @@ describe('edge: frames NATS cannot take', () => {
   let nats: TestNats;
   let serve: Serve;
   let edge: EdgeSide;
+  let metrics: EdgeMetrics;
   const clients: WsApClient[] = [];
   const ap = async (serial: string) => {
     const c = new WsApClient({ url: `${edge.edge.url}/ws` });
@@ -29,8 +31,10 @@ describe('edge: frames NATS cannot take', () => {
     nats = await startNats({ jetstream: true, maxPayload: MAX_PAYLOAD });
     serve = await startServeSide(nats.url);
     edge = await startEdgeSide(nats.url);
+    metrics = await startEdgeMetrics({ edge: edge.edge, port: 0, host: '127.0.0.1' });
   });
   afterAll(async () => {
+    await metrics?.close();
     for (const c of clients) c.terminate();
     await edge?.stop();
     await serve?.stop();
@@ -71,5 +75,21 @@ describe('edge: frames NATS cannot take', () => {
     expect(edge.edge.stats().publishFailures).toBeGreaterThanOrEqual(10);
     b.send(logFrame(other, 'unaffected'));
     expect(await waitFor(() => logged(other, 'unaffected'))).toBe(true);
+  });
+
+  it('shows the refusals on the edge\'s /metrics, with process metrics and the NATS link state', async () => {
+    const res = await fetch(`${metrics.url}/metrics`);
+    expect(res.status).toBe(200);
+    const text = await res.text();
+    const value = (series: string) => Number(text.split('\n').find((l) => l.startsWith(`${series} `))?.slice(series.length + 1));
+    expect(value('airtwin_edge_publish_failures_total')).toBe(edge.edge.stats().publishFailures);
+    expect(value('airtwin_edge_publish_failures_total')).toBeGreaterThanOrEqual(10);
+    expect(value('airtwin_edge_frames_dropped_total{reason="publish_failed"}')).toBe(edge.edge.stats().publishFailures);
+    expect(value('airtwin_edge_malformed_frames_total')).toBe(edge.edge.stats().protocolErrors);
+    expect(value('airtwin_edge_protocol_error_disconnects_total')).toBe(1);
+    expect(value('airtwin_edge_nats_connected')).toBe(1);
+    expect(value('airtwin_edge_frames_in_total')).toBeGreaterThan(0);
+    expect(value('process_resident_memory_bytes')).toBeGreaterThan(0);
+    expect((await fetch(`${metrics.url}/health`)).status).toBe(200);
   });
 });

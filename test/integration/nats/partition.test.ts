@@ -171,9 +171,10 @@ describe('a durable whose filter changes', () => {
     const warnings: string[] = [];
     const second = await worker(`ucentral.${s2}.*`, { ...silentLogger, warn: (_o, msg) => warnings.push(msg ?? '') });
     expect(await waitFor(() => logsOf(second.events, s2).length >= 1 && second.fleet.status(s2)?.connected === true)).toBe(true);
-    // Settle: anything else that was coming has come by now.
-    await new Promise((r) => setTimeout(r, 500));
-    expect(logsOf(second.events, s2)).toEqual([`${s2} after`]);
+    // A last frame: the stream delivers in order, so once it is here nothing before it is to come.
+    await pub(upSubject(s2), logFrame(s2, `${s2} last`));
+    expect(await waitFor(() => logsOf(second.events, s2).includes(`${s2} last`))).toBe(true);
+    expect(logsOf(second.events, s2)).toEqual([`${s2} after`, `${s2} last`]);
     expect(second.fleet.details(s1)).toBeUndefined();
     expect(second.manager.status()).toMatchObject({ durable: 'wf', filter: [`ucentral.${s2}.*`], devices: 1 });
     expect(warnings.some((w) => /made for another filter/.test(w))).toBe(true);

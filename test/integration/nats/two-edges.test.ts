@@ -39,11 +39,13 @@ describe('several edges at once', () => {
   it('follows an AP that reconnects through another edge; the stale socket is closed and its disconnect ignored', async () => {
     const first = await ap(a, 'a');
     expect(await waitFor(() => serve.fleet.status(serial)?.connected === true)).toBe(true);
+    const presenceBefore = serve.manager.status().presence;
     const second = await ap(b, 'b');
     // Edge a sees the AP's new presence and drops its stale socket.
     expect((await first.closed).code).toBe(4004);
     expect(await waitFor(() => a.edge.stats().sessions === 0 && b.edge.stats().sessions === 1)).toBe(true);
-    await new Promise((r) => setTimeout(r, 200));
+    // serve took the new connect and the stale socket's disconnect, and ignored the latter.
+    expect(await waitFor(() => serve.manager.status().presence >= presenceBefore + 2)).toBe(true);
     expect(serve.fleet.status(serial)?.connected).toBe(true);
 
     const { command } = await serve.svc.ping(serial);

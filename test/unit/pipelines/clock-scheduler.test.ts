@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { interval, take, timer } from 'rxjs';
 import { clockScheduler } from '../../../src/pipelines/clock-scheduler.js';
-import { IngestCounters, metricsText } from '../../../src/pipelines/metrics.js';
 import { VirtualClock } from '../../../simulator/clock.js';
 
 describe('clockScheduler', () => {
@@ -29,19 +28,5 @@ describe('clockScheduler', () => {
     expect(ticks).toEqual([0, 1, 2]);
     expect(cancelled).toEqual([]);
     expect(clock.nextAt()).toBeUndefined();
-  });
-});
-
-describe('metricsText', () => {
-  it('renders the counters and the per-table rows in the Prometheus text format', () => {
-    const c = new IngestCounters();
-    c.eventsReceived = 5;
-    c.wrote('statistics', 3);
-    c.wrote('state_radios', 6);
-    const text = metricsText(c.snapshot(2));
-    expect(text).toContain('# TYPE airtwin_ingest_rows_queued gauge\nairtwin_ingest_rows_queued 2\n');
-    expect(text).toContain('airtwin_ingest_events_received 5\n');
-    expect(text).toContain('airtwin_ingest_rows_written 9\n');
-    expect(text).toContain('airtwin_ingest_table_rows_written{table="state_radios"} 6\n');
   });
 });

@@ -53,10 +53,12 @@ describe('NdjsonWriter', () => {
 
   // /dev/full accepts the open and fails every write with ENOSPC: a disk that is full.
   it('rejects close with the disk error when the stream failed after taking the last write (no hang)', async () => {
-    const w = new NdjsonWriter(createWriteStream('/dev/full'), { chunkBytes: 10 });
+    const stream = createWriteStream('/dev/full');
+    const failed = new Promise((r) => stream.once('error', r));
+    const w = new NdjsonWriter(stream, { chunkBytes: 10 });
     // The stream takes this chunk into its buffer; the write to the disk fails afterwards.
     await w.write('{"a":1234567890}');
-    await new Promise((r) => setTimeout(r, 50));
+    await failed;
     await expect(w.close()).rejects.toMatchObject({ code: 'ENOSPC' });
     expect(() => w.write('{}')).toThrow();
   });
