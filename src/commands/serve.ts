@@ -205,13 +205,6 @@ export async function startServe(config: Readonly<ServeConfig>, io: ServeIo): Pr
       uploadUri: (uuid) => (upload.base ? `${upload.base}/v1/upload/${uuid}` : undefined),
     });
     const { fleet, commandService } = runtime;
-    const uploader = new Uploader({
-      files, waits: commandService.files, clock, logger: logging.for('gateway'), maxBytes: config.uploadMaxBytes, https,
-      retention: { maxAgeS: config.filesMaxAge, maxTotalBytes: config.filesMaxBytes },
-    });
-    const uploaderUrl = await listenUploader(uploader, config);
-    closers.push(() => uploader.close());
-    upload.base = config.uploadUrl?.replace(/\/+$/, '') ?? uploaderUrl;
     // Before any AP connects: what an earlier run accepted and did not end goes back to its AP's
     // queue or ends, so no command stays pending for good after a crash.
     const reopened = await runtime.reopenCommands();
@@ -228,6 +221,15 @@ export async function startServe(config: Readonly<ServeConfig>, io: ServeIo): Pr
       })
       : undefined;
     if (recorder) closers.push(() => closeRecorder(recorder, logging.for('links')));
+    const uploader = new Uploader({
+      files, waits: commandService.files, clock, logger: logging.for('gateway'), maxBytes: config.uploadMaxBytes, https, limits,
+      retention: { maxAgeS: config.filesMaxAge, maxTotalBytes: config.filesMaxBytes },
+      // A recording keeps the files APs uploaded beside their frames, so a replay has them too.
+      onStored: (u) => recorder?.tap.upload(u.serial, { uuid: u.uuid, type: u.type, bytes: u.bytes }, u.at),
+    });
+    const uploaderUrl = await listenUploader(uploader, config);
+    closers.push(() => uploader.close());
+    upload.base = config.uploadUrl?.replace(/\/+$/, '') ?? uploaderUrl;
     // Every link, whatever its kind, passes through the recorder when there is one.
     const wrap = (link: DeviceLink): DeviceLink => (recorder ? recorder.wrap(link) : link);
     closers.push(() => ingest.close());
@@ -266,7 +268,7 @@ export async function startServe(config: Readonly<ServeConfig>, io: ServeIo): Pr
     });
     closers.push(async () => uiNotifications.close());
     const sim = config.sim && !replayFiles
-      ? await startSimVenue({ scenario: config.scenario, seed: config.seed, clock, fleet, devices, wrap, upload: simUpload(logging.for('gateway')) })
+      ? await startSimVenue({ scenario: config.scenario, seed: config.seed, clock, fleet, devices, wrap, upload: simUpload(logging.for('gateway'), https?.cert) })
       : undefined;
     if (sim) closers.push(() => sim.close());
     const nats = natsLinks;
@@ -344,6 +346,7 @@ export async function startServe(config: Readonly<ServeConfig>, io: ServeIo): Pr
       const began = performance.now();
       replay = startReplay({
         file: replayFiles, fleet, clock, speed: config.speed, keepTime: config.keepTime, wrapLink: wrap,
+        onUpload: (u) => uploader.accept(u.uuid, u.serial, u.data),
         onProgress: bar?.update, progressEvery: config.speed === 'max' ? 1000 : 1,
       });
       const running = replay;

@@ -368,7 +368,7 @@ export class Store {
     await this.chain;
     await Promise.allSettled([...this.inserting]);
     try {
-      // Without room the WAL stays as it is, and the next start replays it.
+      // Without room the WAL stays as it is, and the next start re-applies it.
       if (this.roomForCheckpoint()) await this.conn.run('CHECKPOINT');
       else await this.conn.run('PRAGMA disable_checkpoint_on_shutdown').catch(() => undefined);
     } finally {

@@ -12,7 +12,7 @@ export const Algorithm = Type.Object({
   parameterFormat: Type.String(),
   parameterSamples: Type.Array(Type.String()),
   helper: Type.String(),
-});
+}, { $id: 'Algorithm', title: 'Algorithm' });
 export type Algorithm = Static<typeof Algorithm>;
 
 /** serial -> band -> integer (channel number or dBm). */
@@ -27,7 +27,7 @@ const NotPushed = Type.Optional(Type.Record(Type.String(), Type.String(), {
 /** Beyond the spec (issue 34): the plan's score before and after, on the model it was computed from. */
 const Score = Type.Optional(ScorePair);
 
-export const Allocation = Type.Object({ data: BandValueMap, notPushed: NotPushed, score: Score });
+export const Allocation = Type.Object({ data: BandValueMap, notPushed: NotPushed, score: Score }, { $id: 'Allocation', title: 'Allocation' });
 export type Allocation = Static<typeof Allocation>;
 
 export const RunResult = Type.Object({
@@ -36,7 +36,7 @@ export const RunResult = Type.Object({
   txPowerMap: Type.Optional(BandValueMap),
   notPushed: NotPushed,
   score: Score,
-});
+}, { $id: 'RunResult', title: 'RunResult' });
 export type RunResult = Static<typeof RunResult>;
 
 /** Query of GET optimizeChannel / optimizeTxPower. */
