@@ -34,6 +34,13 @@ async function plans(s: TestServer): Promise<unknown[]> {
   for (const q of RUNS) {
     const r = await s.rrm('PUT', `/runRRM?venue=lab&mock=true&${q}`);
     expect(r.status, r.text).toBe(200);
+    // The power figures at the clients are left out: the live twin knows the venue (walls,
+    // positions) and a replay does not (grid coverage, the SINR estimate), and the stations'
+    // states the recording ends with may be newer than those the live run read (at max speed
+    // the venue moves on while the runs run), which no plan here depends on.
+    for (const side of [r.body.score?.before, r.body.score?.after]) {
+      if (side) { delete side.gridCoverage; delete side.medianSinrDb; delete side.coverage; }
+    }
     out.push(r.body);
   }
   return out;
