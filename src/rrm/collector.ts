@@ -81,7 +81,7 @@ export class RrmCollector {
 
   /** One pass: sends what is due now. Public for tests. */
   tick(): { wifiScan: string[]; capabilities: string[] } {
-    const topology = this.rrm.topology();
+    const topology = this.rrm.storedTopology();
     const layers = this.rrm.layers();
     const configs = new Map<string, EffectiveConfig>();
     for (const zone of Object.keys(topology)) for (const [s, c] of zoneDeviceConfigs(layers, topology, zone)) configs.set(s, c);
