@@ -204,7 +204,7 @@ export async function startServe(config: Readonly<ServeConfig>, io: ServeIo): Pr
     });
     const { fleet, commandService } = runtime;
     const uploader = new Uploader({
-      files, waits: commandService.files, clock, logger: logging.for('gateway'), maxBytes: config.uploadMaxBytes, https,
+      files, waits: commandService.files, clock, logger: logging.for('gateway'), maxBytes: config.uploadMaxBytes, https, limits: httpLimitsOf(config),
       retention: { maxAgeS: config.filesMaxAge, maxTotalBytes: config.filesMaxBytes },
     });
     const uploaderUrl = await listenUploader(uploader, config);

@@ -9,6 +9,7 @@ import type { FilesRepo, FileRetention } from '../store/files-repo.js';
 import { fileType } from '../store/files-repo.js';
 import type { FileWaits } from '../../actors/file-waits.js';
 import { uploadedFile } from './multipart.js';
+import { applyServerLimits, HTTP_LIMIT_DEFAULTS, nodeServerOptions, onClientError, type HttpLimits } from '../server/http-limits.js';
 
 /** Settings of the file uploader (`serve --upload-*`). */
 export interface UploaderOptions {
@@ -23,6 +24,8 @@ export interface UploaderOptions {
   https?: { cert: Buffer; key: Buffer };
   /** Uploads received at once; more are answered 503 at once. */
   maxConcurrent?: number;
+  /** Timeouts and connection cap of the listener (the APIs'; the request timeout is at least 5 minutes). */
+  limits?: HttpLimits;
   /** A stored upload, for the recorder (`--record`). */
   onStored?: (upload: { uuid: string; serial: string; type: string; bytes: Buffer; at: number }) => void;
 }
@@ -33,6 +36,7 @@ const UPLOAD_PATH = /^\/v1\/upload\/([0-9a-fA-F-]{36})\/?$/;
 /** Room for multipart headers and boundaries beyond the file itself. */
 const MULTIPART_SLACK = 64 * 1024;
 const RETENTION_EVERY_MS = 10 * 60_000;
+const UPLOAD_REQUEST_TIMEOUT_MS = 5 * 60_000;
 
 /**
  * The file uploader (reference/gateway-behaviour.md §2.8, upstream FileUploader): an HTTP(S)
@@ -51,10 +55,13 @@ export class Uploader {
 
   constructor(private readonly opts: UploaderOptions) {
     const handler = (req: IncomingMessage, res: ServerResponse) => void this.handle(req, res);
-    this.server = opts.https ? createHttpsServer({ cert: opts.https.cert, key: opts.https.key }, handler) : createHttpServer(handler);
-    // An AP on a slow link may take a while for 10 MB, but a silent connection is not kept.
-    this.server.requestTimeout = 5 * 60_000;
-    this.server.headersTimeout = 30_000;
+    // The APIs' limits (src/server/http-limits.ts), but an AP on a slow link may take a while for
+    // 10 MB: the whole request may take 5 minutes. A silent connection is not kept.
+    const limits: HttpLimits = { ...(opts.limits ?? HTTP_LIMIT_DEFAULTS), requestTimeoutMs: Math.max(UPLOAD_REQUEST_TIMEOUT_MS, opts.limits?.requestTimeoutMs ?? 0) };
+    const options = nodeServerOptions(limits);
+    this.server = opts.https ? createHttpsServer({ ...options, cert: opts.https.cert, key: opts.https.key }, handler) : createHttpServer(options, handler);
+    applyServerLimits(this.server, limits);
+    this.server.on('clientError', onClientError);
   }
 
   /** Listens; resolves with the base URL (`http(s)://host:port`). Starts the retention sweep. */

@@ -47,6 +47,13 @@ describe.each(['spec', 'openwifi'] as const)('timeouts of both API listeners on 
     }
   });
 
+  it('the uploader takes the same limits: 408 with the envelope for headers that never complete, a closed silent connection', async () => {
+    const a = await rawRequest(s.running.uploaderUrl, 'POST /v1/upload/00000000-0000-0000-0000-000000000000 HTTP/1.1\r\nHost: x\r\n', 2);
+    expect(a.status, a.text).toBe(408);
+    timedOut(a);
+    timedOut(await rawRequest(s.running.uploaderUrl, () => undefined, 2));
+  });
+
   it('answers 408 (or closes) when a body never completes', async () => {
     for (const url of urls()) {
       timedOut(await rawRequest(url, `POST /api/v1/device/aabbccdd0008 HTTP/1.1\r\nHost: x\r\n${auth}Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{"serialNumber"`, 2));
