@@ -80,7 +80,8 @@ export class FileWaits {
         w.timer = this.opts.clock.setTimeout(() => this.expire(cmd.UUID, windowMs), windowMs);
       }
     } else if (isFinalStatus(cmd.status)) {
-      out = { ...cmd, waitingForFile: 0 };
+      // Failed or timed out: the wait ends; a file that came already stays attached.
+      out = { ...cmd, waitingForFile: 0, ...w.arrived };
       this.end(cmd.UUID, w);
     } else if (w.arrived) out = { ...cmd, waitingForFile: 0, ...w.arrived };
     w.last = out;

@@ -151,6 +151,7 @@ program.command('serve')
   .option('--rrm-capabilities-interval <s>', 'RRM data collection: seconds between state/capabilities refreshes (default 3600)')
   .option('--rrm-collect-interval <s>', 'RRM data collection: seconds between looks for due scans (default 30)')
   .option('--rrm-config-debounce <s>', 'RRM apply: seconds a device waits after one configure before the next (default 30)')
+  .option('--rrm-plugin <file>', 'RRM: a module exporting an optimizer; it becomes a mode of its algorithm (docs/rrm.md)')
   .option('--no-rtty', 'turn remote sessions off: GET rtty answers 503 RTTY_DISABLED')
   .option('--rtty-server <host>', 'host the APs reach the rtty server on, for GET rtty (default localhost)')
   .option('--rtty-port <port>', "rtty server's port for devices (default 5912)")
@@ -198,6 +199,8 @@ program.command('edge')
   .option('--no-allow-mismatch', 'refuse an AP whose certificate CN differs from its serial')
   .option('--simulator-id <cn>', 'admit simulator certificates (CN starting with 53494d) with this CN')
   .option('--idle-timeout <s>', 'drop an AP silent for this long', '600')
+  .option('--handshake-timeout <s>', 'cut a connection that has not finished TLS and the websocket upgrade, or then sent its connect, within this', '30')
+  .option('--max-connections <n>', 'open connections the device port takes; more are refused (counted)', '15000')
   .option('--max-frame-bytes <n>', 'largest frame accepted from an AP', '512000')
   .option('--outage-max-bytes <n>', 'AP frames held while NATS is down, sent when it is back; later ones are lost (counted)', String(64 * 1024 * 1024))
   .option('--record <file>', 'record every frame both ways and each AP\'s connect/disconnect (NDJSON; gzip when FILE ends in .gz)')
@@ -207,11 +210,15 @@ program.command('edge')
   .option('--ap-offender-seconds <s>', 'disconnect an AP over its budget this many seconds in a row (0: never)', process.env.AIRTWIN_AP_OFFENDER_SECONDS ?? String(DEFAULT_FRAME_BUDGET.strikes))
   .option('--metrics-port <port>', 'Prometheus metrics at http://HOST:PORT/metrics (and /health)', process.env.AIRTWIN_METRICS_PORT ?? '15010')
   .addOption(new Option('--log-level <level>', 'log level').choices(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'))
-  .action(async (opts: { port: string; host: string; nats: string; tlsCert?: string; tlsKey?: string; clientCa?: string; allowMismatch: boolean; simulatorId?: string; idleTimeout: string; maxFrameBytes: string; outageMaxBytes: string; record?: string; recordMaxBytes?: string; apMaxFramesPerS: string; apMaxBytesPerS: string; apOffenderSeconds: string; metricsPort: string; uploadTarget?: string; uploadPort: string; logLevel: 'info' }) => {
+  .action(async (opts: { port: string; host: string; nats: string; tlsCert?: string; tlsKey?: string; clientCa?: string; allowMismatch: boolean; simulatorId?: string; idleTimeout: string; handshakeTimeout: string; maxConnections: string; maxFrameBytes: string; outageMaxBytes: string; record?: string; recordMaxBytes?: string; apMaxFramesPerS: string; apMaxBytesPerS: string; apOffenderSeconds: string; metricsPort: string; uploadTarget?: string; uploadPort: string; logLevel: 'info' }) => {
     const idle = Number(opts.idleTimeout);
     const maxFrame = Number(opts.maxFrameBytes);
     const outageMax = Number(opts.outageMaxBytes);
     if (!(idle > 0)) throw new ConfigError(`--idle-timeout: ${opts.idleTimeout} is not a positive number of seconds`);
+    const handshake = Number(opts.handshakeTimeout);
+    if (!(handshake > 0)) throw new ConfigError(`--handshake-timeout: ${opts.handshakeTimeout} is not a positive number of seconds`);
+    const maxConnections = wholeNumber('--max-connections', opts.maxConnections);
+    if (maxConnections < 1) throw new ConfigError('--max-connections: at least 1');
     if (!Number.isInteger(maxFrame) || maxFrame < 1024) throw new ConfigError(`--max-frame-bytes: ${opts.maxFrameBytes} must be an integer >= 1024`);
     if (!Number.isInteger(outageMax) || outageMax < 0) throw new ConfigError(`--outage-max-bytes: ${opts.outageMaxBytes} is not a whole number of bytes (0 holds nothing)`);
     const recordMax = parseRecordMaxBytes(opts.recordMaxBytes);
@@ -228,7 +235,7 @@ program.command('edge')
     const signals = serviceSignals(say);
     const edge = await runEdge({
       port: parsePort('--port', opts.port), host: opts.host, nats: opts.nats, tlsCert: opts.tlsCert, tlsKey: opts.tlsKey, clientCa: opts.clientCa,
-      allowMismatch: opts.allowMismatch, simulatorId: opts.simulatorId, idleTimeoutS: idle, maxFrameBytes: maxFrame, outageMaxBytes: outageMax, budget, metricsPort: parsePort('--metrics-port', opts.metricsPort), logLevel: opts.logLevel,
+      allowMismatch: opts.allowMismatch, simulatorId: opts.simulatorId, idleTimeoutS: idle, handshakeTimeoutS: handshake, maxConnections, maxFrameBytes: maxFrame, outageMaxBytes: outageMax, budget, metricsPort: parsePort('--metrics-port', opts.metricsPort), logLevel: opts.logLevel,
       record: opts.record, recordMaxBytes: recordMax, ...logDestinationFor(say),
       ...(opts.uploadTarget ? { uploadTarget: opts.uploadTarget, uploadPort: parsePort('--upload-port', opts.uploadPort) } : {}),
     });
@@ -237,6 +244,42 @@ program.command('edge')
       return;
     }
     signals.running(() => edge.close());
+  });
+
+program.command('arena')
+  .description('Run RRM channel modes (built-in and plug-ins) on scenarios x seeds offline, on virtual time, no servers; score each plan by its co-channel interference and its gap to the exact optimum.')
+  .option('--scenarios <list>', 'comma-separated scenario names or files', 'lab,default,hotel,hall')
+  .option('--seeds <list>', 'seeds: 1,2,3 or 1-3', '1-3')
+  .option('--modes <list>', 'channel modes (default: every mode but random and exact, plug-ins included)')
+  .option('--rrm-plugin <file>', 'a module exporting an optimizer: it runs as one more mode')
+  .option('--warmup <duration>', 'virtual time each venue runs before its reports are read', '10m')
+  .option('--exact-time-limit <s>', 'HiGHS time limit per zone and band, seconds', '20')
+  .option('--exact-max-aps <n>', 'zones with more APs get no exact reference', '60')
+  .option('--chart <file.svg>', 'write the chart here', 'arena.svg')
+  .option('--json', 'print the result as JSON instead of the table')
+  .action(async (opts: { scenarios: string; seeds: string; modes?: string; rrmPlugin?: string; warmup: string; exactTimeLimit: string; exactMaxAps: string; chart: string; json?: boolean }) => {
+    const seeds = opts.seeds.split(',').flatMap((part) => {
+      const m = /^(\d+)(?:-(\d+))?$/.exec(part.trim());
+      if (!m) throw new ConfigError(`--seeds: '${part}' is not a seed or a range (1,2,3 or 1-3)`);
+      const a = Number(m[1]);
+      const b = m[2] === undefined ? a : Number(m[2]);
+      return Array.from({ length: Math.max(0, b - a + 1) }, (_, k) => a + k);
+    });
+    const positive = (name: string, v: string) => {
+      const n = Number(v);
+      if (!Number.isInteger(n) || n < 1) throw new ConfigError(`${name}: ${v} is not a positive integer`);
+      return n;
+    };
+    const [{ runArena, arenaTable }, { parseDuration }] = await Promise.all([import('./commands/arena.js'), import('../simulator/run.js')]);
+    const result = await runArena({
+      scenarios: opts.scenarios.split(',').map((x) => x.trim()).filter(Boolean), seeds,
+      ...(opts.modes ? { modes: opts.modes.split(',').map((x) => x.trim()).filter(Boolean) } : {}),
+      ...(opts.rrmPlugin ? { plugin: opts.rrmPlugin } : {}),
+      warmupMs: parseDuration(opts.warmup), exactTimeLimit: positive('--exact-time-limit', opts.exactTimeLimit),
+      exactMaxAps: positive('--exact-max-aps', opts.exactMaxAps), chart: opts.chart,
+      ...(process.stderr.isTTY && !opts.json ? { progress: process.stderr } : {}),
+    });
+    process.stdout.write(opts.json ? `${JSON.stringify(result, null, 2)}\n` : `${arenaTable(result)}\nchart: ${opts.chart}\n`);
   });
 
 program.command('simulate')

@@ -49,9 +49,9 @@ export const ERROR_CATALOGUE = {
   UPLOAD_NOT_EXPECTED: [404, 'The uploader expects no file for this command (unknown, finished, timed out, or of another device).'],
   UPLOAD_DONE: [409, 'The file of this command was uploaded already, or is being uploaded.'],
   UPLOAD_INCOMPLETE: [400, 'The upload was cut short or has no file in it; nothing was kept.'],
-  UPLOAD_NO_SPACE: [507, 'The gateway has no disk space left for the uploaded file; nothing was kept.'],
   UPLOAD_BUSY: [503, 'The uploader is receiving as many uploads as it takes at once; try again shortly.'],
   STORE_FAILURE: [500, 'The database rejected an operation.'],
+  INSUFFICIENT_STORAGE: [507, 'The disk holding the data dir is full: nothing was written. Retry once space is freed.'],
   INTERNAL: [500, 'An unexpected error; it is logged with the request id.'],
 } as const satisfies Record<string, readonly [number, string]>;
 
@@ -81,10 +81,29 @@ export const tokenExpired = () => airtwinError('TOKEN_EXPIRED', 'Authorization',
 /** A DELETE of a record that is not there, where upstream answers success (the openwifi wire does). */
 export const nothingToDelete = (details: string, description: string) => airtwinError('NOTHING_TO_DELETE', details, description);
 export const notConfigured = (details: string, description: string) => airtwinError('NOT_CONFIGURED', details, description);
-/** `statement` (what failed: the start of the SQL) goes to the log with the cause, never to a client. */
-export const storeFailure = (statement: string, cause: unknown) =>
-  airtwinError('STORE_FAILURE', 'database', 'The database could not complete the operation.',
-    new Error(`${statement}: ${cause instanceof Error ? cause.message : String(cause)}`, { cause }));
+/**
+ * A failed database operation: 507 INSUFFICIENT_STORAGE when the disk is full, else 500
+ * STORE_FAILURE. `statement` (what failed: the start of the SQL) goes to the log with the cause,
+ * never to a client.
+ */
+export const storeFailure = (statement: string, cause: unknown) => {
+  const logged = new Error(`${statement}: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+  return isNoSpaceError(cause)
+    ? airtwinError('INSUFFICIENT_STORAGE', 'disk', 'The database could not write: no space is left on the device holding the data dir. Nothing was changed; retry once space is freed.', logged)
+    : airtwinError('STORE_FAILURE', 'database', 'The database could not complete the operation.', logged);
+};
+
+/**
+ * A write that failed for lack of disk space (DuckDB: `Could not write file ...: No space left on
+ * device`; Node: ENOSPC), also when wrapped as another error's cause.
+ */
+export function isNoSpaceError(e: unknown): boolean {
+  for (let cur = e, depth = 0; cur instanceof Error && depth < 5; cur = cur.cause, depth++) {
+    if ((cur as NodeJS.ErrnoException).code === 'ENOSPC' || (cur as { code?: unknown }).code === 'INSUFFICIENT_STORAGE') return true;
+    if (/No space left on device|ENOSPC|disk is full/i.test(cur.message)) return true;
+  }
+  return false;
+}
 
 export function isAirtwinError(e: unknown): e is AirtwinError {
   return e instanceof AirtwinError;

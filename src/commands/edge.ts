@@ -11,6 +11,8 @@
  *   --no-allow-mismatch refuse a device whose connect serial differs from its certificate CN
  *   --simulator-id <cn> accept simulator certificates (CN 53494d...) with this id
  *   --idle-timeout <s>  drop an AP silent for this long (default 600)
+ *   --handshake-timeout <s> TLS + websocket upgrade, and then the connect frame, each within this (default 30)
+ *   --max-connections <n> open sockets on the device port; more are refused (default 15000)
  *   --max-frame-bytes <n> largest websocket frame (default 512000)
  *   --outage-max-bytes <n> AP frames held while NATS is down (default 64 MiB)
  *   --ap-max-frames-per-s <n>, --ap-max-bytes-per-s <n>, --ap-offender-seconds <s>
@@ -47,6 +49,8 @@ export interface EdgeCommandOptions {
   allowMismatch?: boolean;
   simulatorId?: string;
   idleTimeoutS?: number;
+  handshakeTimeoutS?: number;
+  maxConnections?: number;
   maxFrameBytes?: number;
   /** Bytes of AP frames held while NATS is down (default 64 MiB). */
   outageMaxBytes?: number;
@@ -119,6 +123,8 @@ export async function runEdge(opts: EdgeCommandOptions): Promise<RunningEdge> {
       port: opts.port ?? 15002, host: opts.host ?? '0.0.0.0', nats: nc, tls, logger, recorder: recorder?.tap,
       limits: {
         ...(opts.idleTimeoutS !== undefined ? { idleTimeoutMs: opts.idleTimeoutS * 1000 } : {}),
+        ...(opts.handshakeTimeoutS !== undefined ? { handshakeTimeoutMs: opts.handshakeTimeoutS * 1000 } : {}),
+        ...(opts.maxConnections !== undefined ? { maxConnections: opts.maxConnections } : {}),
         ...(opts.maxFrameBytes !== undefined ? { maxPayload: opts.maxFrameBytes } : {}),
         ...(opts.outageMaxBytes !== undefined ? { outageMaxBytes: opts.outageMaxBytes } : {}),
         budget: { ...DEFAULT_FRAME_BUDGET, ...opts.budget },

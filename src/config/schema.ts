@@ -39,6 +39,7 @@ export const ServeConfigSchema = Type.Object({
   rrmWifiScanInterval: Type.Optional(Type.Integer({ minimum: 0, description: 'RRM data collection: seconds between two wifi scans of a zone member with enableWifiScan (default 900; 0 disables).' })),
   rrmCapabilitiesInterval: Type.Optional(Type.Integer({ minimum: 1, description: 'RRM data collection: seconds between two capability/state refreshes of a zone member (default 3600).' })),
   rrmCollectInterval: Type.Optional(Type.Integer({ minimum: 1, description: 'RRM data collection: seconds between two looks for due scans (default 30).' })),
+  rrmPlugin: Type.Optional(Type.String({ minLength: 1, description: 'RRM: a TypeScript/JavaScript module exporting an optimizer (docs/rrm.md "Your own optimizer"); it becomes a mode of its algorithm.' })),
   rrmConfigDebounce: Type.Optional(Type.Integer({ minimum: 0, description: 'RRM apply: seconds a device waits after one configure before the next (default 30).' })),
   rtty: Type.Boolean({ description: 'GET /device/{serial}/rtty opens remote sessions; false answers 503 RTTY_DISABLED, like the gateway with rtty.enabled=false.' }),
   rttyServer: Type.Optional(Type.String({ minLength: 1, description: 'Host the APs reach the rtty server (rttys) on, for GET /device/{serial}/rtty (default localhost).' })),

@@ -22,6 +22,7 @@ const INGEST_COUNTERS: [keyof IngestMetrics, string, string][] = [
   ['rowsRejected', 'airtwin_ingest_rows_rejected_total', 'Rows DuckDB refused after retries'],
   ['oddDocuments', 'airtwin_ingest_odd_documents_total', 'State documents with skipped odd parts'],
   ['unmappable', 'airtwin_ingest_unmappable_total', 'Events that could not become rows'],
+  ['rowsDropped', 'airtwin_ingest_rows_dropped_total', 'Rows dropped because the rows held for a full disk reached their bound'],
 ];
 
 /** NatsLinkStatus fields shown as counters (and gauges: unacked, edges). */
@@ -44,6 +45,8 @@ export function registerServeMetrics(registry: Registry, deps: Pick<GatewayDeps,
   gaugeFrom(registry, 'airtwin_link_connected', 'A link adapter\'s connection (1 connected, 0 not)', () =>
     Object.entries(sources.links()).map(([link, l]) => [{ link }, l.state === 'connected' ? 1 : 0]), ['link']);
   gaugeFrom(registry, 'airtwin_ingest_rows_queued', 'Rows received and not yet written (ingest backlog)', () => sources.ingest().rowsQueued);
+  gaugeFrom(registry, 'airtwin_ingest_rows_held', 'Rows held in memory until the full disk has room', () => sources.ingest().rowsHeld);
+  gaugeFrom(registry, 'airtwin_ingest_disk_full', 'The last ingest write found the disk full (1) or not (0)', () => (sources.ingest().diskFull ? 1 : 0));
   for (const [key, name, help] of INGEST_COUNTERS) counterFrom(registry, name, help, () => sources.ingest()[key] as number);
   counterFrom(registry, 'airtwin_ingest_table_rows_written_total', 'Rows written per table',
     () => Object.entries(sources.ingest().rowsByTable).map(([table, n]) => [{ table }, n]), ['table']);

@@ -1,5 +1,6 @@
 import type { SchedulerLike } from 'rxjs';
 import type { DuckDBDataChunk } from '@duckdb/node-api';
+import { isNoSpaceError } from '../errors.js';
 import type { Store } from '../store/duckdb.js';
 import type { IngestCounters } from './metrics.js';
 import { chunkType, fillChunk } from './row-chunks.js';
@@ -194,12 +195,23 @@ export class DuckDbSink {
 
   /** One row after its batch exhausted the retries: written, or rejected loudly. */
   private async once(table: string, serial: string, attempt: () => Promise<void>): Promise<void> {
-    try {
-      await attempt();
-    } catch (e) {
-      this.opts.counters.failures++;
-      this.opts.counters.rowsRejected++;
-      this.opts.logger.error({ table, serial, err: e }, 'ingest: DuckDB refused a row; it is not stored');
+    for (;;) {
+      try {
+        await attempt();
+        return;
+      } catch (e) {
+        this.opts.counters.failures++;
+        if (isNoSpaceError(e)) {
+          // Not the row's fault: held until the disk has room, as a whole batch is.
+          this.opts.counters.diskFull = true;
+          await new Promise<void>((resolve) => (this.opts.retryScheduler ?? this.opts.scheduler).schedule(() => resolve(), this.retry.maxDelayMs));
+          continue;
+        }
+        this.opts.counters.rowsRejected++;
+        this.opts.counters.lastRejectedAt = this.opts.scheduler.now();
+        this.opts.logger.error({ table, serial, err: e }, 'ingest: DuckDB refused a row; it is not stored');
+        return;
+      }
     }
   }
 
@@ -213,9 +225,23 @@ export class DuckDbSink {
     for (let i = 1; ; i++) {
       try {
         await attempt();
+        if (counters.diskFull) {
+          counters.diskFull = false;
+          logger.info({ table, rows }, 'ingest: disk space is back; held rows are being written');
+        }
         return;
       } catch (e) {
         counters.failures++;
+        if (isNoSpaceError(e)) {
+          // The disk is full: the rows are held (this batch, and the backlog behind it) and tried
+          // again until space returns, never split and rejected (they are not at fault).
+          if (!counters.diskFull) logger.error({ table, rows, err: e }, 'ingest: the disk is full; rows are held and written once space returns');
+          counters.diskFull = true;
+          counters.retries++;
+          await new Promise<void>((resolve) => (this.opts.retryScheduler ?? this.opts.scheduler).schedule(() => resolve(), maxDelayMs));
+          i = 0;
+          continue;
+        }
         if (i >= attempts || isValueError(e)) {
           logger.warn({ table, rows, attempts: i, err: e }, isValueError(e)
             ? 'ingest: a value of the batch cannot be stored; writing its rows one by one'

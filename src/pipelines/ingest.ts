@@ -110,7 +110,15 @@ export interface IngestOptions {
   retryScheduler?: SchedulerLike;
   /** Inserter factory override (tests inject failures through it). */
   openInserter?: (table: TableName) => Promise<InserterHandle>;
+  /**
+   * Rows held in memory while the disk is full (default MAX_HELD_ROWS); past it new rows are
+   * dropped and counted (`rowsDropped`) until a write succeeds again.
+   */
+  maxHeldRows?: number;
 }
+
+/** Rows held while the disk is full: ~100-300 MB of typical state rows. */
+export const MAX_HELD_ROWS = 200_000;
 
 export interface Ingest {
   metrics(): IngestMetrics;
@@ -140,6 +148,23 @@ export function startIngest(opts: IngestOptions): Ingest {
   });
 
   const oddSeen = new Set<string>();
+  const maxHeld = opts.maxHeldRows ?? MAX_HELD_ROWS;
+  let backlog = (): number => 0;
+  let droppingSince = -1;
+  /** False for a row set that does not fit beside the rows held for a full disk (counted, logged once per stretch). */
+  const roomWhileFull = (s: RowSet): boolean => {
+    if (!counters.diskFull) {
+      droppingSince = -1;
+      return true;
+    }
+    if (backlog() + weightOf(s) <= maxHeld) return true;
+    counters.rowsDropped += weightOf(s);
+    if (droppingSince < 0) {
+      droppingSince = counters.rowsDropped;
+      logger.error({ maxHeldRows: maxHeld }, 'ingest: the disk is still full and the held rows reached their bound; new rows are dropped (counted) until it has room');
+    }
+    return false;
+  };
   const rows$ = opts.events$.pipe(
     map((e) => {
       counters.eventsReceived++;
@@ -161,7 +186,7 @@ export function startIngest(opts: IngestOptions): Ingest {
         return undefined;
       }
     }),
-    filter((s): s is RowSet => s !== undefined && weightOf(s) > 0),
+    filter((s): s is RowSet => s !== undefined && weightOf(s) > 0 && roomWhileFull(s)),
   );
 
   const run = runBatches(rows$, async (batch) => {
@@ -176,6 +201,7 @@ export function startIngest(opts: IngestOptions): Ingest {
     weight: weightOf,
     onError: (err, batch) => logger.error({ err, sets: batch?.length }, 'ingest: pipeline error'),
   });
+  backlog = () => run.backlog;
 
   let closing: Promise<void> | undefined;
   return {

@@ -28,6 +28,14 @@ export interface IngestMetrics {
   /** Rows of the last batch, and when (clock ms) it was written; 0 before the first. */
   lastBatchRows: number;
   lastWriteAt: number;
+  /** The last write failed for lack of disk space: rows are held (the backlog) and retried. */
+  diskFull: boolean;
+  /** Rows held for disk space now (the backlog while `diskFull`, else 0). */
+  rowsHeld: number;
+  /** Rows not taken because the held ones reached their bound while the disk was full. */
+  rowsDropped: number;
+  /** Clock ms of the last rejected row (0: none). */
+  lastRejectedAt: number;
 }
 
 export class IngestCounters {
@@ -41,6 +49,9 @@ export class IngestCounters {
   unmappable = 0;
   lastBatchRows = 0;
   lastWriteAt = 0;
+  diskFull = false;
+  rowsDropped = 0;
+  lastRejectedAt = 0;
   readonly rowsByTable: Record<string, number> = {};
 
   wrote(table: string, rows: number): void {
@@ -53,6 +64,7 @@ export class IngestCounters {
       eventsReceived: this.eventsReceived, rowsQueued, batchesWritten: this.batchesWritten, rowsWritten: this.rowsWritten,
       rowsByTable: { ...this.rowsByTable }, failures: this.failures, retries: this.retries, rowsRejected: this.rowsRejected,
       oddDocuments: this.oddDocuments, unmappable: this.unmappable, lastBatchRows: this.lastBatchRows, lastWriteAt: this.lastWriteAt,
+      diskFull: this.diskFull, rowsHeld: this.diskFull ? rowsQueued : 0, rowsDropped: this.rowsDropped, lastRejectedAt: this.lastRejectedAt,
     };
   }
 }

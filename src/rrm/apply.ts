@@ -16,6 +16,7 @@ import { debouncePushes, DEFAULT_CONFIG_DEBOUNCE_MS } from './collection.js';
 import { buildModel } from './model/build.js';
 import { currentConfigurations, deviceDocuments } from './model-query.js';
 import { runZone, type ZoneRunResult } from './run-zone.js';
+import { loadSolver } from './algorithms/exact.js';
 import type { RunOutcome } from './algorithms/registry.js';
 import type { RrmStore } from './store.js';
 import type { RrmDeps } from './deps.js';
@@ -79,6 +80,7 @@ export class RrmApplier {
   }
 
   private async runNow(req: RunRequest): Promise<RunReport> {
+    await loadSolver();
     const seed = randomUUID();
     const exec = async (topology = this.rrm.topology(), layers = this.rrm.layers()): Promise<ZoneRunResult> => {
       const serials = req.zone !== undefined && isZoneInTopology(topology, req.zone) ? topology[req.zone]! : [];
@@ -89,7 +91,7 @@ export class RrmApplier {
       for (const d of docs) if (d.activeConfig) current.set(d.serial, d.activeConfig as DeviceConfiguration);
       return runZone({
         algorithm: req.algorithm, args: req.args, allowDefaultMode: req.allowDefaultMode, zone: req.zone, zoneParam: req.zoneParam,
-        topology, layers, model: buildModel(docs), seed, dryRun: req.dryRun, current,
+        topology, layers, model: buildModel(docs), seed, dryRun: req.dryRun, current, ...(this.deps.site ? { site: this.deps.site } : {}),
       });
     };
     let result: ZoneRunResult;

@@ -1,4 +1,4 @@
-import { accessSync, constants, existsSync, mkdirSync, statSync } from 'node:fs';
+import { accessSync, constants, existsSync, mkdirSync, statSync, statfsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { DuckDBInstance, DuckDBTableFunction, type DuckDBConnection, type DuckDBDataChunk, type DuckDBType, type DuckDBValue, type DuckDBAppender } from '@duckdb/node-api';
 import { storeFailure } from '../errors.js';
@@ -35,6 +35,18 @@ export const DUCKDB_CHECKPOINT_THRESHOLD = '32MB';
  * tables carry no ART index, migration 5, which made it cost more as the tables grew).
  */
 export const CHECKPOINT_EVERY_MS = 10_000;
+
+/**
+ * Free bytes a checkpoint needs beyond twice the WAL it folds into the file. A checkpoint that
+ * runs out of space invalidates the database in DuckDB (every later statement fails until the
+ * process restarts), while a commit that cannot write its WAL only fails itself. So with less
+ * free space than this the store puts checkpoints off (its own and DuckDB's automatic ones)
+ * until there is room again; the WAL keeps everything meanwhile.
+ */
+export const CHECKPOINT_SPARE_BYTES = 16 * 1024 * 1024;
+
+/** How often (wall ms) the store looks at the free space of its disk. */
+const SPACE_CHECK_MS = 1000;
 
 /**
  * DuckDB's threads, the calling one included (its default: one per core). Every statement of
@@ -95,7 +107,9 @@ export class Store {
   /** Inserts in flight (tableInserter): close() waits for them. */
   private readonly inserting = new Set<Promise<void>>();
   /** The periodic checkpoint: its timer, its connection and the checkpoint in flight. */
-  private checkpoints?: { timer: ReturnType<typeof setInterval>; conn: DuckDBConnection; running?: Promise<void> };
+  private checkpoints?: { timer: ReturnType<typeof setInterval>; conn: DuckDBConnection; running?: Promise<void>; space?: ReturnType<typeof setInterval> };
+  /** Too little free space for a checkpoint (CHECKPOINT_SPARE_BYTES): checkpoints are put off. */
+  private low = false;
 
   private constructor(
     readonly path: string,
@@ -134,7 +148,7 @@ export class Store {
     const wal = `${this.path}.wal`;
     const tick = () => {
       const c = this.checkpoints;
-      if (!c || c.running || this.closed || !existsSync(wal) || statSync(wal).size === 0) return;
+      if (!c || c.running || this.closed || !existsSync(wal) || statSync(wal).size === 0 || !this.roomForCheckpoint()) return;
       c.running = conn.run('CHECKPOINT').then(() => undefined, () => undefined).finally(() => {
         c.running = undefined;
       });
@@ -142,8 +156,40 @@ export class Store {
     const timer = setInterval(tick, everyMs);
     // Housekeeping: it must not keep a process alive that has nothing else to do.
     timer.unref();
-    this.checkpoints = { timer, conn };
+    // DuckDB's own checkpoints (at the WAL threshold, at shutdown) are turned off while space is low.
+    const space = setInterval(() => {
+      const c = this.checkpoints;
+      if (!c || this.closed) return;
+      const low = !this.roomForCheckpoint(Number.parseInt(DUCKDB_CHECKPOINT_THRESHOLD, 10) * 1024 * 1024);
+      if (low === this.low) return;
+      this.low = low;
+      const sql = low
+        ? "SET GLOBAL checkpoint_threshold = '1000TB'; PRAGMA disable_checkpoint_on_shutdown"
+        : `SET GLOBAL checkpoint_threshold = '${DUCKDB_CHECKPOINT_THRESHOLD}'; PRAGMA enable_checkpoint_on_shutdown`;
+      void conn.run(sql).catch(() => undefined);
+    }, SPACE_CHECK_MS);
+    space.unref();
+    this.checkpoints = { timer, conn, space };
     tick();
+  }
+
+  /** True when there is no room for a checkpoint now (the disk holding the file is (nearly) full). */
+  get spaceLow(): boolean {
+    return this.low || !this.roomForCheckpoint();
+  }
+
+  /** Room on the file's disk for a checkpoint of the WAL, or of `walBytes` when given (DuckDB's automatic one). */
+  private roomForCheckpoint(walBytes?: number): boolean {
+    const wal = `${this.path}.wal`;
+    let free: number;
+    try {
+      const st = statfsSync(dirname(this.path));
+      free = st.bavail * st.bsize;
+    } catch {
+      return true;
+    }
+    const pending = walBytes ?? (existsSync(wal) ? statSync(wal).size : 0);
+    return free >= pending * 2 + CHECKPOINT_SPARE_BYTES;
   }
 
   /**
@@ -315,13 +361,16 @@ export class Store {
     const c = this.checkpoints;
     if (c) {
       clearInterval(c.timer);
+      clearInterval(c.space);
       await c.running;
       c.conn.closeSync();
     }
     await this.chain;
     await Promise.allSettled([...this.inserting]);
     try {
-      await this.conn.run('CHECKPOINT');
+      // Without room the WAL stays as it is, and the next start re-applies it.
+      if (this.roomForCheckpoint()) await this.conn.run('CHECKPOINT');
+      else await this.conn.run('PRAGMA disable_checkpoint_on_shutdown').catch(() => undefined);
     } finally {
       this.conn.closeSync();
       this.instance.closeSync();

@@ -14,11 +14,19 @@ export interface HealthSources {
   registry?: Registry;
 }
 
+/** How long after a row DuckDB refused /health says degraded. */
+const REJECTED_DEGRADES_MS = 5 * 60_000;
+
 const Health = Type.Object({
-  status: Type.String({ enum: ['ok', 'degraded'], description: 'degraded when a link is not connected or ingest writes fail' }),
+  status: Type.String({ enum: ['ok', 'degraded'], description: 'degraded while a link is not connected, the disk is full, or within 5 minutes of a row DuckDB refused' }),
   uptime: Type.Integer({ description: 'seconds' }),
   devices: Type.Object({ known: Type.Integer(), connected: Type.Integer() }),
-  ingest: Type.Object({ rowsQueued: Type.Integer(), rowsWritten: Type.Integer(), failures: Type.Integer(), rowsRejected: Type.Integer(), lastWriteAt: Type.Integer() }),
+  ingest: Type.Object({
+    rowsQueued: Type.Integer(), rowsWritten: Type.Integer(), failures: Type.Integer(), rowsRejected: Type.Integer(), lastWriteAt: Type.Integer(),
+    diskFull: Type.Boolean({ description: 'the last write found the disk full: rows are held and retried' }),
+    rowsHeld: Type.Integer({ description: 'rows held in memory until the disk has room' }),
+    rowsDropped: Type.Integer({ description: 'rows dropped because the held ones reached their bound' }),
+  }),
   links: Type.Record(Type.String(), Type.Object({ state: Type.String() }, { additionalProperties: true })),
 });
 
@@ -30,12 +38,18 @@ export async function healthRoutes(app: FastifyInstance, deps: GatewayDeps, sour
   app.get('/health', { schema: { tags: ['system'], summary: 'Liveness, ingest backlog and link states (no token needed)', security: [], response: { 200: Health } } }, async () => {
     const ingest = sources.ingest();
     const links = sources.links();
-    const degraded = Object.values(links).some((l) => l.state !== 'connected') || ingest.rowsRejected > 0;
+    const now = deps.clock.now();
+    // Recovers by itself: a full disk for as long as it lasts, a refused row for a while after.
+    const rejectedLately = ingest.lastRejectedAt > 0 && now - ingest.lastRejectedAt < REJECTED_DEGRADES_MS;
+    const degraded = Object.values(links).some((l) => l.state !== 'connected') || ingest.diskFull || rejectedLately;
     return {
       status: degraded ? 'degraded' : 'ok',
-      uptime: Math.floor((deps.clock.now() - deps.startedAt) / 1000),
+      uptime: Math.floor((now - deps.startedAt) / 1000),
       devices: { known: deps.devices.size, connected: deps.status.connectionStatistics().connectedDevices },
-      ingest: { rowsQueued: ingest.rowsQueued, rowsWritten: ingest.rowsWritten, failures: ingest.failures, rowsRejected: ingest.rowsRejected, lastWriteAt: ingest.lastWriteAt },
+      ingest: {
+        rowsQueued: ingest.rowsQueued, rowsWritten: ingest.rowsWritten, failures: ingest.failures, rowsRejected: ingest.rowsRejected, lastWriteAt: ingest.lastWriteAt,
+        diskFull: ingest.diskFull, rowsHeld: ingest.rowsHeld, rowsDropped: ingest.rowsDropped,
+      },
       links,
     };
   });

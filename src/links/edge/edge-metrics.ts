@@ -18,6 +18,8 @@ const COUNTERS: [keyof Stats, string, string][] = [
   ['droppedForRate', 'airtwin_edge_rate_limit_disconnects_total', 'APs disconnected for staying over their budget'],
   ['publishFailures', 'airtwin_edge_publish_failures_total', 'Publishes NATS refused (over max_payload, connection closing)'],
   ['heldSent', 'airtwin_edge_outage_sent_total', 'Frames held through a NATS outage and sent when it was back'],
+  ['handshakeTimeouts', 'airtwin_edge_handshake_timeouts_total', 'Connections closed for not completing TLS, the upgrade or the connect frame in time'],
+  ['refusedConnections', 'airtwin_edge_refused_connections_total', 'Connections refused because --max-connections were open'],
 ];
 
 const DROPPED: [keyof Stats, string][] = [['rateLimited', 'rate_limit'], ['publishFailures', 'publish_failed'], ['lostInOutage', 'outage_buffer_full']];

@@ -9,6 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer as createHttpServer, type IncomingMessage, type Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import { hostname } from 'node:os';
+import type { Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import type { NatsConnection, Subscription } from 'nats';
 import { WebSocketServer, type WebSocket } from 'ws';
@@ -87,7 +88,9 @@ export async function createEdge(opts: EdgeOptions): Promise<Edge> {
     }
   }
 
-  const counters: EdgeCounters = { framesUp: 0, framesDown: 0, protocolErrors: 0, droppedForErrors: 0, rateLimited: 0, droppedForRate: 0 };
+  const counters: EdgeCounters = {
+    framesUp: 0, framesDown: 0, protocolErrors: 0, droppedForErrors: 0, rateLimited: 0, droppedForRate: 0, handshakeTimeouts: 0, refusedConnections: 0,
+  };
   const bySerial = new Map<string, EdgeSession>();
   const sockets = new Set<EdgeSession>();
   let nextSession = 1;
@@ -111,13 +114,36 @@ export async function createEdge(opts: EdgeOptions): Promise<Edge> {
   const server: Server = opts.tls
     ? createHttpsServer({
       cert: opts.tls.cert, key: opts.tls.key, ca: opts.tls.clientCa,
-      requestCert: true, rejectUnauthorized: true, minVersion: 'TLSv1.2',
+      requestCert: true, rejectUnauthorized: true, minVersion: 'TLSv1.2', handshakeTimeout: limits.handshakeTimeoutMs,
     })
     : createHttpServer();
+  // A cap on open sockets (the process has a limited number of descriptors): Node refuses the
+  // ones past it at once and says so with 'drop'.
+  server.maxConnections = limits.maxConnections;
+  server.on('drop', () => { counters.refusedConnections++; });
+  // A connection that does not reach the websocket upgrade in time is cut: silent sockets held
+  // the port's descriptors for ever. TLS sockets are timed from their handshake, which
+  // `handshakeTimeout` bounds before that.
+  const upgradeTimers = new WeakMap<Socket, unknown>();
+  const awaitUpgrade = (socket: Socket) => {
+    const timer = clock.setTimeout(() => {
+      upgradeTimers.delete(socket);
+      counters.handshakeTimeouts++;
+      socket.destroy();
+    }, limits.handshakeTimeoutMs);
+    upgradeTimers.set(socket, timer);
+    socket.once('close', () => clock.clearTimeout(timer));
+  };
+  server.on(opts.tls ? 'secureConnection' : 'connection', awaitUpgrade);
   // Only websocket upgrades are served on the device port (§1.1).
   server.on('request', (_req, res) => { res.writeHead(426, { connection: 'close' }).end(); });
   const wss = new WebSocketServer({ noServer: true, maxPayload: limits.maxPayload, perMessageDeflate: false });
   server.on('upgrade', (req: IncomingMessage, socket, head) => {
+    const timer = upgradeTimers.get(req.socket);
+    if (timer !== undefined) {
+      clock.clearTimeout(timer);
+      upgradeTimers.delete(req.socket);
+    }
     let cn: string | undefined;
     if (opts.tls) {
       const admitted = admitCertificate(req.socket as TLSSocket, policy);
@@ -152,7 +178,7 @@ export async function createEdge(opts: EdgeOptions): Promise<Edge> {
     }
   })();
   // Often enough that idle and ping deadlines are kept within a third of their length.
-  const tickMs = Math.max(50, Math.min(limits.pingIntervalMs, limits.idleTimeoutMs / 3, 5_000));
+  const tickMs = Math.max(50, Math.min(limits.pingIntervalMs, limits.idleTimeoutMs / 3, limits.handshakeTimeoutMs / 3, 5_000));
   let lastPing = clock.now();
   const timer = setInterval(() => {
     const now = clock.now();
@@ -160,7 +186,10 @@ export async function createEdge(opts: EdgeOptions): Promise<Edge> {
     if (ping) lastPing = now;
     for (const s of sockets) {
       if (now - s.lastFrameAt > limits.idleTimeoutMs) s.close(4000, 'idle timeout');
-      else if (ping) s.tick(now);
+      else if (s.serial === undefined && s.isOpen && now - s.openedAt > limits.handshakeTimeoutMs) {
+        counters.handshakeTimeouts++;
+        s.close(4000, 'no connect in time');
+      } else if (ping) s.tick(now);
     }
   }, tickMs);
   timer.unref();

@@ -28,11 +28,18 @@ export interface EdgeLimits {
   outageMaxBytes: number;
   /** What one AP may send per second; over it frames are dropped, a persistent offender is cut. */
   budget: FrameBudgetLimits;
+  /**
+   * From the TCP connection to the websocket upgrade (TLS included), and from the upgrade to the
+   * AP's first valid frame naming its serial: a socket slower than this is closed.
+   */
+  handshakeTimeoutMs: number;
+  /** Open connections the device port takes; more are refused at once (counted). */
+  maxConnections: number;
 }
 
 export const DEFAULT_EDGE_LIMITS: EdgeLimits = {
   maxPayload: 512_000, maxProtocolErrors: 10, idleTimeoutMs: 600_000, pingIntervalMs: 30_000, outageMaxBytes: 64 * 1024 * 1024,
-  budget: DEFAULT_FRAME_BUDGET,
+  budget: DEFAULT_FRAME_BUDGET, handshakeTimeoutMs: 30_000, maxConnections: 15_000,
 };
 
 export interface EdgeCounters {
@@ -44,6 +51,10 @@ export interface EdgeCounters {
   rateLimited: number;
   /** APs disconnected for staying over their budget. */
   droppedForRate: number;
+  /** Connections closed for not completing TLS + upgrade, or not naming their serial, within `handshakeTimeoutMs`. */
+  handshakeTimeouts: number;
+  /** Connections refused because `maxConnections` were open. */
+  refusedConnections: number;
 }
 
 export interface SessionContext {
@@ -71,6 +82,8 @@ export interface SessionContext {
 export class EdgeSession {
   serial?: string;
   certificate: Certificate;
+  /** When the websocket opened (clock ms). */
+  readonly openedAt: number;
   protocolErrors = 0;
   lastFrameAt: number;
   alive = true;
@@ -96,6 +109,7 @@ export class EdgeSession {
   ) {
     this.certificate = cn ? 'VALID_CERTIFICATE' : 'NO_CERTIFICATE';
     this.lastFrameAt = ctx.now();
+    this.openedAt = this.lastFrameAt;
     this.budget = new FrameBudget(ctx.limits.budget, { now: () => ctx.now() });
     ws.on('message', (data, isBinary) => this.onMessage(data as Buffer, isBinary));
     ws.on('pong', () => { this.alive = true; });
@@ -112,6 +126,11 @@ export class EdgeSession {
     }
     this.alive = false;
     this.ws.ping();
+  }
+
+  /** The websocket is open (not closing or closed). */
+  get isOpen(): boolean {
+    return this.ws.readyState === this.ws.OPEN;
   }
 
   close(code: number, reason: string): void {

@@ -12,8 +12,11 @@ import type { RrmModel } from '../model/types.js';
 import type { Site } from '../site.js';
 import { argValue, parseArgs, type ArgSpec } from './args.js';
 import type { AlgorithmInput, Plan } from './common.js';
+import { annealing, weightedBestResponse } from './channel-search.js';
 import { coverageCci } from './coverage-tpc.js';
+import { exactChannels } from './exact.js';
 import { leastUsed } from './least-used.js';
+import type { RrmOptimizer } from './plugin.js';
 import { locationOptimal } from './location-optimal.js';
 import { measureApAp } from './measure-ap-ap.js';
 import { measureApClient } from './measure-ap-client.js';
@@ -55,6 +58,23 @@ export const REGISTRY: Record<AlgorithmType, TypeDef> = {
       unmanaged_aware: {
         description: 'least used channel assignment that takes unmanaged APs into account', args: {}, run: unmanagedAware,
       },
+      weighted: {
+        description: 'signal-weighted best response on the co-channel interference (2.4 GHz partial overlap, unmanaged BSSIDs)', args: {}, run: weightedBestResponse,
+      },
+      annealing: {
+        description: 'seeded simulated annealing of the whole zone on the co-channel interference',
+        args: {
+          iterations: { kind: 'integer', default: 0, min: 0, max: 10_000_000, description: 'proposed moves per band (0: sized from the zone)' },
+          restarts: { kind: 'integer', default: 2, min: 1, max: 50, description: 'annealing chains; the best wins' },
+          maxMs: { kind: 'integer', default: 10_000, min: 1, max: 600_000, description: 'wall-time cap per band, ms (a cap that binds makes the plan depend on the machine)' },
+        },
+        run: annealing,
+      },
+      exact: {
+        description: 'the optimum of the co-channel interference as a MILP (HiGHS), for zones small enough',
+        args: { timeLimit: { kind: 'integer', default: 20, min: 1, max: 3600, description: 'solver time limit per band, s' } },
+        run: exactChannels,
+      },
     },
   },
   OptimizeTxPower: {
@@ -86,7 +106,7 @@ export const REGISTRY: Record<AlgorithmType, TypeDef> = {
         description: 'most coverage at the least co-channel interference: coordinate descent on the power figures, never above the current CCI',
         args: {
           marginDb: { kind: 'integer', default: 3, min: 0, max: 20, description: 'dB above -67 dBm a covered client keeps when powers are lowered' },
-          costWeight: { kind: 'integer', default: 1, min: 0, max: 100, description: 'weight of the CCI cost (share of the starting CCI) against the coverage gain of a raise' },
+          costWeight: { kind: 'integer', default: 0, min: 0, max: 100, description: 'weight of the CCI cost (share of the starting CCI) against the coverage gain of a raise; 0: any gain within the starting CCI' },
         },
         run: coverageCci,
       },
@@ -96,16 +116,43 @@ export const REGISTRY: Record<AlgorithmType, TypeDef> = {
 
 export const ALGORITHM_TYPES = Object.keys(REGISTRY) as AlgorithmType[];
 
+/** Modes added by plug-ins (algorithms/plugin.ts), per type. */
+const PLUGIN_MODES: Record<AlgorithmType, string[]> = { OptimizeChannel: [], OptimizeTxPower: [] };
+
+/**
+ * Adds a plug-in optimizer as a mode of its type. A name the type already has is an Error
+ * (a plug-in cannot replace a built-in mode); registering the same optimizer again is a no-op.
+ */
+export function registerOptimizer(o: RrmOptimizer): void {
+  const def = REGISTRY[o.algorithm];
+  const existing = def.modes[o.name];
+  if (existing?.run === o.run) return;
+  if (existing) throw new Error(`rrm plug-in: ${o.algorithm} already has a mode '${o.name}'`);
+  def.modes[o.name] = { description: o.description ?? `plug-in ${o.name}`, args: o.args ?? {}, run: o.run };
+  PLUGIN_MODES[o.algorithm].push(o.name);
+}
+
+/** The modes of a type: built-in first, then plug-ins in the order they were added. */
+export const modesOf = (t: AlgorithmType): string[] => Object.keys(REGISTRY[t].modes);
+
+/** Plug-in modes of a type. */
+export const pluginModesOf = (t: AlgorithmType): readonly string[] => PLUGIN_MODES[t];
+
 /** reference §1.3: the `k=v(,k=v)*` regex and samples upstream publishes. */
 export const PARAMETER_FORMAT = '((([^,=])+)=(([^,=])+))(,(([^,=])+)=(([^,=])+))*';
 export const PARAMETER_SAMPLES = ['mode=random', 'key1=val1,key2=val2'];
 
 /** GET /algorithms. `helper` is the documentation URL the service is configured with. */
 export function listAlgorithms(helper: string): Algorithm[] {
-  return ALGORITHM_TYPES.map((t) => ({
-    name: REGISTRY[t].name, description: REGISTRY[t].description, shortName: t,
-    parameterFormat: PARAMETER_FORMAT, parameterSamples: [...PARAMETER_SAMPLES], helper,
-  }));
+  return ALGORITHM_TYPES.map((t) => {
+    const plugins = PLUGIN_MODES[t];
+    return {
+      name: REGISTRY[t].name,
+      description: plugins.length === 0 ? REGISTRY[t].description : `${REGISTRY[t].description}; plug-in modes: ${plugins.join(', ')}`,
+      shortName: t, parameterFormat: PARAMETER_FORMAT,
+      parameterSamples: [...PARAMETER_SAMPLES, ...plugins.map((m) => `mode=${m}`)], helper,
+    };
+  });
 }
 
 export const isAlgorithmType = (v: unknown): v is AlgorithmType => typeof v === 'string' && v in REGISTRY;

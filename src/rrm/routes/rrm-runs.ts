@@ -11,12 +11,10 @@ import { badRequest } from '../../errors.js';
 import { Allocation, RunResult } from '../schemas/algorithm.js';
 import { RunEntry } from '../schemas/score.js';
 import type { RunRecord } from '../store.js';
-import { REGISTRY } from '../algorithms/registry.js';
+import { modesOf } from '../algorithms/registry.js';
 import { toAllocation, toRunResult } from '../run-zone.js';
 import type { RrmDeps } from '../deps.js';
 
-const CHANNEL_MODES = ['random', 'least_used', 'unmanaged_aware'];
-const TX_POWER_MODES = Object.keys(REGISTRY.OptimizeTxPower.modes);
 
 const optimizeQuery = (modes: string[]) => Type.Object({
   mode: Type.Optional(Type.String({ description: `Required: ${modes.join(' | ')}.` })),
@@ -61,8 +59,8 @@ export async function rrmRunRoutes(api: FastifyInstance, deps: RrmDeps): Promise
       return { ...toAllocation(outcome, score), ...withNotPushed(notPushed) };
     });
   };
-  optimize('/optimizeChannel', 'OptimizeChannel', CHANNEL_MODES, 'Run a channel optimizer on a zone (applied unless dry_run)');
-  optimize('/optimizeTxPower', 'OptimizeTxPower', TX_POWER_MODES, 'Run a transmit power optimizer on a zone (applied unless dry_run)');
+  optimize('/optimizeChannel', 'OptimizeChannel', modesOf('OptimizeChannel'), 'Run a channel optimizer on a zone (applied unless dry_run)');
+  optimize('/optimizeTxPower', 'OptimizeTxPower', modesOf('OptimizeTxPower'), 'Run a transmit power optimizer on a zone (applied unless dry_run)');
 
   api.put('/runRRM', {
     config: { openapi: { query: { required: ['algorithm', 'venue'], enums: { algorithm: ['OptimizeChannel', 'OptimizeTxPower'] } } } },

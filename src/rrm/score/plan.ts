@@ -5,15 +5,32 @@
  */
 import type { RrmModel } from '../model/types.js';
 import { cciInstance, scoreInstance, type BandPlan } from './cci.js';
+import { PowerScene, type PowerSceneOptions, type PowerScore } from './power.js';
 import type { PlanScore, ScorePair } from './types.js';
 
 export type ScoredKind = 'channel' | 'txPower';
 
-export function scorePair(kind: ScoredKind, model: RrmModel, serials: readonly string[], plan: BandPlan): ScorePair {
-  const inst = cciInstance(model, serials);
+/** The power figures of a PowerScore that PlanScore carries (absent where unknown). */
+function powerFigures(s: PowerScore): Partial<PlanScore> {
   return {
+    ...(s.coverage !== null ? { coverage: s.coverage } : {}),
+    ...(s.gridCoverage !== null ? { gridCoverage: s.gridCoverage } : {}),
+    ...(s.medianSinr !== null ? { medianSinrDb: s.medianSinr } : {}),
+  };
+}
+
+/** `power`: the site and locations the power figures place APs with (power plans only). */
+export function scorePair(kind: ScoredKind, model: RrmModel, serials: readonly string[], plan: BandPlan, power: PowerSceneOptions = {}): ScorePair {
+  const inst = cciInstance(model, serials);
+  const pair = {
     before: scoreInstance(inst),
     after: scoreInstance(inst, kind === 'channel' ? { channel: plan } : { txPower: plan }),
+  };
+  if (kind !== 'txPower') return pair;
+  const scene = new PowerScene(model, serials, power);
+  return {
+    before: { ...pair.before, ...powerFigures(scene.score(scene.powersOf({}))) },
+    after: { ...pair.after, ...powerFigures(scene.score(scene.powersOf(plan))) },
   };
 }
 

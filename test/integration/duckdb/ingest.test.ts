@@ -213,6 +213,7 @@ describe('ingest pipeline: odd input and failing writes', () => {
   async function faulty(
     faults: { before?: (table: string) => void; value?: (table: string, v: string) => void; end?: (table: string) => void },
     retry = { attempts: 5, firstDelayMs: 1000 },
+    extra: Partial<IngestOptions> = {},
   ) {
     const dev = await openStore();
     const opened: string[] = [];
@@ -237,7 +238,7 @@ describe('ingest pipeline: odd input and failing writes', () => {
     const log = recordingLogger();
     const ingest = startIngest({
       events$: fleet.events$, store: dev.store, scheduler: clockScheduler(clock), logger: log.logger, maxDelayMs: 100,
-      retry, openInserter: openInserter as IngestOptions['openInserter'],
+      retry, openInserter: openInserter as IngestOptions['openInserter'], ...extra,
     });
     const link = new FakeLink(A, () => clock.now());
     fleet.attach(link);
@@ -256,7 +257,7 @@ describe('ingest pipeline: odd input and failing writes', () => {
       }
       expect(done).toBe(true);
     };
-    return { store: dev.store, link, ingest, log, opened, flushAll };
+    return { store: dev.store, link, ingest, log, opened, flushAll, clock };
   }
 
   it('logs, counts and retries a failed write without losing or duplicating rows', async () => {
@@ -289,6 +290,42 @@ describe('ingest pipeline: odd input and failing writes', () => {
     expect(opened.filter((t) => t === 'statistics')).toHaveLength(1);
     expect(log.lines.filter((l) => l.level === 'warn' && /retrying/.test(l.msg))).toHaveLength(2);
     await ingest.close();
+  });
+
+  it('holds rows while the disk is full, bounded and counted, and writes them once it has room (#33 point 10)', async () => {
+    let full = true;
+    const { store, link, ingest, log, flushAll, clock } = await faulty({
+      before: (table) => {
+        if (table === 'device_logs' && full) throw new Error('TransactionContext Error: Failed to commit: Could not write file "x.wal": No space left on device');
+      },
+    }, { attempts: 2, firstDelayMs: 10 }, { maxHeldRows: 4 });
+    // Held: the capabilities of the connect and two logs.
+    link.notify('log', { log: 'held-1', severity: 6 });
+    link.notify('log', { log: 'held-2', severity: 6 });
+    // Far past the retries a refusal of another kind gets: rows are held, never rejected.
+    for (let i = 0; i < 20 && !ingest.metrics().diskFull; i++) await flushSome();
+    expect(ingest.metrics()).toMatchObject({ diskFull: true, rowsHeld: 3, rowsRejected: 0 });
+    await flushSome(40);
+    expect(ingest.metrics()).toMatchObject({ diskFull: true, rowsHeld: 3, rowsRejected: 0, rowsDropped: 0 });
+    // The bound (maxHeldRows 4): one more fits, the next are dropped and counted.
+    for (let i = 0; i < 4; i++) link.notify('log', { log: `more-${i}`, severity: 6 });
+    expect(ingest.metrics()).toMatchObject({ rowsHeld: 4, rowsDropped: 3 });
+    expect(log.lines.filter((l) => l.level === 'error' && /disk is full/.test(l.msg))).toHaveLength(1);
+    full = false;
+    await flushAll();
+    const logs = await store.query<{ log: string }>('SELECT log FROM device_logs ORDER BY id');
+    expect(logs.map((r) => r.log)).toEqual(['held-1', 'held-2', 'more-0']);
+    expect(ingest.metrics()).toMatchObject({ diskFull: false, rowsHeld: 0, rowsRejected: 0, rowsDropped: 3, rowsQueued: 0 });
+    await ingest.close();
+
+    /** Steps the virtual clock through `n` pending timers, giving DuckDB's callbacks a turn after each. */
+    async function flushSome(n = 1) {
+      for (let i = 0; i < n; i++) {
+        const next = clock.nextAt();
+        if (next !== undefined) clock.runUntil(next);
+        await new Promise((r) => setTimeout(r, 5));
+      }
+    }
   });
 
   it('after the retries of a statement that keeps failing at its end, rejects those rows and stores the next batch', async () => {

@@ -22,7 +22,7 @@ const setTopology = (body: unknown) => s.rrm('POST', '/setTopology', { body });
 const layered = async () => (await s.rrm('GET', '/getDeviceLayeredConfig')).body;
 
 beforeAll(async () => {
-  s = await startTestServer({ sim: true, scenario: 'lab', speed: 20, rrmCollectInterval: 1_000_000 });
+  s = await startTestServer({ sim: true, scenario: 'lab', speed: 20, rrmCollectInterval: 1_000_000, rrmPlugin: 'examples/rrm-plugin.ts' });
   await Promise.all([A1, A2, A3].map(online));
   // Runs read each AP's newest stored state: wait until every AP's first one is in DuckDB
   // (being online is not enough on a loaded machine).
@@ -41,7 +41,9 @@ describe('service information', () => {
     for (const x of a.body) {
       expect(x).toEqual({
         name: expect.any(String), description: expect.any(String), shortName: expect.any(String),
-        parameterFormat: '((([^,=])+)=(([^,=])+))(,(([^,=])+)=(([^,=])+))*', parameterSamples: ['mode=random', 'key1=val1,key2=val2'], helper: expect.any(String),
+        parameterFormat: '((([^,=])+)=(([^,=])+))(,(([^,=])+)=(([^,=])+))*', helper: expect.any(String),
+        // upstream's samples, then one per plug-in mode (this server loads examples/rrm-plugin.ts)
+        parameterSamples: x.shortName === 'OptimizeChannel' ? ['mode=random', 'key1=val1,key2=val2', 'mode=quietest'] : ['mode=random', 'key1=val1,key2=val2'],
       });
     }
   });
@@ -55,8 +57,11 @@ describe('service information', () => {
 });
 
 describe('topology', () => {
-  it('starts empty, stores the normal form (zones sorted, serials trimmed, lower-cased, de-duplicated)', async () => {
-    expect((await s.rrm('GET', '/getTopology')).body).toEqual({});
+  it('starts as the venue, one zone of its APs; stores the normal form (zones sorted, serials trimmed, lower-cased, de-duplicated)', async () => {
+    // no topology was ever set: the zones come from the venue the device records name
+    expect((await s.rrm('GET', '/getTopology')).body).toEqual({ lab: [A1, A2, A3] });
+    const m = (await s.rrm('GET', '/currentModel')).body;
+    expect(Object.keys(m.latestStates).sort()).toEqual([A1, A2, A3]);
     const set = await setTopology({ lab: [A1, ` ${A2.toUpperCase()} `, A2], other: [A3] });
     expect([set.status, set.text]).toEqual([200, '']);
     expect((await s.rrm('GET', '/getTopology')).body).toEqual({ lab: [A1, A2], other: [A3] });
@@ -227,11 +232,22 @@ describe('runs', () => {
         for (const band of Object.keys(bands)) expect(['2G', '5G', '6G']).toContain(band);
       }
     }
-    for (const mode of ['random', 'measure_ap_client', 'measure_ap_ap', 'location_optimal']) {
+    for (const mode of ['random', 'measure_ap_client', 'measure_ap_ap', 'location_optimal', 'coverage_cci']) {
       const r = await s.rrm('GET', `/optimizeTxPower?mode=${mode}&zone=lab&dry_run=true`);
       expect(r.status, r.text).toBe(200);
       for (const bands of Object.values(r.body.data as Record<string, Record<string, number>>)) {
         for (const p of Object.values(bands)) expect(p).toBeGreaterThanOrEqual(0);
+      }
+      // the simulated APs report their positions (state gps) and the venue is known: both plan every AP
+      if (mode === 'location_optimal' || mode === 'coverage_cci') expect(Object.keys(r.body.data).sort(), mode).toEqual([A1, A2, A3]);
+      // a power plan's score carries the power figures: grid coverage, as the lab's APs report
+      // positions; client coverage and SINR whenever a station is associated
+      const { before, after } = r.body.score;
+      for (const side of [before, after]) expect(side.gridCoverage, mode).toEqual(expect.any(Number));
+      expect(before.coverage === undefined, mode).toBe(before.medianSinrDb === undefined);
+      if (mode === 'coverage_cci') {
+        expect(after.coverage ?? 0).toBeGreaterThanOrEqual(before.coverage ?? 0);
+        expect(after.gridCoverage).toBeGreaterThanOrEqual(before.gridCoverage);
       }
     }
     expect(await layered()).toEqual(before);
@@ -267,6 +283,26 @@ describe('runs', () => {
     expect(listed.body).toHaveLength(2);
     expect(listed.body[0]).toMatchObject({ zone: 'lab', algorithm: 'OptimizeTxPower', applied: true, plan: r.body.data, score: r.body.score });
     expect(expectEnvelope(await s.rrm('GET', '/runs?zone=%20'), 400).ErrorDetails).toBe('zone');
+  });
+
+  it('a plug-in (--rrm-plugin) is listed, runs through runRRM and optimizeChannel, is scored and kept', async () => {
+    const algos = (await s.rrm('GET', '/algorithms')).body as { shortName: string; parameterSamples: string[] }[];
+    expect(algos.find((a) => a.shortName === 'OptimizeChannel')!.parameterSamples).toContain('mode=quietest');
+    const r = await s.rrm('PUT', '/runRRM?algorithm=OptimizeChannel&venue=lab&mock=true&args=mode=quietest,seed=4');
+    expect(r.status, r.text).toBe(200);
+    expect(Object.keys(r.body.channelMap).length).toBeGreaterThan(0);
+    expect(r.body.score.after.cci_mw).toBeGreaterThanOrEqual(0);
+    expect((await s.rrm('GET', '/optimizeChannel?mode=quietest&zone=lab&dry_run=true')).status).toBe(200);
+    const runs = (await s.rrm('GET', '/runs?zone=lab&limit=2')).body as { mode: string }[];
+    expect(runs.map((x) => x.mode)).toEqual(['quietest', 'quietest']);
+  });
+
+  it('the objective modes answer over HTTP: weighted, annealing, exact', async () => {
+    for (const mode of ['weighted', 'annealing', 'exact']) {
+      const r = await s.rrm('GET', `/optimizeChannel?mode=${mode}&zone=lab&dry_run=true&seed=1`);
+      expect(r.status, r.text).toBe(200);
+      expect(r.body.score.after.cci_mw).toBeLessThanOrEqual(r.body.score.before.cci_mw * (1 + 1e-9) + 1e-15);
+    }
   });
 
   it('seed: the same seed gives the same plan on optimizeChannel, optimizeTxPower and runRRM, and is kept', async () => {
