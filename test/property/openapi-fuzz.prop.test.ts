@@ -59,6 +59,7 @@ function valueOf(doc: Json, schema: Json | undefined, depth = 0): fc.Arbitrary<u
 interface Built {
   op: Operation;
   url: string;
+  token: string | null;
   body?: string;
 }
 
@@ -77,10 +78,12 @@ function requestOf(doc: Json, op: Operation): fc.Arbitrary<Built> {
     ? fc.option(fc.oneof({ weight: 4, arbitrary: valueOf(doc, bodySchema).map((v) => JSON.stringify(v)) }, { weight: 1, arbitrary: fc.constantFrom('{', '[]', '""', '{"serialNumber":1}') }), { freq: 8 })
     : fc.constant(null);
   return fc.record({
+    // Now and then no token, or one that is not known.
+    token: fc.oneof({ weight: 8, arbitrary: fc.constant(ADMIN_TOKEN) }, { weight: 1, arbitrary: fc.constantFrom(null, 'not-a-known-token') }),
     path: fc.tuple(...pathParams.map(pathValue)),
     query: fc.tuple(...query.map(queryValue)),
     body,
-  }).map(({ path, query: values, body: text }) => {
+  }).map(({ token, path, query: values, body: text }) => {
     let url = op.path;
     pathParams.forEach((p, i) => (url = url.replace(`{${p.name as string}}`, encodeURIComponent(String(path[i])))));
     const search = new URLSearchParams();
@@ -90,9 +93,9 @@ function requestOf(doc: Json, op: Operation): fc.Arbitrary<Built> {
       for (const item of Array.isArray(v) ? v : [v]) search.append(p.name as string, typeof item === 'object' ? JSON.stringify(item) : String(item));
     });
     const q = search.toString();
-    const built: Built = { op, url: q ? `${url}?${q}` : url, ...(text === null ? {} : { body: text }) };
+    const built: Built = { op, url: q ? `${url}?${q}` : url, token, ...(text === null ? {} : { body: text }) };
     // What a failure prints: the request, not the document it came from.
-    return Object.assign(built, { [fc.toStringMethod]: () => `${op.method} ${built.url}${built.body === undefined ? '' : ` ${built.body}`}` });
+    return Object.assign(built, { [fc.toStringMethod]: () => `${op.method} ${built.url}${built.body === undefined ? '' : ` ${built.body}`}${token === ADMIN_TOKEN ? '' : ` (token ${token})`}` });
   });
 }
 
@@ -116,11 +119,11 @@ describe.each(['spec', 'openwifi'] as const)(`fuzzing both OpenAPI documents on 
       fc.constantFrom(...svc.ops).chain((op) => requestOf(svc.doc, op)).map((r) => Object.assign(r, { svc }))));
     const problems: string[] = [];
     let sent = 0;
-    await fc.assert(fc.asyncProperty(arbitrary, async ({ svc, op, url, body }) => {
+    await fc.assert(fc.asyncProperty(arbitrary, async ({ svc, op, url, token, body }) => {
       sent++;
       const res = await fetch(`${svc.base}${url}`, {
         method: op.method,
-        headers: { authorization: `Bearer ${ADMIN_TOKEN}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        headers: { ...(token === null ? {} : { authorization: `Bearer ${token}` }), ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
         ...(body === undefined ? {} : { body }),
       });
       const text = await res.text();
