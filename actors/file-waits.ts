@@ -30,7 +30,7 @@ interface Wait {
 export const UPLOAD_WINDOW_MS = 10 * 60_000;
 const REMEMBERED = 1024;
 
-/** The upload type of a command that uploads (reference §2.7): pcap for trace, txt for a shell script, tgz otherwise. */
+/** The upload type of a command that uploads (docs/upstream.md#rest-conventions): pcap for trace, txt for a shell script, tgz otherwise. */
 export function uploadTypeOf(cmd: Pick<Command, 'command' | 'details'>): string {
   if (cmd.command === 'trace') return 'pcap';
   try {

@@ -215,7 +215,7 @@ export const deviceMachine = setup({
       { target: '.connecting', actions: 'linkConnected' },
     ],
     'link.disconnected': { target: '.offline', actions: 'linkDisconnected' },
-    // Order matters: the blacklist is checked on every frame first (§1.2), then params.serial
+    // Order matters: the blacklist is checked on every frame first (docs/upstream.md#notifications), then params.serial
     // (not hex: drop; missing: ignored and counted, not a protocol error), then the error budget.
     'link.frame': [
       { guard: 'blacklisted', target: '.offline', actions: ['countFrame', 'dropBlacklisted'] },
