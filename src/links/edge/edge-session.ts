@@ -158,7 +158,7 @@ export class EdgeSession {
   }
 
   private onMessage(data: Buffer, isBinary: boolean): void {
-    // §1.1: a binary frame kills the connection.
+    // A binary frame ends the connection (docs/upstream.md#device-sessions).
     if (isBinary) return this.close(1003, 'binary frames are not accepted');
     this.lastFrameAt = this.ctx.now();
     if (!this.withinBudget(data.length)) return;

@@ -1,7 +1,7 @@
 /**
- * The recorder: one per process, shared by every link it wraps (conventions §2.6: src/links/record
- * wraps any link). Every frame in both directions and every connect/disconnect goes to one NDJSON
- * file in the recording format (architecture.md):
+ * The recorder: one per process, shared by every link it wraps (it wraps any link). Every frame in
+ * both directions and every connect/disconnect goes to one NDJSON file in the recording format
+ * (docs/record-replay.md#the-recording-format):
  *   {"t":<ms>,"serial":"<12 hex>","dir":"up"|"down","frame":{...}}
  *   {"t":<ms>,"serial":"<12 hex>","event":"connect"|"disconnect"}
  *   {"t":<ms>,"serial":"<12 hex>","upload":{"uuid":"<command uuid>","type":"pcap"|...,"data_64":"<base64>"}}
