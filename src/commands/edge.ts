@@ -59,7 +59,7 @@ export interface EdgeCommandOptions {
   /** Serve /metrics and /health on this port (0: a free one); none when undefined. */
   metricsPort?: number;
   logLevel?: LevelWithSilent;
-  /** Record every frame as it crossed this edge (the recording format of architecture.md). */
+  /** Record every frame as it crossed this edge (docs/record-replay.md#the-recording-format). */
   record?: string;
   recordMaxBytes?: number;
   /** serve's uploader, to relay APs' file uploads to (upload-relay.ts); without it there is no relay. */

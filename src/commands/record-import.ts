@@ -1,7 +1,7 @@
 /**
  * `airtwin record --from-states DIR --out FILE`: turn a folder of captured AP documents (raw
  * `state`, `healthcheck` and `capabilities` JSON, like shared/fixtures/real-ap) into a recording
- * that `airtwin replay` plays (architecture.md, "Recording format").
+ * that `airtwin replay` plays (docs/record-replay.md#the-recording-format).
  *
  * What each file is (every *.json under DIR, `.JSON` too, in path order):
  * - a frame `{"jsonrpc":"2.0","method":"connect"|"state"|"healthcheck","params":{serial,...}}`;

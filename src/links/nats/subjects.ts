@@ -1,6 +1,7 @@
 /**
- * The NATS contract between `airtwin edge` and `airtwin serve` (architecture.md, "NATS subjects").
- * Both sides import these names, so a subject or header cannot drift between them.
+ * The NATS contract between `airtwin edge` and `airtwin serve`
+ * (docs/real-aps.md#subjects-the-contract). Both sides import these names, so a subject or header
+ * cannot drift between them.
  *
  *   ucentral.<serial>.up        frames from the AP (JSON-RPC text, compress_64 already inflated)
  *   ucentral.<serial>.down      frames to the AP; a message with header Airtwin-Control: close drops it

@@ -1,6 +1,6 @@
 /**
- * Streams a recording (architecture.md, "Recording format") line by line, checking each line.
- * A bad line is yielded as `rejected` with its 1-based number and why, and reading goes on:
+ * Streams a recording (docs/record-replay.md#the-recording-format) line by line, checking each
+ * line. A bad line is yielded as `rejected` with its 1-based number and why, and reading goes on:
  * one corrupt line in a day of production traffic must not cost the rest of the day.
  *
  * Checks: JSON object; `t` a finite number not smaller than the previous accepted line's `t`
