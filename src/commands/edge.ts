@@ -106,7 +106,7 @@ export async function runEdge(opts: EdgeCommandOptions): Promise<RunningEdge> {
   try {
     nc = await connectNats({ url: natsUrl, name: 'airtwin-edge', logger });
   } catch (e) {
-    // One line and exit 2, as `serve --nats` says it (it was a stack trace and exit 1).
+    // One line and exit 2, as `serve --nats` says it: a configuration error, not a crash.
     throw new ConfigError(`--nats: cannot connect to ${natsUrl} (${(e as Error).message})`);
   }
   // A failed write stops the recording, never the edge: the APs' traffic goes on to NATS.

@@ -65,7 +65,7 @@ export interface RecorderOptions {
   /**
    * Touch no file until `open()`: lines wait in memory until then (bounded as ever). A server
    * opens its recording once its ports are bound, so a start that fails (a port in use) leaves
-   * an earlier recording at the path as it was, where it used to be truncated.
+   * an earlier recording at the path as it was instead of truncating it.
    */
   held?: boolean;
 }
