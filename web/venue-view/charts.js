@@ -54,7 +54,7 @@ function Chart({ id, title, points, runs, width, score }) {
     if (!ref.current) return undefined;
     const xs = points.map((p) => p.t);
     const series = score
-      ? [{}, ...SCORE_KINDS.map(([, label, stroke, w]) => ({ label, stroke, width: w, spanGaps: true, points: { show: true, size: 7, fill: stroke } }))]
+      ? [{}, ...SCORE_KINDS.map(([, label, stroke, w]) => ({ label, stroke, width: w, paths: () => null, points: { show: true, size: 8, fill: stroke } }))]
       : [{}, { label: 'mean', stroke: '#1f6fd1', width: 2 }, { label: 'worst', stroke: '#e07b00', width: 1 }];
     const data = score ? scoreColumns(points) : [xs, points.map((p) => p.mean), points.map((p) => p.max)];
     const plot = new uPlot({ width, height: 150, series, plugins: [runMarkers(runs)], axes: [{}, { size: 48 }], legend: { show: true } }, data, ref.current);
