@@ -6,7 +6,7 @@ import type { Command, CommandSubmission, RestartKind } from './device/device.ty
 
 /**
  * Body validation and AP params for every device command of the spec
- * (spec/device-gateway-api.md "Commands to a device", reference/gateway-behaviour.md §1.4 / §2.7).
+ * (spec/device-gateway-api.md "Commands to a device", docs/upstream.md#commands).
  * Each planner checks its body (a coded 400 naming the field) and says how the command runs.
  */
 
@@ -284,8 +284,8 @@ const given = (body: Body, field: string): string | undefined => optStr(body, fi
 /**
  * script: inline (`type` + base64 `script`), stored (`scriptId`, looked up by the caller's hook:
  * its type, text, timeout and deferral unless the body says), or `diagnostic` (the AP's own bundle,
- * neither script nor scriptId). Both script and scriptId is a 400 (the gateway's 403 is a bug,
- * §8.10). A deferred script is acknowledged at once and uploads its output to `uri` (the body's,
+ * neither script nor scriptId). Both script and scriptId is a 400 (the upstream gateway's
+ * 403 is a bug). A deferred script is acknowledged at once and uploads its output to `uri` (the body's,
  * the stored script's, else the gateway's upload endpoint when there is one); otherwise the AP has
  * `timeout` seconds and answers with the output.
  */
@@ -321,7 +321,7 @@ export function planScript(serial: string, body: Body, lookup?: (id: string) => 
   return plan('script', params, { when, timeoutMs: commandTimeoutMs('script', params), deferred, uploads: deferred && uri === undefined && uploadUri !== undefined });
 }
 
-/** Where rtty sessions point (the gateway's `rtty.*` settings, reference/gateway-behaviour.md §0). */
+/** Where rtty sessions point (the gateway's `rtty.*` settings, docs/upstream.md#commands). */
 export interface RttyServer {
   server: string;
   /** Port of the rtty server for devices. */

@@ -30,7 +30,7 @@ interface Wait {
 export const UPLOAD_WINDOW_MS = 10 * 60_000;
 const REMEMBERED = 1024;
 
-/** The upload type of a command that uploads (reference §2.7): pcap for trace, txt for a shell script, tgz otherwise. */
+/** The upload type of a command that uploads (docs/upstream.md#rest-conventions): pcap for trace, txt for a shell script, tgz otherwise. */
 export function uploadTypeOf(cmd: Pick<Command, 'command' | 'details'>): string {
   if (cmd.command === 'trace') return 'pcap';
   try {
@@ -80,7 +80,8 @@ export class FileWaits {
         w.timer = this.opts.clock.setTimeout(() => this.expire(cmd.UUID, windowMs), windowMs);
       }
     } else if (isFinalStatus(cmd.status)) {
-      out = { ...cmd, waitingForFile: 0 };
+      // Failed or timed out: the wait ends; a file that came already stays attached.
+      out = { ...cmd, waitingForFile: 0, ...w.arrived };
       this.end(cmd.UUID, w);
     } else if (w.arrived) out = { ...cmd, waitingForFile: 0, ...w.arrived };
     w.last = out;

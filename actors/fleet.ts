@@ -19,7 +19,7 @@ export interface FleetOptions {
   clock: Clock;
   /** Ids for system-created commands (reconciliation); `randomUUID` in production. */
   newId: () => string;
-  /** Checked at link connect and on every frame (reference/gateway-behaviour.md §1.2). */
+  /** Checked at link connect and on every frame (docs/upstream.md#notifications). */
   isBlacklisted?: (serial: string) => boolean;
   /**
    * Auto-provisioning policy for a serial the fleet has not admitted yet. Absent: accept all.
@@ -28,7 +28,7 @@ export interface FleetOptions {
   autoProvision?: { onUnknownDevice(serial: string, connectParams: JsonObject): Promise<Admission> };
   /** Known devices are admitted without asking `autoProvision`. */
   isKnownDevice?: (serial: string) => boolean | Promise<boolean>;
-  /** Stored configuration, for config uuid reconciliation on connect and on every state (§1.6). */
+  /** Stored configuration, for config uuid reconciliation on connect and on every state (docs/upstream.md#configuration-reconciliation). */
   storedConfigFor?: (serial: string) => StoredConfig | undefined;
   timeouts?: Partial<DeviceTimeouts>;
   /** Per-device command queue bound (default 32). */
@@ -52,7 +52,7 @@ export interface DeviceDetails {
   pending: number;
   /** UUID of the command on the wire, if any. */
   running?: string;
-  /** Notifications ignored for a missing params.serial since the actor started (§1.2). */
+  /** Notifications ignored for a missing params.serial since the actor started (not a protocol error). */
   ignoredFrames: number;
 }
 

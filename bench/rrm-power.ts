@@ -18,7 +18,9 @@ import { simZone, venueRrmModel } from '../test/helpers/sim-zone.js';
 
 const VENUES = ['lab', 'default', 'hotel', 'hall'];
 const SEEDS = [1, 2, 3];
-const MODES = ['measure_ap_ap', 'measure_ap_client', 'location_optimal', 'coverage_cci'];
+const ALL_MODES = ['measure_ap_ap', 'measure_ap_client', 'location_optimal', 'coverage_cci'];
+const MODES = process.argv.find((a) => a.startsWith('--modes='))?.slice(8).split(',') ?? ALL_MODES;
+const only = process.argv.find((a) => a.startsWith('--venues='))?.slice(9).split(',');
 const measure = process.argv.includes('--measure');
 
 const pct = (v: number | null) => (v === null ? '   -  ' : (100 * v).toFixed(1).padStart(6));
@@ -27,7 +29,9 @@ const row = (name: string, s: PowerScore, maxP: number, ms: number) =>
 const maxPower = (plan: Plan) => Math.max(0, ...Object.values(plan).flatMap((b) => Object.values(b)));
 
 let ok = 0;
-for (const venue of VENUES) {
+let okApAp = 0;
+const scores = new Map<string, PowerScore>();
+for (const venue of only ?? VENUES) {
   for (const seed of SEEDS) {
     const z = simZone(venue, seed);
     const scene = new PowerScene(z.model, z.serials, { site: z.site });
@@ -37,16 +41,23 @@ for (const venue of VENUES) {
     for (const mode of MODES) {
       const t0 = performance.now();
       const plan = runAlgorithm({
-        algorithm: 'OptimizeTxPower', args: `mode=${mode}`, allowDefaultMode: false, model: z.model,
+        algorithm: 'OptimizeTxPower', args: `mode=${mode.replaceAll(':', ',')}`, allowDefaultMode: false, model: z.model,
         zone: { name: venue, serials: z.serials }, configs: z.configs, seed: String(seed), site: z.site,
       }).plan;
       const ms = performance.now() - t0;
       const s = scene.score(scene.powersOf(plan));
       console.log(row(mode, s, maxPower(plan), ms));
-      if (mode === 'coverage_cci') {
+      scores.set(mode, s);
+      if (mode.startsWith('coverage_cci')) {
         const good = (s.coverage ?? 0) >= (now.coverage ?? 0) && (s.gridCoverage ?? 0) >= (now.gridCoverage ?? 0) && s.cci <= now.cci;
         if (good) ok++;
         else console.log('  ^ coverage_cci is worse than the current powers here');
+        const apAp = scores.get('measure_ap_ap');
+        if (apAp) {
+          const better = (s.coverage ?? 0) >= (apAp.coverage ?? 0) && (s.gridCoverage ?? 0) >= (apAp.gridCoverage ?? 0) && s.cci <= apAp.cci;
+          if (better) okApAp++;
+          else console.log(`  ^ not at least as good as measure_ap_ap on every figure here (clients ${pct(s.coverage)} vs ${pct(apAp.coverage)}, grid ${pct(s.gridCoverage)} vs ${pct(apAp.gridCoverage)}, CCI ${(s.cci * 1e6).toFixed(1)} vs ${(apAp.cci * 1e6).toFixed(1)} nW)`);
+        }
       }
       if (measure) {
         const m = simZone(venue, seed);
@@ -59,4 +70,5 @@ for (const venue of VENUES) {
     }
   }
 }
+console.log(`coverage_cci vs current powers: ${ok}/${VENUES.length * SEEDS.length}; vs measure_ap_ap's plan: ${okApAp}/${VENUES.length * SEEDS.length}`);
 report({ bench: 'rrm-power', metric: 'venues where coverage_cci keeps coverage with no more CCI', value: ok, unit: 'of 12', baseline: VENUES.length * SEEDS.length, baselineName: 'all venue x seed' });

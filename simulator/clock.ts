@@ -4,7 +4,7 @@
  *
  * - `VirtualClock`: discrete-event time for `--speed max`. Timers sit in a binary heap ordered by
  *   due time, then by a sequence number taken when they were set, so equal times always run in
- *   the order they were scheduled (conventions §2.7: never by object identity or Map order).
+ *   the order they were scheduled, never by object identity or Map order, so a seed gives one event log.
  * - `ScaledClock`: real time times N for `--speed N`, over an injected base clock.
  */
 import { MAX_TIMER_MS, type Clock } from '../src/protocol/clock.js';

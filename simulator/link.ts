@@ -1,5 +1,5 @@
 /**
- * SimLink: the DeviceLink adapter for one simulated AP (conventions §2.6). On the venue's clock
+ * SimLink: the DeviceLink adapter for one simulated AP. On the venue's clock
  * it connects (stagger of a few seconds), sends `connect`, then `state`, `healthcheck`, `log`,
  * optional periodic `wifiscan`, client `event`s and `telemetry` when asked; it answers commands
  * given to `send()` with result frames, reboots when told (disconnect, boot, reconnect) and can

@@ -1,7 +1,7 @@
 /**
  * Seeded random streams. Every component draws from its own stream, derived from the venue
  * seed and the component's name (`ap/<serial>`, `client/<id>`, ...), so adding an AP or a
- * client never shifts the numbers any other component sees (conventions §2.7).
+ * client never shifts the numbers any other component sees.
  * Alea (seedrandom) is used for speed; it has a 2^116 period and passes BigCrush.
  */
 import seedrandom from 'seedrandom';

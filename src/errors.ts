@@ -49,7 +49,6 @@ export const ERROR_CATALOGUE = {
   UPLOAD_NOT_EXPECTED: [404, 'The uploader expects no file for this command (unknown, finished, timed out, or of another device).'],
   UPLOAD_DONE: [409, 'The file of this command was uploaded already, or is being uploaded.'],
   UPLOAD_INCOMPLETE: [400, 'The upload was cut short or has no file in it; nothing was kept.'],
-  UPLOAD_NO_SPACE: [507, 'The gateway has no disk space left for the uploaded file; nothing was kept.'],
   UPLOAD_BUSY: [503, 'The uploader is receiving as many uploads as it takes at once; try again shortly.'],
   STORE_FAILURE: [500, 'The database rejected an operation.'],
   INSUFFICIENT_STORAGE: [507, 'The disk holding the data dir is full: nothing was written. Retry once space is freed.'],

@@ -3,7 +3,7 @@ import { isObject, type CommandFrame, type JsonObject } from '../../src/protocol
 import type { Command, CommandSubmission, StoredConfig } from './device.types.js';
 
 /**
- * Pure steps of a command's life (reference/gateway-behaviour.md §1.5):
+ * Pure steps of a command's life (docs/upstream.md#command-lifecycle):
  * pending -> executed -> completed | failed | timedout | expired. Times in records are epoch
  * seconds; the machine passes its clock's now in ms.
  */
@@ -65,7 +65,7 @@ export function sentRecord(cmd: Command, nowMs: number): Command {
 }
 
 /**
- * A configure sent with ?strict=true (reference/gateway-behaviour.md §1.5 step 6): the command
+ * A configure sent with ?strict=true (docs/upstream.md#command-lifecycle): the command
  * service writes `strict: true` into the record's `details`, so the flag stays with the record
  * (queued, retried, persisted) until the reply; the AP never sees it. Read only on the rare reply
  * it decides (configure with error 1).
@@ -83,7 +83,7 @@ export function isStrictConfigure(cmd: Command): boolean {
 /**
  * The record after the AP's reply. error 0 is success; configure error 1 means "applied with
  * substitutions", also success, unless the configure was strict (then any error fails). A reply
- * without `status` fails, except ping (§1.4).
+ * without `status` fails, except ping (docs/upstream.md#commands).
  */
 export function resultRecord(cmd: Command, result: JsonObject, nowMs: number): Command {
   const status = isObject(result.status) ? result.status : undefined;
@@ -99,7 +99,7 @@ export function resultRecord(cmd: Command, result: JsonObject, nowMs: number): C
   return { ...base, status: ok ? 'completed' : 'failed', errorCode, errorText };
 }
 
-/** Entries of a wifiscan result (`result.status.scan`, device-protocol §3.2). */
+/** Entries of a wifiscan result (`result.status.scan`, docs/upstream.md#wifi-scan-results). */
 export function scanEntries(result: JsonObject): unknown[] | undefined {
   const status = isObject(result.status) ? result.status : undefined;
   return status && Array.isArray(status.scan) ? status.scan : undefined;
@@ -129,7 +129,7 @@ export function blankCommand(fields: Pick<Command, 'UUID' | 'command' | 'serialN
   };
 }
 
-/** Timeout per method, from the gateway's REST wait table (§1.4). */
+/** Timeout per method, from the gateway's REST wait table (docs/upstream.md#commands). */
 export const COMMAND_TIMEOUT_MS: Record<string, number> = {
   configure: 120_000, upgrade: 30_000, reboot: 30_000, factory: 30_000, leds: 120_000, trace: 300_000,
   request: 120_000, wifiscan: 120_000, event: 30_000, telemetry: 30_000, ping: 60_000, script: 60_000,
@@ -145,7 +145,7 @@ export function commandTimeoutMs(method: string, params: JsonObject): number {
   return COMMAND_TIMEOUT_MS[method] ?? 60_000;
 }
 
-/** A reboot the gateway itself asks for: a `recovery` notification with `reboot: true` (§1.3). */
+/** A reboot the gateway itself asks for: a `recovery` notification with `reboot: true`, as upstream. */
 export function recoveryRebootSubmission(serial: string, nowMs: number, id: () => string): CommandSubmission {
   const params = { serial, when: 0 };
   return {
@@ -157,7 +157,7 @@ export function recoveryRebootSubmission(serial: string, nowMs: number, id: () =
 }
 
 /**
- * The system-generated configure that config reconciliation pushes (§1.6 step 8), or undefined
+ * The system-generated configure that config reconciliation pushes (docs/upstream.md#configuration-reconciliation), or undefined
  * when the AP is in sync, reports uuid 0 ("ignore"), or the stored config is unreadable.
  */
 export function reconcileSubmission(

@@ -17,7 +17,7 @@ export type DeviceEvent =
   | Base<'disconnected', { reason: string }>
   /**
    * The actor dropped or refused the AP: blacklisted, not provisioned, too many protocol errors, no connect,
-   * a notification whose params.serial is not hex (`bad-serial`, §1.2).
+   * a notification whose params.serial is not hex (`bad-serial`; the gateway drops such a connection).
    */
   | Base<'dropped', { reason: 'blacklisted' | 'not-provisioned' | 'protocol-errors' | 'no-connect' | 'admission-failed' | 'bad-serial'; detail: string }>
   | Base<'state', { uuid: number; state: JsonObject; requestUuid?: string }>
@@ -40,7 +40,7 @@ export type DeviceEvent =
   | Base<'command-rejected', { command: Command; code: 'DEVICE_OFFLINE' | 'DEVICE_BUSY'; reason: string; byLink?: boolean }>
   | Base<'protocol-error', { reason: string; count: number }>
   /**
-   * A notification without params.serial, ignored (§1.2) and not a protocol error. `count` is
+   * A notification without params.serial, ignored, as upstream, and not a protocol error. `count` is
    * the actor's running total (DeviceContext.ignoredFrames).
    */
   | Base<'frame-ignored', { method: string; reason: string; count: number }>

@@ -41,7 +41,7 @@ export interface DeviceContext {
   /** What the link said while admission was pending, handed on once it says yes. */
   held?: HeldEvents;
   protocolErrors: number;
-  /** Notifications ignored for a missing params.serial (§1.2), over the actor's life; not protocol errors. */
+  /** Notifications ignored for a missing params.serial, over the actor's life; not protocol errors. */
   ignoredFrames: number;
   nextRpcId: number;
   current?: Running;
@@ -111,7 +111,7 @@ export interface Fx {
   cancel?: string[];
 }
 
-/** The protocol error budget per link session (reference/gateway-behaviour.md §1.1). */
+/** The protocol error budget per link session, as upstream (docs/upstream.md#device-sessions). */
 export const MAX_PROTOCOL_ERRORS = 10;
 const MAX_CLOSED_IDS = 32;
 const MAX_REPORT_WAITERS = 16;
@@ -264,7 +264,7 @@ export function frameViolation(ctx: DeviceContext, f: DecodedFrame): string | un
   // Not protocol errors: the machine drops (bad-serial) or counts (ignored) these before asking.
   if (f.kind === 'ignored' || f.kind === 'bad-serial') return undefined;
   if (f.kind === 'result') {
-    if (f.id <= 1) return undefined; // ids 0 and 1 are one-way (§1.4): replies are ignored
+    if (f.id <= 1) return undefined; // ids 0 and 1 are one-way (upstream too): replies are ignored
     if (ctx.current?.rpcId === f.id || ctx.closedRpcIds.includes(f.id)) return undefined;
     return `result for unknown command id ${f.id}`;
   }
@@ -302,7 +302,7 @@ export function holdLinkEvent(ctx: DeviceContext, e: HeldLinkEvent): Fx {
   return { ctx: { held: { event: e, before: held, count, bytes: bytes + e.bytes, linkChange: held?.linkChange ?? false } } };
 }
 
-/** A notification without params.serial (§1.2): counted as traffic and as ignored, nothing else. */
+/** A notification without params.serial: counted as traffic and as ignored, nothing else. */
 export function ignoreFrame(ctx: DeviceContext, bytes: number, f: Extract<DecodedFrame, { kind: 'ignored' }>, at = ctx.deps.now()): Fx {
   const count = ctx.ignoredFrames + 1;
   return {
@@ -339,7 +339,7 @@ export function openSession(ctx: DeviceContext, params: JsonObject, at = ctx.dep
   }), reconcile);
 }
 
-/** Config uuid reconciliation (§1.6): push a stored configuration newer than the AP's, once per session. */
+/** Config uuid reconciliation (docs/upstream.md#configuration-reconciliation): push a stored configuration newer than the AP's, once per session. */
 export function reconcile(ctx: DeviceContext): Fx {
   return reconcileWith(ctx, storedConfigToPush(ctx));
 }
@@ -439,7 +439,7 @@ function notificationParts(ctx: DeviceContext, f: NotificationFrame, bytes: numb
   return { fx: { ctx: next, emit: [event] }, more };
 }
 
-/** The state/healthcheck a `request` asked for becomes that command's results (§1.5 special cases). */
+/** The state/healthcheck a `request` asked for becomes that command's results, as upstream. */
 function reportArrived(ctx: DeviceContext, uuid: string, params: JsonObject): Fx {
   const waiter = ctx.reportWaiters.find((c) => c.UUID === uuid);
   if (!waiter) return {};
@@ -515,7 +515,7 @@ export const SEND_RETRY_MS = 120_000;
 /**
  * The link could not take the frame. A queueable command (configure, upgrade, factory) goes back
  * to the head of the queue, pending, and is tried again after SEND_RETRY_MS, still bounded by its
- * expiry (reference/gateway-behaviour.md §1.5); any other command fails, and so does a queueable
+ * expiry (docs/upstream.md#command-lifecycle); any other command fails, and so does a queueable
  * one the link refused for good (`forGood`: a link that takes no new command), which no retry could deliver.
  */
 export function sendFailed(ctx: DeviceContext, reason: string, forGood = false): Fx {

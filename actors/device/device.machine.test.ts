@@ -275,7 +275,7 @@ describe('device machine: connection lifecycle', () => {
   });
 });
 
-describe('device machine: params.serial of every notification (§1.2)', () => {
+describe('device machine: params.serial of every notification', () => {
   const bare = (method: string, params: Record<string, unknown>) => ({ jsonrpc: '2.0', method, params } as never);
 
   it('drops an AP whose notification carries a serial that is not hex, without a protocol error', async () => {

@@ -7,12 +7,12 @@ import {
 } from './device.types.js';
 import {
   MAX_PROTOCOL_ERRORS, abandonAll, accept, completeCurrent, countFrame, drop, endMaintenance, expire, frameViolation, hasKeys, holdLinkEvent, ignoreFrame, inOrder,
-  initialContext, isCurrentResult, isScheduledLater, keptSession, linkConnected, linkDisconnected, markDue, nextReady, nextRefusal, openSession,
+  initialContext, isCurrentResult, isScheduledLater, keptSession, linkConnected, linkDisconnected, markDue, nextReady, nextRefusal, openSession, plainNotificationStep,
   protocolError, queueFull, receiveNotification, refuseNext, reject, restartAfter, restore, sendFailed, startNext, timeoutCurrent,
   type DeviceContext, type Fx, type TimerEvent,
 } from './device.logic.js';
 import { linkActor, type LinkActorEvent, type LinkMachineEvent } from './link-actor.js';
-import type { LaneDevice } from './notification-lane.js';
+import type { LaneDevice, LaneStep } from './notification-lane.js';
 
 /**
  * One XState machine per AP serial (docs/actors.md has the chart and the command policy).
@@ -204,8 +204,9 @@ export const deviceMachine = setup({
   context: ({ input }) => initialContext(
     input.serial, input.deps, { ...DEFAULT_TIMEOUTS, ...input.timeouts }, input.maxPending ?? DEFAULT_MAX_PENDING, input.link,
   ),
-  // `device` lets the link actor apply plain notifications through the lane (notification-lane.ts).
-  invoke: { id: 'link', src: 'link', input: ({ context, self }) => ({ link: context.link, device: self as unknown as LaneDevice }) },
+  // `device` and `fastPath` let the link actor take plain notifications on the machine's fast
+  // path (notificationFastPath below, notification-lane.ts).
+  invoke: { id: 'link', src: 'link', input: ({ context, self }) => ({ link: context.link, device: self as unknown as LaneDevice, fastPath: notificationFastPath }) },
   initial: 'offline',
   on: {
     'link.attach': { target: '.offline', actions: 'attachLink' },
@@ -214,7 +215,7 @@ export const deviceMachine = setup({
       { target: '.connecting', actions: 'linkConnected' },
     ],
     'link.disconnected': { target: '.offline', actions: 'linkDisconnected' },
-    // Order matters: the blacklist is checked on every frame first (§1.2), then params.serial
+    // Order matters: the blacklist is checked on every frame first (docs/upstream.md#notifications), then params.serial
     // (not hex: drop; missing: ignored and counted, not a protocol error), then the error budget.
     'link.frame': [
       { guard: 'blacklisted', target: '.offline', actions: ['countFrame', 'dropBlacklisted'] },
@@ -304,6 +305,41 @@ export const deviceMachine = setup({
     factoryResetting: maintenanceState('factoryTimeout'),
   },
 });
+
+/**
+ * The machine's fast path for plain notifications, declared by its own transitions: in `online`
+ * (whose states add no `link.frame` handler), the root's `link.frame` transitions are tried in
+ * order; when the first whose guard holds is the one guarded by `plainNotification`, its action
+ * (`handleNotification`) is all the machine would do, and when that step needs no follow-up the
+ * link actor may apply it without a machine step (notification-lane.ts). The guards and their
+ * order are read from the machine here, so they are written once, in the transitions above.
+ */
+type FrameGuard = (args: { context: DeviceContext; event: DeviceMachineEvent }) => boolean;
+const FAST_GUARD = 'plainNotification';
+const fastPathGuards: { before: FrameGuard[]; plain: FrameGuard } = (() => {
+  const config = deviceMachine.config as { on?: Record<string, unknown>; states?: Record<string, { on?: Record<string, unknown>; states?: Record<string, { on?: Record<string, unknown> }> }> };
+  const online = config.states?.online;
+  const onlineHandlers = [online?.on, ...Object.values(online?.states ?? {}).map((s) => s.on)];
+  if (onlineHandlers.some((on) => on?.['link.frame'] !== undefined)) throw new Error('device machine: online handles link.frame itself; the fast path must follow it');
+  const transitions = config.on?.['link.frame'] as { guard?: unknown; actions?: unknown }[] | undefined;
+  const at = transitions?.findIndex((t) => t.guard === FAST_GUARD) ?? -1;
+  if (!transitions || at < 0 || transitions[at]!.actions !== 'handleNotification') throw new Error('device machine: no plain notification transition for the fast path');
+  const guards = deviceMachine.implementations.guards as unknown as Record<string, FrameGuard>;
+  const named = (g: unknown): FrameGuard => {
+    if (typeof g !== 'string' || typeof guards[g] !== 'function') throw new Error('device machine: a link.frame guard before the fast path is not a named guard');
+    return guards[g];
+  };
+  return { before: transitions.slice(0, at).map((t) => named(t.guard)), plain: named(FAST_GUARD) };
+})();
+
+/** What the machine would do with a frame in `context` (state `online` or not), when that is only its fast path's step. */
+export function notificationFastPath(context: DeviceContext, online: boolean, event: Ev<'link.frame'>): LaneStep | undefined {
+  if (!online || event.frame.kind !== 'notification') return undefined;
+  const args = { context, event };
+  for (const guard of fastPathGuards.before) if (guard(args)) return undefined;
+  if (!fastPathGuards.plain(args)) return undefined;
+  return plainNotificationStep(context, event.bytes, event.frame, event.at);
+}
 
 /** Submission rules shared by every state; only the last resort differs (run, busy, offline). */
 function submitHandlers(last: 'acceptNow' | 'rejectBusy' | 'rejectOffline') {

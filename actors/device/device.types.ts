@@ -1,7 +1,7 @@
 import type { CommandMethod, JsonObject } from '../../src/protocol/frame.js';
 import type { DeviceEvent } from './device.events.js';
 
-/** Command status wire literals (reference/gateway-behaviour.md §1.5). */
+/** Command status wire literals (docs/upstream.md#command-lifecycle). */
 export type CommandStatus = 'pending' | 'executed' | 'completed' | 'failed' | 'timedout' | 'expired';
 export const FINAL_STATUSES: readonly CommandStatus[] = ['completed', 'failed', 'timedout', 'expired'];
 export function isFinalStatus(s: CommandStatus): boolean {
@@ -102,7 +102,7 @@ export interface CommandSubmission {
   params: JsonObject;
   /** How long the AP has to answer once the command is sent. */
   timeoutMs: number;
-  /** configure / upgrade / factory: kept while the AP is offline or busy (§1.4 "queued if offline"). */
+  /** configure / upgrade / factory: kept while the AP is offline or busy (docs/upstream.md#commands). */
   queueable: boolean;
   /** false: sent and completed at once, the AP's ack is not awaited (telemetry, as the gateway does). */
   awaitResult: boolean;

@@ -3,13 +3,13 @@ import { NOTIFICATION_METHODS, isObject, type JsonObject, type NotificationMetho
 
 /**
  * Turns whatever a link delivered into one of the shapes the machine's guards can read,
- * following reference/gateway-behaviour.md §1.1-1.2. Decoding happens once, at the edge of the
+ * following the gateway (docs/upstream.md#device-sessions, #notifications). Decoding happens once, at the edge of the
  * machine (the link actor), so guards stay cheap and pure: they read `kind` only.
  *
- * - `ignored`: a notification without `params.serial` (§1.2: silently ignored upstream). The
+ * - `ignored`: a notification without `params.serial` (ignored upstream, not an error). The
  *   actor counts it (`frame-ignored`), it is not a protocol error.
  * - `bad-serial`: a notification whose `params.serial` is not a string of 1-29 hex digits once
- *   trimmed and lowercased (§1.2: the connection is dropped). The actor drops the AP.
+ *   trimmed and lowercased (upstream drops the connection). The actor drops the AP.
  */
 export type DecodedFrame =
   | { kind: 'notification'; method: NotificationMethod; params: JsonObject }
@@ -19,7 +19,7 @@ export type DecodedFrame =
   | { kind: 'bad-serial'; method: NotificationMethod; reason: string };
 
 /**
- * §1.2 (upstream `ValidSerialNumber` after trim + lowercase): hex digits only, fewer than 30.
+ * docs/upstream.md#notifications (upstream `ValidSerialNumber` after trim + lowercase): hex digits only, fewer than 30.
  * Case and surrounding white space are allowed here instead of building a trimmed copy per frame.
  * An empty serial is refused too (upstream lets it through).
  */
@@ -32,8 +32,8 @@ function shown(v: unknown): string {
 }
 
 /**
- * Params each notification must carry (missing -> protocol error), per §1.3. `serial` is not
- * listed: every notification needs it and a missing one is ignored, not an error (§1.2), for
+ * Params each notification must carry (missing -> protocol error), docs/upstream.md#what-each-notification-does. `serial` is not
+ * listed: every notification needs it and a missing one is ignored, not an error, for
  * connect, recovery and venue_broadcast too; decodeNotification checks it before this table.
  */
 const REQUIRED_PARAMS: Record<NotificationMethod, readonly string[]> = {
@@ -81,7 +81,7 @@ export function paramOutOfRange(method: NotificationMethod, params: JsonObject):
   return undefined;
 }
 
-/** Events accepted before `connect` (§1.2); everything else needs an open session. */
+/** Events accepted before `connect` (the gateway takes these without a session); everything else needs an open session. */
 const ALLOWED_BEFORE_CONNECT: ReadonlySet<NotificationMethod> = new Set([
   'connect', 'crashlog', 'rebootLog', 'ping', 'recovery', 'venue_broadcast',
 ]);
@@ -118,7 +118,7 @@ function decodeNotification(frame: JsonObject): DecodedFrame {
     params = inflated.params;
   }
   const m = method as NotificationMethod;
-  // §1.2, on the inflated params: no serial -> ignored; a serial that is not hex -> drop. The
+  // docs/upstream.md#notifications, on the inflated params: no serial -> ignored; a serial that is not hex -> drop. The
   // value is not kept: after connect the actor's serial is the one everything is filed under.
   const serial = params.serial;
   if (serial === undefined) return { kind: 'ignored', method: m, reason: `${method}: params.serial is missing` };

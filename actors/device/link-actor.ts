@@ -3,7 +3,7 @@ import { isRefusedForGood, type DeviceLink, type LinkEvent } from '../../src/pro
 import type { DownFrame } from '../../src/protocol/frame.js';
 import type { VerifiedCertificate } from './device.types.js';
 import { decodeFrame, type DecodedFrame } from './frame-decoder.js';
-import { tryLane, type LaneDevice } from './notification-lane.js';
+import { tryLane, type FastPath, type LaneDevice } from './notification-lane.js';
 
 /** Events the link actor sends to the device machine. Frames arrive decoded (frame-decoder.ts). */
 export type LinkMachineEvent =
@@ -36,9 +36,9 @@ function toMachineEvent(e: LinkEvent): LinkMachineEvent {
  * `attach` (an AP reconnecting through another edge, or a device known before its link exists),
  * so the machine never re-invokes and never learns which adapter it talks to.
  */
-export const linkActor = fromCallback<LinkActorEvent, { link?: DeviceLink; device?: LaneDevice }>(({ input, sendBack, receive }) => {
+export const linkActor = fromCallback<LinkActorEvent, { link?: DeviceLink; device?: LaneDevice; fastPath?: FastPath }>(({ input, sendBack, receive }) => {
   let link = input.link;
-  const device = input.device;
+  const { device, fastPath } = input;
   /**
    * True while a request of the machine runs here: a frame the link emits meanwhile (an AP
    * answering inside `send`) queues in the machine's mailbox behind events already waiting
@@ -47,7 +47,7 @@ export const linkActor = fromCallback<LinkActorEvent, { link?: DeviceLink; devic
   let inRequest = false;
   const onLinkEvent = (e: LinkEvent): void => {
     const event = toMachineEvent(e);
-    if (event.type === 'link.frame' && device && !inRequest && tryLane(device, event.bytes, event.frame, event.at)) return;
+    if (event.type === 'link.frame' && device && fastPath && !inRequest && tryLane(device, fastPath, event)) return;
     sendBack(event);
   };
   let unsubscribe = link?.subscribe(onLinkEvent);

@@ -3,7 +3,7 @@ import type { DeviceEvent } from './device.events.js';
 import type { DeviceStatus } from './device.types.js';
 
 /**
- * Pure readings of notification params (reference/gateway-behaviour.md §1.3): what a `state`
+ * Pure readings of notification params (docs/upstream.md#what-each-notification-does): what a `state`
  * means for DeviceStatus, and which typed event each notification becomes. No clock, no I/O.
  */
 
@@ -30,11 +30,11 @@ function bandOfRadio(radio: JsonObject): Band {
   if (named) return named;
   const freq = num(arr(radio.frequency)[0]);
   if (freq > 5925) return '6G';
-  // spec §1.3: channel 1..16 is 2G, anything else 5G when the radio names no band.
+  // As the gateway counts associations: channel 1..16 is 2G, anything else 5G when the radio names no band.
   return num(radio.channel) >= 1 && num(radio.channel) <= 16 ? '2G' : '5G';
 }
 
-/** The radio an ssid's phy names; radio.phy may carry a ":<BAND>" suffix the ssid's phy lacks (device-protocol §2.2). */
+/** The radio an ssid's phy names; radio.phy may carry a ":<BAND>" suffix the ssid's phy lacks (docs/upstream.md#the-state-document). */
 function radioOfPhy(radios: unknown, phy: unknown): JsonObject | undefined {
   if (!Array.isArray(radios)) return undefined;
   for (const r of radios) {
@@ -88,7 +88,7 @@ function first(v: unknown): unknown {
   return Array.isArray(v) ? v[0] : undefined;
 }
 
-/** Status fields a state document sets. `uptime` always (the gateway only sets it sometimes: bug §8.17). */
+/** Status fields a state document sets. `uptime` always (the gateway sets it only for states without radios and interfaces). */
 export function statusFromState(state: JsonObject, uuid: number): Partial<DeviceStatus> {
   const out: Partial<DeviceStatus> = {};
   writeStateStatus(out, state, uuid);
@@ -116,7 +116,7 @@ export function eventOf(serial: string, method: NotificationMethod, params: Json
     case 'log':
       return { serial, at: nowMs, type: 'log', payload: { log: str(params.log), severity: num(params.severity), data: isObject(params.data) ? params.data : {}, logType: 0, uuid: configUuid, recorded: Math.floor(nowMs / 1000) } };
     case 'rebootLog':
-      // The AP's own date is the record time (§1.3 rebootLog).
+      // The AP's own date is the record time (upstream stores rebootLog at its `date`).
       return { serial, at: nowMs, type: 'log', payload: { log: str(params.type), severity: 6, data: { info: arr(params.info) }, logType: 2, uuid: num(params.uuid), recorded: num(params.date) } };
     case 'crashlog':
       return { serial, at: nowMs, type: 'crashlog', payload: { uuid: num(params.uuid), loglines: arr(params.loglines).map(String), recovery: false } };
@@ -125,7 +125,7 @@ export function eventOf(serial: string, method: NotificationMethod, params: Json
     case 'telemetry':
       return { serial, at: nowMs, type: 'telemetry', payload: { data: isObject(params.data) ? params.data : {}, adhoc: params.adhoc !== undefined && params.adhoc !== false } };
     case 'event': {
-      // data.event = [<timestamp>, {type, payload}] (device-protocol §6.1)
+      // data.event = [<timestamp>, {type, payload}] (docs/upstream.md#events-and-telemetry)
       const ev = isObject(params.data) ? arr(params.data.event) : [];
       const body = isObject(ev[1]) ? ev[1] : {};
       return { serial, at: nowMs, type: 'event', payload: { eventType: str(body.type), timestamp: num(ev[0]), payload: isObject(body.payload) ? body.payload : {} } };

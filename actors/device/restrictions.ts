@@ -1,7 +1,7 @@
 import { isObject, type JsonObject } from '../../src/protocol/frame.js';
 
 /**
- * Restricted devices (reference/gateway-behaviour.md §6, RESTRICTED_DEVICES.md): an AP that
+ * Restricted devices (docs/upstream.md#restricted-devices): an AP that
  * reports `capabilities.restrictions` (regulatory or vendor locks) refuses some commands unless
  * `developer` lifts them. Pure: the command's method and params against the restrictions.
  * - `rtty` on an AP restricted for rtty: refused (upstream 400 1151);

@@ -4,7 +4,7 @@
  *   uplink interface, and airtime at its PHY rate (rate from SNR, clients/mcs.ts);
  * - a radio's survey counters grow with its own airtime plus the airtime of every transmitter
  *   it hears above the CCA threshold on an overlapping channel (world/interference.ts).
- * Invariants (device-protocol-and-state.md §8.6): busy <= active, rx + tx <= busy, and every
+ * Invariants (what RRM and a real radio need to agree): busy <= active, rx + tx <= busy, and every
  * counter only grows.
  */
 import { noiseFloorDbm } from '../world/noise.js';

@@ -115,7 +115,7 @@ function d(a: number, b: number): number {
   return a > b ? a - b : 0;
 }
 
-/** c - prev, clamped at 0 (fw clamps negative deltas, §2.2). Fields in zeroCounters' order. */
+/** c - prev, clamped at 0 (the firmware clamps negative deltas, docs/upstream.md#the-state-document). Fields in zeroCounters' order. */
 export function deltaCounters(c: Counters, prev: Counters): Counters {
   return {
     rx_bytes: d(c.rx_bytes, prev.rx_bytes), rx_packets: d(c.rx_packets, prev.rx_packets),

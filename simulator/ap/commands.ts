@@ -1,6 +1,5 @@
 /**
- * How a simulated AP answers each command (reference/gateway-behaviour.md §1.4,
- * device-protocol-and-state.md §2.5, §5): result codes 0 = done, 1 = done with substitutions
+ * How a simulated AP answers each command (docs/upstream.md#commands): result codes 0 = done, 1 = done with substitutions
  * (configure `rejected[]`) or unsupported, 2 = refused. Side effects (radio changes, reboots,
  * telemetry) go through `ApControl`, which the AP's link provides on the shared clock.
  */

@@ -1,5 +1,5 @@
 /**
- * `configure` (device-protocol-and-state.md §5): the configuration replaces the AP's whole
+ * `configure` (docs/upstream.md#the-configuration-document): the configuration replaces the AP's whole
  * configuration, as the firmware renders a new one from scratch:
  * - a radio `radios[]` does not name (or names with `enable: false`) is off: it stops
  *   beaconing, its stations are told to leave and look elsewhere, and it is neither in the
@@ -55,7 +55,7 @@ function radioSettings(v: Venue, ap: SimAp, r: SimRadio, rc: JsonObject, k: numb
   const want = rc.channel;
   let width = (rc['channel-width'] ?? factory.width) as ChannelWidth;
   // `channel-width` is a hint (schema default 80 on every band): 2.4 GHz quietly runs at
-  // 20 MHz, as RRM assumes (rrm-behaviour.md §4.2 H1); elsewhere an unsupported width is a substitution.
+  // 20 MHz, as RRM assumes (docs/upstream.md#wifi-scan-results); elsewhere an unsupported width is a substitution.
   if (r.band === '2G' && WIDTHS.includes(width)) width = 20;
   if (!WIDTHS.includes(width) || width > r.maxWidth) {
     const sub = Math.min(r.maxWidth, r.band === '2G' ? 20 : 80) as ChannelWidth;

@@ -1,5 +1,5 @@
 /**
- * The notifications an AP sends (device-protocol-and-state.md §2, §2.5, §6), shaped like the
+ * The notifications an AP sends (docs/upstream.md#what-each-notification-does, #the-state-document, #events-and-telemetry), shaped like the
  * real captures (fixtures/real-ap/states/state-2-9.json: current fw 2.9 on an EAP101).
  * Builders read the venue at the current clock time and settle traffic and airtime first,
  * so the counters in a frame are exactly those of that moment.
@@ -125,7 +125,7 @@ export function stateFrame(v: Venue, ap: SimAp, requestUuid?: string): Notificat
 }
 
 /**
- * Healthcheck (§2.5): sanity = 100 - failed checks x 100 / checks; data lists failures only.
+ * Healthcheck, as the firmware builds it: sanity = 100 - failed checks x 100 / checks; data lists failures only.
  * Checks: memory, DHCP, DNS, radios. A DNS or DHCP hiccup happens on 1 % of checks.
  */
 export function healthcheckFrame(ap: SimAp, requestUuid?: string): NotificationFrame {
@@ -165,14 +165,14 @@ export function eventFrame(ap: SimAp, t: number, type: string, payload: Record<s
   return note('event', { serial: ap.serial, data: { event: [sec(t), { type, payload }] } });
 }
 
-/** Telemetry sample (§6.2): the `state` flavour, delivered as {event:'state', payload}. */
+/** Telemetry sample (docs/upstream.md#events-and-telemetry): the `state` flavour, delivered as {event:'state', payload}. */
 export function telemetryFrame(v: Venue, ap: SimAp): NotificationFrame {
   return note('telemetry', { serial: ap.serial, data: { event: 'state', payload: { serial: ap.serial, uuid: ap.uuid, state: stateDocument(v, ap) } } });
 }
 
 /**
  * Unsolicited periodic scan (`metrics.wifi-scan`): entries under `data`, not `status.scan`,
- * verbose or not and with or without `ies[]` as the configuration says (device-protocol §3.2).
+ * verbose or not and with or without `ies[]` as the configuration says (docs/upstream.md#wifi-scan-results).
  */
 export function periodicScanFrame(v: Venue, ap: SimAp): NotificationFrame {
   return note('wifiscan', { serial: ap.serial, data: scanEntries(v, ap, {}, ap.scanReport.verbose, ap.scanReport.ies) });

@@ -1,6 +1,6 @@
 /**
  * Capabilities documents for a few real AP models, shaped like the gateway's captures
- * (device-protocol-and-state.md §4.1; GW `capabilities/*.json`): phy paths, bands, htmode
+ * (docs/upstream.md#capabilities; GW `capabilities/*.json`): phy paths, bands, htmode
  * lists, antenna masks and ht/vht capability words of each model as the real device reports
  * them. Channel lists are the model's hardware channels narrowed to the venue's country, as
  * current firmware reports only enabled channels; `dfs_channels` marks the radar ones.

@@ -1,9 +1,9 @@
 /**
- * Wi-Fi scan results as the fw reports them (`cmd_wifiscan.uc`, device-protocol-and-state.md
- * §3.2): one entry per BSS heard, with signal from the one path-loss function and the
- * transmitter's current tx power, so RRM's TPC sees its changes dB for dB (§8.2).
+ * Wi-Fi scan results as the fw reports them (`cmd_wifiscan.uc`, docs/upstream.md#wifi-scan-results):
+ * one entry per BSS heard, with signal from the one path-loss function and the
+ * transmitter's current tx power, so RRM's power control sees its changes dB for dB.
  * `ht_oper`/`vht_oper` are the base64 element bodies RRM decodes for the width
- * (rrm-behaviour.md §4.2 H1): HT byte1 carries the secondary offset (1 above, 3 below) and the
+ * (docs/upstream.md#wifi-scan-results): HT byte1 carries the secondary offset (1 above, 3 below) and the
  * STA channel width bit (0x04) for >= 40 MHz; VHT byte0 = 1 for 80/160 MHz, byte1 = CCFS0 (the
  * 80 MHz segment centre), byte2 = CCFS1 (the 160 MHz centre, |CCFS0 - CCFS1| = 8, or 0).
  * 2.4 GHz BSSs carry HT only. 6 GHz BSSs carry neither: their width is in the HE Operation
@@ -18,7 +18,7 @@ import type { SimAp, SimRadio } from './ap-state.js';
 
 /**
  * Weakest beacon a scan reports: 802.11ax MCS0 minimum sensitivity at 20 MHz is -82 dBm and
- * real receivers decode about 5 dB better (field-anchors.md §4), so -87 dBm.
+ * real receivers decode about 5 dB better (docs/upstream.md#radio-physics), so -87 dBm.
  */
 export const SCAN_SENSITIVITY_DBM = -87;
 /** dB below sensitivity beyond which no reading noise can lift a beacon into a scan. */

@@ -5,14 +5,14 @@
  *
  * Association: among the BSSs of the nearest APs, the station picks the highest score, where
  * score = downlink rssi + 10 dB for 5/6 GHz when that rssi >= -72 dBm (band preference, as
- * RRM's band steering moves 2G clients above -67 dBm to 5G, device-protocol-and-state.md §8.5).
- * The AP's beacons must reach -82 dBm (MCS0 sensitivity at 20 MHz, field-anchors.md §4) and
+ * RRM's band steering moves 2G clients above -67 dBm to 5G, docs/upstream.md#rrms-radio-constants).
+ * The AP's beacons must reach -82 dBm (MCS0 sensitivity at 20 MHz, docs/upstream.md#radio-physics) and
  * the AP must hear the station (its own, weaker, transmitter) at -87 dBm or more.
  * The link: below -87 dBm in either direction (5 dB under the association floor, the limit
  * real receivers decode) frames are lost: the station misses the beacons, the AP stops hearing
  * it and ages it out. The station then looks for another BSS and stays off the air while it
  * finds none. An AP never reports a station it cannot hear: a state drops those first.
- * Roaming: a station below -70 dBm (the iOS roam threshold RRM's TPC assumes, §8.2) moves when
+ * Roaming: a station below -70 dBm (the iOS roam threshold RRM's power control assumes) moves when
  * another BSS scores 6 dB better.
  * When a station checks: a walking one every `roam` seconds; one that stands still when its AP
  * changes a radio (channel, width, power, off) and, while it has no BSS or a weak one

@@ -1,7 +1,7 @@
 /**
  * PHY rate from SNR.
  * Required SNR per MCS: OpenWiFi RRM's 802.11ac table (MeasurementBasedApClientTPC,
- * device-protocol-and-state.md §8.3): MCS0..9 need 5, 7.5, 10, ... 27.5 dB (2.5 dB steps).
+ * docs/upstream.md#rrms-radio-constants): MCS0..9 need 5, 7.5, 10, ... 27.5 dB (2.5 dB steps).
  * The SNR is measured against the radio's own noise floor (world/noise.ts), which already grows
  * 3 dB per doubling of width, so wide channels need more signal for the same MCS.
  * Data rates: IEEE 802.11-2020 VHT MCS tables (Mb/s, 1 spatial stream, 800 ns GI); HT MCS0-7

@@ -7,7 +7,7 @@ export interface Position { floor: number; x: number; y: number }
 
 /**
  * Typical attenuation per wall crossing at 2.4-5 GHz, in dB. Sources: IEEE 802.11ax TGax
- * enterprise model uses 7 dB per (office) wall (doc 11-14/0980, field-anchors.md §4); the other
+ * enterprise model uses 7 dB per (office) wall (doc 11-14/0980, docs/upstream.md#radio-physics); the other
  * types follow the usual survey-planning figures (drywall ~3, glass ~2-4, brick ~8-10, concrete
  * ~12-15, elevator/metal ~20+). A scenario may override any value.
  */

@@ -2,7 +2,7 @@
  * How much of a transmitter's energy lands in a receiver's channel, as a weight in [0, 1].
  *
  * 2.4 GHz: 20 MHz channels 5 MHz apart overlap. Weights +-1 channel 0.85 and +-2 channels 0.55
- * are hostapd's ACS_ADJ_WEIGHT / ACS_NEXT_ADJ_WEIGHT (src/ap/acs.c, field-anchors.md §4);
+ * are hostapd's ACS_ADJ_WEIGHT / ACS_NEXT_ADJ_WEIGHT (src/ap/acs.c, docs/upstream.md#radio-physics);
  * +-3 channels (15 MHz apart) 0.25 is the spectral overlap of two 20 MHz masks (5/20); four or
  * more channels apart (1/6/11 plans) do not interfere.
  * 5 and 6 GHz: channels do not overlap; two radios share air when their bonded blocks share a

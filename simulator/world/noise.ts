@@ -1,5 +1,5 @@
 /**
- * Thermal noise floor: -174 dBm/Hz + 10 log10(B) + receiver noise figure (field-anchors.md §4:
+ * Thermal noise floor: -174 dBm/Hz + 10 log10(B) + receiver noise figure (docs/upstream.md#radio-physics:
  * 20 MHz -> -101 dBm thermal; with NF 5-7 dB -> -96...-94 dBm; each doubling of width adds 3 dB).
  * NF = 5 dB here, so 20/40/80/160 MHz give about -96/-93/-90/-87 dBm.
  */

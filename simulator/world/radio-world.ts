@@ -1,7 +1,7 @@
 /**
  * The radio links of a venue: received power between any two points from one path-loss
  * function (TGax enterprise + walls/floors + shadowing), so AP->AP scan signals and
- * AP<->client rssi agree (device-protocol-and-state.md §8.6). The frequency term of TGax is
+ * AP<->client rssi agree (docs/upstream.md#rrms-radio-constants). The frequency term of TGax is
  * 20 log10(f / 2.4 GHz), so the loss splits into a geometric part (cached for fixed transmitters)
  * plus that term; received power is tx power minus loss, dB for dB.
  */

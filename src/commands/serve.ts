@@ -25,6 +25,7 @@ import { buildRrm } from '../rrm/app.js';
 import { introduceServices } from '../server/teaching-errors.js';
 import { loadScenario } from '../../simulator/scenario.js';
 import { RrmStore } from '../rrm/store.js';
+import { zonesFromVenues } from '../rrm/config/topology.js';
 import { RrmApplier } from '../rrm/apply.js';
 import { RrmCollector } from '../rrm/collector.js';
 import { RrmScheduler } from '../rrm/scheduler.js';
@@ -45,6 +46,7 @@ import { TelemetryRegistry } from '../gateway/telemetry.js';
 import { connectionFigures, UiNotifications } from '../gateway/ui-notifications.js';
 import { RTTY_DEFAULTS } from '../gateway/remote-session.js';
 import { startSimVenue, type SimVenue } from './sim-venue.js';
+import { siteOfVenue } from './sim-site.js';
 import { venueView } from '../venue-view/index.js';
 import { scorePoints } from '../venue-view/score-series.js';
 import { DEFAULT_UPLOAD_PORT, Uploader } from '../gateway/uploader.js';
@@ -204,13 +206,6 @@ export async function startServe(config: Readonly<ServeConfig>, io: ServeIo): Pr
       uploadUri: (uuid) => (upload.base ? `${upload.base}/v1/upload/${uuid}` : undefined),
     });
     const { fleet, commandService } = runtime;
-    const uploader = new Uploader({
-      files, waits: commandService.files, clock, logger: logging.for('gateway'), maxBytes: config.uploadMaxBytes, https,
-      retention: { maxAgeS: config.filesMaxAge, maxTotalBytes: config.filesMaxBytes },
-    });
-    const uploaderUrl = await listenUploader(uploader, config);
-    closers.push(() => uploader.close());
-    upload.base = config.uploadUrl?.replace(/\/+$/, '') ?? uploaderUrl;
     // Before any AP connects: what an earlier run accepted and did not end goes back to its AP's
     // queue or ends, so no command stays pending for good after a crash.
     const reopened = await runtime.reopenCommands();
@@ -227,6 +222,15 @@ export async function startServe(config: Readonly<ServeConfig>, io: ServeIo): Pr
       })
       : undefined;
     if (recorder) closers.push(() => closeRecorder(recorder, logging.for('links')));
+    const uploader = new Uploader({
+      files, waits: commandService.files, clock, logger: logging.for('gateway'), maxBytes: config.uploadMaxBytes, https, limits,
+      retention: { maxAgeS: config.filesMaxAge, maxTotalBytes: config.filesMaxBytes },
+      // A recording keeps the files APs uploaded beside their frames, so a replay has them too.
+      onStored: (u) => recorder?.tap.upload(u.serial, { uuid: u.uuid, type: u.type, bytes: u.bytes }, u.at),
+    });
+    const uploaderUrl = await listenUploader(uploader, config);
+    closers.push(() => uploader.close());
+    upload.base = config.uploadUrl?.replace(/\/+$/, '') ?? uploaderUrl;
     // Every link, whatever its kind, passes through the recorder when there is one.
     const wrap = (link: DeviceLink): DeviceLink => (recorder ? recorder.wrap(link) : link);
     closers.push(() => ingest.close());
@@ -265,7 +269,7 @@ export async function startServe(config: Readonly<ServeConfig>, io: ServeIo): Pr
     });
     closers.push(async () => uiNotifications.close());
     const sim = config.sim && !replayFiles
-      ? await startSimVenue({ scenario: config.scenario, seed: config.seed, clock, fleet, devices, wrap, upload: simUpload(logging.for('gateway')) })
+      ? await startSimVenue({ scenario: config.scenario, seed: config.seed, clock, fleet, devices, wrap, upload: simUpload(logging.for('gateway'), https?.cert) })
       : undefined;
     if (sim) closers.push(() => sim.close());
     const nats = natsLinks;
@@ -288,8 +292,8 @@ export async function startServe(config: Readonly<ServeConfig>, io: ServeIo): Pr
         scoreSeries: async (zone, from, to) => scorePoints(await rrmStore.runsBetween(zone, from * 1000, to * 1000 + 999), from, to), rrm: () => listeningOn(rrm, https !== undefined) })],
     });
     closers.push(() => gateway.close());
-    const rrmBase = { clock, store, logging, fleet, commandService, version: VERSION, startedAt };
-    const rrmStore = await RrmStore.load(store, () => clock.now());
+    const rrmBase = { clock, store, logging, fleet, commandService, version: VERSION, startedAt, ...(sim ? { site: siteOfVenue(sim.venue) } : {}) };
+    const rrmStore = await RrmStore.load(store, () => clock.now(), () => zonesFromVenues(devices.all()));
     if (config.rrmPlugin !== undefined) {
       const { loadPluginFile } = await import('../rrm/algorithms/plugin.js');
       const { registerOptimizer } = await import('../rrm/algorithms/registry.js');
@@ -344,6 +348,7 @@ export async function startServe(config: Readonly<ServeConfig>, io: ServeIo): Pr
       const began = performance.now();
       replay = startReplay({
         file: replayFiles, fleet, clock, speed: config.speed, keepTime: config.keepTime, wrapLink: wrap,
+        onUpload: (u) => uploader.accept(u.uuid, u.serial, u.data),
         onProgress: bar?.update, progressEvery: config.speed === 'max' ? 1000 : 1,
       });
       const running = replay;

@@ -1,6 +1,7 @@
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import { randomBytes } from 'node:crypto';
+import { rootCertificates } from 'node:tls';
+import { randomBytes, X509Certificate } from 'node:crypto';
 import type { Logger } from 'pino';
 import { multipartBody } from '../gateway/multipart.js';
 import type { SimUpload } from '../../simulator/link.js';
@@ -9,8 +10,12 @@ import type { SimUpload } from '../../simulator/link.js';
  * How simulated APs upload: a real multipart POST to the command's `uri`, as the fw's
  * `curl -F name=<uuid> -F data=@<file>`, naming the AP's serial (`?serialNumber=`) so the
  * uploader checks it. Rejects with the uploader's error description when it refuses.
+ * `trust`: serve's own certificate. A self-signed one (a lab's) is trusted beside the system's
+ * roots, so it does not stop the simulated APs; one a CA issued is checked as any node client
+ * checks it (a private CA goes in NODE_EXTRA_CA_CERTS, which an explicit list would drop).
  */
-export function simUpload(logger: Logger): SimUpload {
+export function simUpload(logger: Logger, trust?: Buffer): SimUpload {
+  const ca = trust && selfSigned(trust) ? [...rootCertificates, trust.toString()] : undefined;
   return ({ uri, serial, uuid, fileName, bytes }) => new Promise<void>((resolve, reject) => {
     const url = new URL(uri);
     url.searchParams.set('serialNumber', serial);
@@ -18,6 +23,7 @@ export function simUpload(logger: Logger): SimUpload {
     const body = multipartBody(uuid, fileName, bytes, boundary);
     const req = (url.protocol === 'https:' ? httpsRequest : httpRequest)(url, {
       method: 'POST', headers: { 'content-type': `multipart/form-data; boundary=${boundary}`, 'content-length': body.length },
+      ...(ca ? { ca } : {}),
     }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
@@ -37,4 +43,13 @@ export function simUpload(logger: Logger): SimUpload {
     req.on('error', reject);
     req.end(body);
   });
+}
+
+function selfSigned(pem: Buffer): boolean {
+  try {
+    const x = new X509Certificate(pem);
+    return x.issuer === x.subject && x.verify(x.publicKey);
+  } catch {
+    return false;
+  }
 }

@@ -57,6 +57,7 @@ export async function buildGateway(deps: GatewayDeps, opts: GatewayOptions): Pro
     name: 'airtwin device gateway',
     version: deps.version,
     description: 'Device records, commands to APs, logs, health checks, statistics, telemetry, blacklist, default configurations, RADIUS proxy config and dashboard.',
+    tag: 'gateway',
     logger: deps.logging.for('gateway'),
     authenticator: opts.authenticator,
     bodyLimit: opts.bodyLimit,

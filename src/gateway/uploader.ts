@@ -2,13 +2,15 @@ import { createServer as createHttpServer, type IncomingMessage, type Server, ty
 import { createServer as createHttpsServer } from 'node:https';
 import { rm, writeFile } from 'node:fs/promises';
 import type { Logger } from 'pino';
-import { airtwinError, type AirtwinError } from '../errors.js';
+import { airtwinError, isNoSpaceError, storeFailure, type AirtwinError } from '../errors.js';
 import type { Clock } from '../protocol/clock.js';
 import { normalizeSerial } from '../protocol/serial.js';
 import type { FilesRepo, FileRetention } from '../store/files-repo.js';
 import { fileType } from '../store/files-repo.js';
 import type { FileWaits } from '../../actors/file-waits.js';
 import { uploadedFile } from './multipart.js';
+import { applyServerLimits, nodeServerOptions, onClientError, type HttpLimits } from '../server/http-limits.js';
+import { uploadLimits } from '../server/upload-limits.js';
 
 /** Settings of the file uploader (`serve --upload-*`). */
 export interface UploaderOptions {
@@ -23,6 +25,8 @@ export interface UploaderOptions {
   https?: { cert: Buffer; key: Buffer };
   /** Uploads received at once; more are answered 503 at once. */
   maxConcurrent?: number;
+  /** Timeouts and connection cap, as the APIs' (with room for a large body: uploadLimits). */
+  limits?: HttpLimits;
   /** A stored upload, for the recorder (`--record`). */
   onStored?: (upload: { uuid: string; serial: string; type: string; bytes: Buffer; at: number }) => void;
 }
@@ -51,10 +55,11 @@ export class Uploader {
 
   constructor(private readonly opts: UploaderOptions) {
     const handler = (req: IncomingMessage, res: ServerResponse) => void this.handle(req, res);
-    this.server = opts.https ? createHttpsServer({ cert: opts.https.cert, key: opts.https.key }, handler) : createHttpServer(handler);
-    // An AP on a slow link may take a while for 10 MB, but a silent connection is not kept.
-    this.server.requestTimeout = 5 * 60_000;
-    this.server.headersTimeout = 30_000;
+    const limits = uploadLimits(opts.limits);
+    const options = nodeServerOptions(limits);
+    this.server = opts.https ? createHttpsServer({ ...options, cert: opts.https.cert, key: opts.https.key }, handler) : createHttpServer(options, handler);
+    applyServerLimits(this.server, limits);
+    this.server.on('clientError', onClientError);
   }
 
   /** Listens; resolves with the base URL (`http(s)://host:port`). Starts the retention sweep. */
@@ -130,18 +135,7 @@ export class Uploader {
       if ('error' in parsed) throw incomplete(parsed.error);
       if (parsed.file.length > this.opts.maxBytes) throw tooLarge(this.opts.maxBytes);
       if (parsed.file.length === 0) throw incomplete('The uploaded file is empty.');
-      try {
-        await writeFile(partial, parsed.file);
-      } catch (e) {
-        throw (e as NodeJS.ErrnoException).code === 'ENOSPC'
-          ? airtwinError('UPLOAD_NO_SPACE', 'file', 'The gateway has no disk space left for this file; nothing was kept.', e)
-          : airtwinError('STORE_FAILURE', 'file', 'The file could not be written; nothing was kept.', e);
-      }
-      const at = this.opts.clock.now();
-      await this.opts.files.commit({ uuid, serialNumber: claim.serial, type: fileType(claim.type), created: Math.floor(at / 1000), size: parsed.file.length }, partial);
-      this.opts.waits.arrived(uuid, parsed.file.length);
-      this.opts.onStored?.({ uuid, serial: claim.serial, type: claim.type, bytes: parsed.file, at });
-      this.opts.logger.info({ uuid, serial: claim.serial, bytes: parsed.file.length, type: claim.type }, 'file uploaded');
+      await this.keep(uuid, claim, parsed.file, partial);
       send(res, 200, { filename: uuid, error: 0 });
     } catch (e) {
       this.opts.waits.release(uuid);
@@ -153,6 +147,47 @@ export class Uploader {
       this.busy.delete(partial);
       this.active--;
     }
+  }
+
+  /**
+   * Takes a file without HTTP (a replayed recording's upload), with the same checks and effects
+   * as a POST. Rejects with the coded error a POST would answer.
+   */
+  async accept(uuid: string, serial: string, bytes: Buffer): Promise<void> {
+    const claim = this.opts.waits.claim(uuid, serial);
+    if (typeof claim === 'string') throw refusal(claim, uuid, serial);
+    const partial = this.opts.files.partialPath(uuid);
+    this.busy.add(partial);
+    try {
+      if (bytes.length > this.opts.maxBytes) throw tooLarge(this.opts.maxBytes);
+      await this.keep(uuid, claim, bytes, partial);
+    } catch (e) {
+      this.opts.waits.release(uuid);
+      await rm(partial, { force: true });
+      throw e;
+    } finally {
+      this.busy.delete(partial);
+    }
+  }
+
+  /** Writes the claimed file whole, renames it into place, indexes it, and tells the waiting command. */
+  private async keep(uuid: string, claim: { type: string; serial: string }, file: Buffer, partial: string): Promise<void> {
+    try {
+      await writeFile(partial, file);
+    } catch (e) {
+      throw isNoSpaceError(e)
+        ? airtwinError('INSUFFICIENT_STORAGE', 'file', 'The gateway has no disk space left for this file; nothing was kept. Retry once space is freed.', e)
+        : airtwinError('STORE_FAILURE', 'file', 'The file could not be written; nothing was kept.', e);
+    }
+    const at = this.opts.clock.now();
+    try {
+      await this.opts.files.commit({ uuid, serialNumber: claim.serial, type: fileType(claim.type), created: Math.floor(at / 1000), size: file.length }, partial);
+    } catch (e) {
+      throw isCoded(e) ? e : storeFailure('INSERT INTO files', e);
+    }
+    this.opts.waits.arrived(uuid, file.length);
+    this.opts.onStored?.({ uuid, serial: claim.serial, type: claim.type, bytes: file, at });
+    this.opts.logger.info({ uuid, serial: claim.serial, bytes: file.length, type: claim.type }, 'file uploaded');
   }
 
   /** Answers an error and closes the connection: what the client may still send is not read. */

@@ -1,6 +1,6 @@
 import { Observable, Subject, catchError, EMPTY, takeUntil, type OperatorFunction, type SchedulerLike, type Subscription } from 'rxjs';
 
-/** Size and time limits of a batch (conventions §2.8: the scheduler is an argument, never a default). */
+/** Size and time limits of a batch (the scheduler is an argument, never a default, so tests run on virtual time). */
 export interface BatchLimits {
   /** Drives the time limit: `clockScheduler(clock)` in the process, a TestScheduler in marble tests. */
   scheduler: SchedulerLike;
@@ -97,7 +97,7 @@ export interface RunBatchesOptions<T> extends BatchOptions<T> {
 }
 
 /**
- * The pipeline shape of conventions §2.8: `(events$, sink, { scheduler, maxRows, maxDelayMs })`.
+ * The pipeline shape every pipeline shares: `(events$, sink, { scheduler, maxRows, maxDelayMs })`.
  * Batches are written one at a time, in order, so a slow sink shows up as a growing backlog
  * instead of overlapping writes; batches waiting behind a write are merged (`coalesceRows`).
  */

@@ -3,7 +3,7 @@ import type { Clock } from '../protocol/clock.js';
 
 /**
  * An RxJS scheduler over the process `Clock` port, so the pipelines' time limits run on the
- * same time as the actors (conventions §2.8): wall time in live mode, the VirtualClock in
+ * same time as the actors (a pipeline takes its scheduler, never a default): wall time in live mode, the VirtualClock in
  * simulation and tests. `serve` passes `clockScheduler(clock)` to `startIngest`.
  */
 export function clockScheduler(clock: Clock): SchedulerLike {

@@ -184,7 +184,7 @@ export class DuckDbSink {
       const n = params.length;
       return `($${n - 4}, $${n - 3}, $${n - 2}, $${n - 1}, $${n})`;
     });
-    // gateway-behaviour §4.1: the upsert keeps FirstUpdate.
+    // The upsert keeps FirstUpdate, as upstream (docs/upstream.md#rest-conventions).
     await this.opts.store.run(
       `INSERT INTO capabilities (serial, capabilities, compatible, first_update, last_update) VALUES ${tuples.join(', ')}
        ON CONFLICT (serial) DO UPDATE SET capabilities = excluded.capabilities, compatible = excluded.compatible, last_update = excluded.last_update`,

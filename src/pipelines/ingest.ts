@@ -10,8 +10,8 @@ import { fin, int32, stateRows, str } from './state-rows.js';
 import type { Row, RowSet, TableName } from './tables.js';
 
 /**
- * Fleet events -> rows (reference/gateway-behaviour.md §1.3 says what the gateway stores per
- * event) -> batches -> DuckDB inserts. Pure mapping here; batching in batch.ts, writing in
+ * Fleet events -> rows (docs/upstream.md#what-each-notification-does says what the gateway
+ * stores per event) -> batches -> DuckDB inserts. Pure mapping here; batching in batch.ts, writing in
  * duckdb-sink.ts. Stored times are epoch seconds of the event's clock time (`telemetry`: ms).
  */
 
@@ -44,7 +44,7 @@ export function eventRows(e: FleetEvent): RowSet | undefined {
       return { rows: [row('device_logs', [e.serial, p.log, json(p.data), p.severity, p.recorded, p.logType, p.uuid])] };
     }
     case 'crashlog': {
-      // §1.3 crashlog/recovery: each line followed by CRLF, severity 0, log type 1; recovery adds the firmware, uuid 0.
+      // crashlog/recovery, as the gateway stores them: each line followed by CRLF, severity 0, log type 1; recovery adds the firmware, uuid 0.
       const p = e.payload;
       const lines = p.loglines.map((l) => `${l}\r\n`).join('');
       const text = p.recovery ? `Firmware: ${p.firmware ?? ''}\r\n${lines}` : lines;
@@ -132,8 +132,7 @@ export interface Ingest {
 
 /**
  * Starts the ingest pipeline: subscribes to `events$` at once (nothing emitted after this call
- * is missed, even while the inserters open) and returns its handle. Shutdown order (conventions
- * §2.1): close the APIs, stop the fleet, `await ingest.close()`, then close the store.
+ * is missed, even while the inserters open) and returns its handle. Shutdown order: close the APIs, stop the fleet, `await ingest.close()`, then close the store.
  */
 export function startIngest(opts: IngestOptions): Ingest {
   const { logger, scheduler } = opts;

@@ -1,5 +1,5 @@
 /**
- * The ingest pipeline's visible backlog and health (issue 4 §4). Plain counters, read through
+ * The ingest pipeline's visible backlog and health. Plain counters, read through
  * `metrics()` of the running ingest; serve's `/metrics` shows them (src/gateway/metrics.ts).
  */
 export interface IngestMetrics {

@@ -2,7 +2,7 @@ import { isObject, type JsonObject } from '../protocol/frame.js';
 import type { Cell, Row } from './tables.js';
 
 /**
- * Extracted columns of a `state` document (device-protocol-and-state.md §2.2): one
+ * Extracted columns of a `state` document (docs/upstream.md#the-state-document): one
  * `state_radios` row per radio and one `state_associations` row per station. Tolerant by
  * design: firmware differs (old fw has `active_ms`/`noise` and a string `channel_width`, some
  * report unsigned noise), so an odd part is skipped and named in `odd`, never thrown; the full
@@ -28,7 +28,7 @@ export function str(v: unknown): string | null {
   return typeof v === 'string' ? v : null;
 }
 
-/** `noise: 4294967193` is -103 read as unsigned (§2.2); fold it back. */
+/** `noise: 4294967193` is -103 read as unsigned (some firmware sends it so); fold it back. */
 function dbm(v: unknown): number | null {
   const n = fin(v);
   return n !== null && n > 2 ** 31 ? n - 2 ** 32 : n;
@@ -47,7 +47,7 @@ function bandOf(radio: JsonObject, primaryMhz: number | null): string | null {
   if (typeof b === 'string') return b.toUpperCase();
   if (primaryMhz !== null) return primaryMhz < 3000 ? '2G' : primaryMhz > 5925 ? '6G' : '5G';
   const ch = fin(radio.channel);
-  // gateway-behaviour §1.3: with no band, channel 1..16 is 2G and anything else 5G.
+  // As the gateway counts associations (docs/upstream.md#what-each-notification-does): with no band, channel 1..16 is 2G and anything else 5G.
   return ch === null ? null : ch >= 1 && ch <= 16 ? '2G' : '5G';
 }
 

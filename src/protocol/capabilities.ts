@@ -1,9 +1,9 @@
 /**
- * The `capabilities` object of a `connect` notification (device-protocol-and-state.md §4.1),
+ * The `capabilities` object of a `connect` notification (docs/upstream.md#capabilities),
  * shaped on the ten real captures (GW `capabilities/*.json`). Loose where models differ
  * (switch, network, extra fw keys pass through), strict on what channel and tx-power
  * decisions read: each phy's `band[]` and `channels[]` (RRM maps a state radio to its band
- * through `wifi[<phy path>].band[0]`, §0.4).
+ * through `wifi[<phy path>].band[0]`).
  */
 import { Type, type Static } from 'typebox';
 import { parserFor } from './schema-parse.js';
@@ -42,7 +42,7 @@ export const Capabilities = Type.Object({
 });
 export type Capabilities = Static<typeof Capabilities>;
 
-/** `connect` params: `serial, uuid, firmware, capabilities, wanip[]` (§2.5). */
+/** `connect` params: `serial, uuid, firmware, capabilities, wanip[]` (docs/upstream.md#what-each-notification-does). */
 export const ConnectParams = Type.Object({
   serial: Type.String({ pattern: '^[0-9a-fA-F]{12}$' }),
   uuid: Type.Integer({ minimum: 0 }),

@@ -2,7 +2,7 @@ import { deflateSync, inflateSync } from 'node:zlib';
 import { isObject, type JsonObject } from './frame.js';
 
 /**
- * The uCentral `compress_64` codec (reference/device-protocol-and-state.md §0 fact 2):
+ * The uCentral `compress_64` codec (docs/upstream.md#notifications):
  * `params` becomes `{compress_64: base64(zlib(JSON text)), compress_sz: <uncompressed bytes>}`.
  * zlib format (not raw deflate, not gzip), as the gateway's `uncompress` expects.
  */

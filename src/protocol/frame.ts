@@ -1,6 +1,6 @@
 /**
  * uCentral frames: JSON-RPC 2.0 objects exactly as an AP sends or receives them
- * (reference/gateway-behaviour.md §1, device-protocol-and-state.md §0).
+ * (docs/upstream.md#notifications, #commands).
  *
  * - Notification (AP -> cloud): `method` + `params`, no `id`. The cloud never replies.
  * - Command (cloud -> AP): `method` + `params` + `id`.

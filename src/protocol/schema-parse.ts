@@ -6,7 +6,7 @@ export type Parsed<T> = { ok: true; value: T } | { ok: false; errors: string[] }
 
 /**
  * A parser for one schema: the typed value, or every problem as "field /a/0/b: why" (the
- * project-wide wording of input errors, conventions §2.3). The validator is compiled on first
+ * project-wide wording of input errors). The validator is compiled on first
  * use, so importing a schema module costs nothing.
  */
 export function parserFor<S extends TSchema>(schema: S): (doc: unknown) => Parsed<Static<S>> {

@@ -1,5 +1,5 @@
 /**
- * The `state` document (device-protocol-and-state.md §2.2, current firmware) and the `state`
+ * The `state` document (docs/upstream.md#the-state-document, current firmware) and the `state`
  * notification params around it. Loose enough for the real captures (old-fw radios with
  * `active_ms`/`noise` and a string `channel_width` still parse; unknown keys pass), strict on
  * what the gateway and RRM read: radio phy/channel/width/tx power, SSID bssid and band,
@@ -132,7 +132,7 @@ export const StateDocument = Type.Object({
 });
 export type StateDocument = Static<typeof StateDocument>;
 
-/** `state` notification params: `{serial, uuid, request_uuid?, state}` (§2.1). */
+/** `state` notification params: `{serial, uuid, request_uuid?, state}`. */
 export const StateParams = Type.Object({
   serial: Type.String({ pattern: '^[0-9a-fA-F]{12}$' }),
   uuid: Type.Integer({ minimum: 0 }),

@@ -1,16 +1,15 @@
 /**
  * Wi-Fi channel arithmetic for 2.4 / 5 / 6 GHz: pure functions and constant tables, no state.
  *
- * Sources (shared/reference):
- * - channel <-> frequency: the firmware's own formulas (device-protocol-and-state.md §2.4):
+ * Sources (docs/upstream.md#channels-and-frequencies):
+ * - channel <-> frequency: the firmware's own formulas:
  *   2.4 GHz ch = (f - 2407)/5 with 2484 -> 14; 5 GHz ch = (f - 5000)/5; 6 GHz ch = (f - 5950)/5,
  *   5935 -> ch 2.
- * - bonded blocks: field-anchors.md §4: 40 MHz primaries {36,44,...,157}, 80 MHz {36,52,100,116,
+ * - bonded blocks (hostapd, the firmware): 40 MHz primaries {36,44,...,157}, 80 MHz {36,52,100,116,
  *   132,149} -> centres 42,58,106,122,138,155; 160 MHz {36,100} -> centres 50,114; the fw also
- *   allows 165 at 40 MHz (device-protocol-and-state.md §4.2).
+ *   allows 165 at 40 MHz.
  * - 6 GHz PSC: channel = 5 (mod 16) (hostap is_6ghz_psc_frequency()).
- * - regulatory sets and limits: wireless-regdb as quoted in field-anchors.md §4 and
- *   device-protocol-and-state.md §4.2 (US DFS-FCC, CA, FR/ETSI).
+ * - regulatory sets and limits: wireless-regdb (US DFS-FCC, CA, FR/ETSI).
  */
 
 /** Band names exactly as the protocol spells them (capabilities `band[]`, state `band`). */
@@ -43,7 +42,7 @@ export function isBand(v: unknown): v is Band {
 
 /** Centre frequency (MHz) of a 20 MHz channel, or undefined when the channel does not exist. */
 export function channelToFrequency(band: Band, channel: number): number | undefined {
-  if (band === '6G' && channel === 2) return 5935; // the 6 GHz "channel 2" outlier (§2.4)
+  if (band === '6G' && channel === 2) return 5935; // the 6 GHz "channel 2" outlier
   if (!CHANNEL_SETS[band].has(channel)) return undefined;
   if (band === '2G') return channel === 14 ? 2484 : 2407 + 5 * channel;
   if (band === '5G') return 5000 + 5 * channel;
@@ -276,7 +275,7 @@ export function maxTxPowerDbm(country: string, band: Band, channel: number): num
 }
 
 /**
- * State-document channel lists for a radio (device-protocol-and-state.md §2.2): `channels` is
+ * State-document channel lists for a radio (docs/upstream.md#the-state-document): `channels` is
  * the unique [primary, centre] and `frequency` the matching MHz, e.g. 149@80 -> [149,155],
  * [5745,5775]; 11@20 -> [11], [2462].
  */

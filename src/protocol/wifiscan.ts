@@ -1,7 +1,7 @@
 /**
- * A wifi-scan result entry (device-protocol-and-state.md §3.2, fw `cmd_wifiscan.uc`) and the
- * command result around it (`result.status.scan[]`, where RRM reads it, §0.5). `ht_oper` and
- * `vht_oper` are base64 element bodies (22 and 5 bytes) that RRM decodes for the width (§3.4).
+ * A wifi-scan result entry (docs/upstream.md#wifi-scan-results, fw `cmd_wifiscan.uc`) and the
+ * command result around it (`result.status.scan[]`, where RRM reads it). `ht_oper` and
+ * `vht_oper` are base64 element bodies (22 and 5 bytes) that RRM decodes for the width.
  */
 import { Type, type Static } from 'typebox';
 import { MAC_PATTERN, parserFor } from './schema-parse.js';

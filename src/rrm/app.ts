@@ -30,6 +30,7 @@ export async function buildRrm(deps: RrmDeps, opts: RrmOptions): Promise<Fastify
     name: 'airtwin RRM service',
     version: deps.version,
     description: 'Channel and transmit-power optimisers, layered device configuration, topology and the RRM data model.',
+    tag: 'rrm',
     logger: deps.logging.for('rrm'),
     authenticator: opts.authenticator,
     bodyLimit: opts.bodyLimit,

@@ -91,7 +91,7 @@ export class RrmApplier {
       for (const d of docs) if (d.activeConfig) current.set(d.serial, d.activeConfig as DeviceConfiguration);
       return runZone({
         algorithm: req.algorithm, args: req.args, allowDefaultMode: req.allowDefaultMode, zone: req.zone, zoneParam: req.zoneParam,
-        topology, layers, model: buildModel(docs), seed, dryRun: req.dryRun, current,
+        topology, layers, model: buildModel(docs), seed, dryRun: req.dryRun, current, ...(this.deps.site ? { site: this.deps.site } : {}),
       });
     };
     let result: ZoneRunResult;

@@ -5,6 +5,7 @@ import type { Fleet } from '../../actors/fleet.js';
 import type { CommandService } from '../../actors/command-service.js';
 import type { RrmStore } from './store.js';
 import type { RrmApplier } from './apply.js';
+import type { Site } from './site.js';
 
 /** Everything the RRM service's routes use; built by the composition root (src/commands/serve.ts). */
 export interface RrmDeps {
@@ -18,4 +19,6 @@ export interface RrmDeps {
   startedAt: number;
   /** The RRM's own state and its side effects (built in serve.ts before the routes). */
   rrm: { store: RrmStore; applier: RrmApplier };
+  /** The venue's floors, walls and origin when the twin simulates it (location-based power modes). */
+  site?: Site;
 }

@@ -16,6 +16,7 @@ import type { LayeredConfig } from './schemas/layered-config.js';
 import type { Topology } from './schemas/topology.js';
 import { scorePair } from './score/plan.js';
 import type { ScorePair } from './score/types.js';
+import type { Site } from './site.js';
 
 export interface ZoneRunRequest {
   algorithm: string;
@@ -32,6 +33,8 @@ export interface ZoneRunRequest {
   dryRun: boolean;
   /** serial -> configuration the device runs now (for the configure commands). */
   current: ReadonlyMap<string, DeviceConfiguration>;
+  /** The venue, when known: walls and positions for the power modes. */
+  site?: Site;
 }
 
 export interface ZoneRunResult {
@@ -58,8 +61,11 @@ export function runZone(req: ZoneRunRequest): ZoneRunResult {
   const outcome = runAlgorithm({
     algorithm: req.algorithm, args: req.args, allowDefaultMode: req.allowDefaultMode,
     model, zone: { name: req.zone, serials }, configs, seed: req.seed,
+    ...(req.site ? { site: req.site } : {}),
   });
-  const score = scorePair(outcome.kind, model, serials, outcome.plan);
+  const score = scorePair(outcome.kind, model, serials, outcome.plan, {
+    ...(req.site ? { site: req.site } : {}), location: (s) => configs.get(s)?.location,
+  });
   const base = { outcome, score, serials: [...serials] };
   if (req.dryRun || Object.keys(outcome.plan).length === 0) return { ...base, layers: req.layers, commands: new Map(), notPushed: {} };
   const applied = applyPlan({ kind: outcome.kind, plan: outcome.plan, configs, current: req.current });

@@ -43,25 +43,31 @@ type Changed = { topology?: Topology; layers?: LayeredConfig };
 
 export class RrmStore {
   private topo: Topology = {};
+  /** True once a topology was stored; until then `topology()` is the fallback's. */
+  private topoSet = false;
   private layered: LayeredConfig = emptyLayeredConfig();
   private readonly listeners = new Set<Listener>();
   /** Writes one at a time, so two concurrent changes never lose one (read-modify-write). */
   private chain: Promise<unknown> = Promise.resolve();
 
-  private constructor(private readonly store: Store, private readonly now: () => number) {}
+  private constructor(private readonly store: Store, private readonly now: () => number, private readonly fallback?: () => Topology) {}
 
-  static async load(store: Store, now: () => number): Promise<RrmStore> {
-    const repo = new RrmStore(store, now);
+  /**
+   * `fallback`: the zones to use while no topology was ever set (setTopology), e.g. the venues of
+   * the device records (config/topology.ts zonesFromVenues), so a venue is a zone without setup.
+   */
+  static async load(store: Store, now: () => number, fallback?: () => Topology): Promise<RrmStore> {
+    const repo = new RrmStore(store, now, fallback);
     for (const row of await store.query<{ name: string; document: string }>('SELECT name, document FROM rrm_documents')) {
-      if (row.name === 'topology') repo.topo = JSON.parse(row.document) as Topology;
+      if (row.name === 'topology') { repo.topo = JSON.parse(row.document) as Topology; repo.topoSet = true; }
       if (row.name === 'layers') repo.layered = { ...emptyLayeredConfig(), ...(JSON.parse(row.document) as Partial<LayeredConfig>) };
     }
-    repo.layered = sanitizeLayers(repo.layered, repo.topo);
+    repo.layered = sanitizeLayers(repo.layered, repo.topology());
     return repo;
   }
 
   topology(): Topology {
-    return this.topo;
+    return this.topoSet || !this.fallback ? this.topo : this.fallback();
   }
 
   layers(): LayeredConfig {
@@ -80,8 +86,8 @@ export class RrmStore {
    */
   update(change: (topology: Topology, layers: LayeredConfig) => Changed | Promise<Changed>): Promise<void> {
     const work = async () => {
-      const next = await change(this.topo, this.layered);
-      const topology = next.topology ?? this.topo;
+      const next = await change(this.topology(), this.layered);
+      const topology = next.topology ?? this.topology();
       const layers = sanitizeLayers(next.layers ?? this.layered, topology);
       const at = Math.floor(this.now() / 1000);
       await this.store.transaction(async (tx) => {
@@ -92,7 +98,7 @@ export class RrmStore {
         if (next.topology) await put('topology', topology);
         await put('layers', layers);
       });
-      this.topo = topology;
+      if (next.topology) { this.topo = topology; this.topoSet = true; }
       this.layered = layers;
       for (const fn of this.listeners) fn();
     };

@@ -15,6 +15,7 @@ import { envelope, type WireProfile } from './wire/profile.js';
 import { installWire, sendAnswer } from './wire/install.js';
 import { noRouteSentence, validationError, withDeviceState, type PeerService } from './teaching-errors.js';
 import { boundRequestIntegers, checkJsonDepth } from './input-limits.js';
+import { hoistNamedSchemas, openApiTransform } from './openapi.js';
 import { applyServerLimits, HTTP_LIMIT_DEFAULTS, drainRefusedBody, nodeServerOptions, onClientError, type HttpLimits } from './http-limits.js';
 
 declare module 'fastify' {
@@ -41,6 +42,8 @@ export interface ServiceAppOptions {
   https?: { cert: string | Buffer; key: string | Buffer };
   /** How answers go on the wire (src/server/wire/). */
   wire: WireProfile;
+  /** The OpenAPI tag of routes that name none (default `api`). */
+  tag?: string;
   /** Timeouts and the connection cap of the listener (defaults: HTTP_LIMIT_DEFAULTS). */
   limits?: HttpLimits;
 }
@@ -190,9 +193,13 @@ export async function buildServiceApp(opts: ServiceAppOptions): Promise<FastifyI
     openapi: {
       openapi: '3.0.3',
       info: { title: opts.name, version: opts.version, description: `${opts.description}\n\nWire profile: ${opts.wire.name} (docs/wire-profiles.md).` },
+      // Relative: a generated client calls the host and port it read the document from.
+      servers: [{ url: '/', description: `this ${opts.name}` }],
       components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer' } } },
       security: [{ bearerAuth: [] }],
     },
+    transform: openApiTransform(opts.tag ?? 'api'),
+    transformObject: hoistNamedSchemas,
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });

@@ -32,15 +32,24 @@ export const DateRange = {
   endDate: Type.Optional(Type.Integer({ minimum: 0, description: 'Epoch seconds, inclusive.' })),
 };
 
-/** Error responses every route may send; added to each route's response map. */
+/**
+ * Error responses every route may send; added to each route's response map. 408, 414 and 431
+ * come from the HTTP layer (timeouts, a path parameter over 100 characters, headers over 16 KB),
+ * 415 for a body that is not JSON, 503 while the service shuts down.
+ */
 export const errorResponses = {
   400: Type.Ref('ErrorEnvelope'),
   401: Type.Ref('ErrorEnvelope'),
   403: Type.Ref('ErrorEnvelope'),
   404: Type.Ref('ErrorEnvelope'),
+  408: Type.Ref('ErrorEnvelope'),
   409: Type.Ref('ErrorEnvelope'),
   413: Type.Ref('ErrorEnvelope'),
+  414: Type.Ref('ErrorEnvelope'),
+  415: Type.Ref('ErrorEnvelope'),
+  431: Type.Ref('ErrorEnvelope'),
   500: Type.Ref('ErrorEnvelope'),
+  503: Type.Ref('ErrorEnvelope'),
 };
 
 export function page<T>(items: T[], offset: number | undefined, limit: number | undefined): T[] {

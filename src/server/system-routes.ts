@@ -79,6 +79,8 @@ export async function systemRoutes(api: FastifyInstance, deps: SystemDeps): Prom
   });
 
   api.post('/system', {
+    // The command is matched without regard to case, so the schema takes any text; these are the ones it knows.
+    config: { openapi: { body: { enums: { command: ['setloglevel', 'getloglevels', 'getloglevelnames', 'getsubsystemnames'] } } } },
     schema: { tags: ['system'], summary: 'Log levels per subsystem (admin)', body: SystemPost, response: { 200: SystemPostAnswer, ...errorResponses } },
   }, async (req) => {
     const body = req.body as Static<typeof SystemPost>;

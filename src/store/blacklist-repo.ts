@@ -9,7 +9,7 @@ function fromRow(row: Record<string, unknown>): BlacklistEntry {
 
 /**
  * The blacklist. The fleet asks `has(serial)` at every AP connect and on every frame
- * (gateway-behaviour.md §1.1/§1.2) and the device listing for each record, so the table is
+ * (docs/upstream.md#notifications) and the device listing for each record, so the table is
  * mirrored in memory and written through: DuckDB first, then the map, so a failed write
  * leaves both unchanged. Writes run one at a time (WriteQueue), each checking the entry as the
  * write before left it: a create that loses a race is a 409, never a duplicate key.

@@ -54,8 +54,9 @@ export class DefaultConfigsRepo {
 
   /**
    * The configuration for a new device of model `compatible` on `platform`: the first by name
-   * whose modelIds holds `compatible` or '*'. Fixes upstream bug §8.14 (it compared the wrong
-   * struct's platform and never matched devices that report one).
+   * whose modelIds holds `compatible` or '*'. Upstream compares the wrong
+   * struct's platform and never matches a device that reports one
+   * (docs/upstream.md#gateway-behaviour-airtwin-does-not-copy).
    */
   match(compatible: string, platform = 'ap'): DefaultConfiguration | undefined {
     const candidates = this.all().filter((c) => c.platform === platform.toLowerCase());

@@ -92,7 +92,7 @@ export class DeviceDataRepo {
 
   /**
    * Stores the capabilities of a connect, keeping `firstUpdate` of an earlier row (upstream
-   * upsert). `compatible` defaults to the object's `compatible`, else its `model` (§1.3 connect).
+   * upsert). `compatible` defaults to the object's `compatible`, else its `model`, as the gateway does at connect.
    */
   async upsertCapabilities(serial: string, capabilities: string, now: number, compatible?: string): Promise<void> {
     const model = compatible || compatibleOf(capabilities);

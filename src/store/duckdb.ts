@@ -53,10 +53,9 @@ const SPACE_CHECK_MS = 1000;
  * ours already runs on a libuv pool thread (node-api's async calls), one per connection at a
  * time, and an ingest commit is one thread's work anyway. With a worker thread of DuckDB's own,
  * the pool thread that submitted a commit mostly polls for its result, and on 2 cores that
- * polling competes with the event loop. Replaying an hour of `hall` (seventh session, 8
- * alternating pairs on one 2-core machine): ~7 % less CPU and ~3 % less wall time with 1; the
- * ingest, gateway-api and rrm benches did not move beyond their noise. Queries on different
- * connections still run side by side, each on its own pool thread; one query no longer spreads
+ * polling competes with the event loop. A replay of `hall` uses less CPU with one thread, and
+ * the ingest, gateway-api and rrm benches do not move. Queries on different
+ * connections still run side by side, each on its own pool thread; one query does not spread
  * over the cores, which our queries (a device's rows, a venue's latest states) never needed.
  */
 export const DUCKDB_THREADS = '1';
@@ -368,7 +367,7 @@ export class Store {
     await this.chain;
     await Promise.allSettled([...this.inserting]);
     try {
-      // Without room the WAL stays as it is, and the next start replays it.
+      // Without room the WAL stays as it is, and the next start re-applies it.
       if (this.roomForCheckpoint()) await this.conn.run('CHECKPOINT');
       else await this.conn.run('PRAGMA disable_checkpoint_on_shutdown').catch(() => undefined);
     } finally {

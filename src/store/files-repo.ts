@@ -5,7 +5,7 @@ import { dirname, join } from 'node:path';
 import type { Store } from './duckdb.js';
 import type { StoredFile } from './records.js';
 
-/** Upload types a command may attach (reference §2.8); anything else is served as `.bin`. */
+/** Upload types a command may attach (docs/upstream.md#rest-conventions); anything else is served as `.bin`. */
 export const FILE_TYPES = ['pcap', 'tgz', 'txt', 'bin'] as const;
 export type FileType = (typeof FILE_TYPES)[number];
 

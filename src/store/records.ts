@@ -121,7 +121,7 @@ export interface StoredFile {
   content: Buffer;
 }
 
-/** spec "DefaultConfiguration", plus upstream's `platform` (gateway-behaviour.md §2.5). */
+/** spec "DefaultConfiguration", plus upstream's `platform` (docs/upstream.md#rest-conventions). */
 export const DefaultConfiguration = Type.Object({
   name: Type.String(),
   modelIds: Type.Array(Type.String(), { description: "Device models (`compatible`) it applies to; '*' matches any." }),
@@ -144,7 +144,7 @@ export type BlacklistEntry = Static<typeof BlacklistEntry>;
 
 /**
  * spec "RADIUS proxy configuration" plus upstream's extra pool and server fields
- * (gateway-behaviour.md §2.8). Enumerations and ranges are checked here; the semantic rules
+ * (gateway `src/RESTAPI/RESTAPI_radiusProxyConfig_handler.cpp`). Enumerations and ranges are checked here; the semantic rules
  * (IP parseable, weights for `weighted`) in src/gateway/routes/radius.ts.
  */
 export const RadiusServer = Type.Object({

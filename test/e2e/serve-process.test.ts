@@ -481,7 +481,7 @@ describe('airtwin replay as a process', () => {
       expect(r.stderr).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
       expect(r.stderr).toContain('\\u001b');
     }
-    // `serve --replay` used to replay it (0 frames) and keep serving; both created the data dir.
+    // Neither replays it (0 frames) nor creates the data dir.
     expect(existsSync(join(dir, 'junk'))).toBe(false);
     expect(existsSync(join(dir, 'junk-serve'))).toBe(false);
   }, PROCESS_MS);

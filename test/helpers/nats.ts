@@ -1,5 +1,5 @@
 /**
- * A private nats-server per test file (conventions §2.10): free port, temp JetStream store,
+ * A private nats-server per test file: free port, temp JetStream store,
  * killed on teardown. `restart()` keeps port and store, so JetStream data survives it the way
  * it survives a production restart.
  */

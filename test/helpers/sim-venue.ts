@@ -1,4 +1,4 @@
-/** Small simulated venues for simulator tests (conventions §2.10: `venue(seed)`). */
+/** Small simulated venues for simulator tests (`venue(seed)`). */
 import { VirtualClock } from '../../simulator/clock.js';
 import { startClients } from '../../simulator/clients/dynamics.js';
 import { SimLink } from '../../simulator/link.js';

@@ -10,7 +10,7 @@ import { FakeLink, flush } from '../helpers/fake-link.js';
 import { MemoryCommandStore } from '../helpers/memory-command-store.js';
 
 /**
- * Model-based test of the device actor's command handling (conventions §2.10): random command
+ * Model-based test of the device actor's command handling: random command
  * submissions interleaved with random AP behaviour (answers, errors, garbage, silence,
  * disconnects, reconnects) and clock jumps. Invariants hold after every step; at the end, once
  * time has passed, no command is left unfinished and the actor still takes and runs a command.

@@ -1,5 +1,5 @@
 /**
- * Properties of the channel optimizers (issue 7 §7) on seeded synthetic venues.
+ * Properties of the channel optimizers on seeded synthetic venues.
  * Each run prints its fast-check seed; FC_SEED=<n> replays it.
  */
 import { describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 /**
- * Model-based test of the layered configuration (conventions §2.10): random sequences of
+ * Model-based test of the layered configuration: random sequences of
  * setTopology / set* / modify* against a small reference model; after every command the
  * effective configuration of every serial and the stored layers agree with the model.
  */

@@ -9,7 +9,7 @@ import { openPlan, venueOf, type SimAp } from '../helpers/sim-venue.js';
 
 const SEED = 777;
 
-/** RRM's width inference from a scan entry (rrm-behaviour.md §4.2 H1), written from the spec. */
+/** RRM's width inference from a scan entry (docs/upstream.md#wifi-scan-results), written from the rule. */
 function rrmWidth(e: { channel: number; ht_oper?: string; vht_oper?: string }): number {
   if (e.channel <= 14) return 20;
   if (!e.ht_oper) return 20;

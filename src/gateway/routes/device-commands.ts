@@ -114,7 +114,8 @@ export async function deviceCommandsRoutes(api: FastifyInstance, deps: GatewayDe
 
   for (const r of RECORD_ROUTES) {
     api.post(`/device/:serialNumber/${r.path}`, {
-      config: { wire: 'command' },
+      // script: `type` may come from a stored script (scriptId), but a client sends it (docs: required).
+      config: { wire: 'command', ...(r.path === 'script' ? { openapi: { body: { required: ['type'] } } } : {}) },
       preValidation: emptyBody,
       schema: {
         tags, summary: r.summary, description: `${r.notes}\n\n${RECORD_ANSWER}`,
@@ -148,7 +149,8 @@ export async function deviceCommandsRoutes(api: FastifyInstance, deps: GatewayDe
   });
 
   api.post('/device/:serialNumber/telemetry', {
-    config: { wire: 'telemetry' },
+    // interval is checked by the route (not needed with statusOnly), but a client sends it.
+    config: { wire: 'telemetry', openapi: { body: { required: ['interval'] } } },
     preValidation: emptyBody,
     schema: {
       tags, summary: 'Start, stop or query a telemetry stream',

@@ -7,6 +7,7 @@ import { normalizeSerial } from '../../protocol/serial.js';
 import type { Authenticator } from '../../server/auth.js';
 import type { Clock } from '../../protocol/clock.js';
 import { CLOSE, type TelemetryRegistry } from '../telemetry.js';
+import { errorResponses } from '../../server/schemas.js';
 import { awaitTokenFrame } from '../ws-token-frame.js';
 
 /**
@@ -67,8 +68,16 @@ export async function registerTelemetryRoutes(api: FastifyInstance, deps: Teleme
 
   api.get<{ Querystring: TelemetryQuery }>('/ws_telemetry', {
     websocket: true,
-    config: { firstFrameToken: 'unless-header' },
-    schema: { querystring: TelemetryQuery },
+    config: { firstFrameToken: 'unless-header', openapi: { websocket: true } },
+    schema: {
+      tags: ['telemetry'], summary: 'The websocket of a telemetry stream (GET with Upgrade: websocket)',
+      description: 'Opened with the `uri` that POST /device/{serialNumber}/telemetry answers. The token comes in the Authorization '
+        + 'header, the `token` query parameter, or as the first text message `token:<token>`. Each telemetry frame of the device is '
+        + 'one text message (its JSON `data` plus `timestamp`); the server closes with 1000 when the stream stops, 1001 at shutdown, '
+        + '1013 when the client cannot keep up. An unknown or ended stream is a 404 before the upgrade.',
+      querystring: TelemetryQuery,
+      response: { 101: Type.Null({ description: 'Switching protocols: the websocket is open.' }), ...errorResponses },
+    },
     // Before the upgrade: an unknown stream is a plain 404 envelope, not an opened-then-closed socket.
     preHandler: async (request) => {
       const serial = normalizeSerial(request.query.serialNumber);

@@ -9,6 +9,8 @@
 import { createServer as createHttpServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer, request as httpsRequest } from 'node:https';
 import type { LinkLogger } from '../nats/connect.js';
+import { applyServerLimits, nodeServerOptions, onClientError } from '../../server/http-limits.js';
+import { uploadLimits } from '../../server/upload-limits.js';
 
 export interface UploadRelayOptions {
   port: number;
@@ -63,9 +65,11 @@ export async function createUploadRelay(opts: UploadRelayOptions): Promise<Uploa
     req.on('aborted', () => upstream.destroy());
     req.pipe(upstream);
   };
-  const server: Server = opts.tls ? createHttpsServer({ cert: opts.tls.cert, key: opts.tls.key }, handle) : createHttpServer(handle);
-  server.headersTimeout = 30_000;
-  server.requestTimeout = 5 * 60_000;
+  const limits = uploadLimits();
+  const options = nodeServerOptions(limits);
+  const server: Server = opts.tls ? createHttpsServer({ ...options, cert: opts.tls.cert, key: opts.tls.key }, handle) : createHttpServer(options, handle);
+  applyServerLimits(server, limits);
+  server.on('clientError', onClientError);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(opts.port, opts.host, () => {

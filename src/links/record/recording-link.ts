@@ -4,6 +4,8 @@
  * file in the recording format (architecture.md):
  *   {"t":<ms>,"serial":"<12 hex>","dir":"up"|"down","frame":{...}}
  *   {"t":<ms>,"serial":"<12 hex>","event":"connect"|"disconnect"}
+ *   {"t":<ms>,"serial":"<12 hex>","upload":{"uuid":"<command uuid>","type":"pcap"|...,"data_64":"<base64>"}}
+ *   (a file the AP uploaded for a command: not a frame, it came over HTTP to the uploader)
  *
  *   const recorder = createRecorder({ path: 'traffic.ndjson', maxBytes: 64e6, clock });
  *   fleet.attach(recorder.wrap(link));
@@ -98,6 +100,8 @@ export interface RecorderTap {
   down(serial: string, frame: object | string, at?: number): void;
   connect(serial: string, at?: number): void;
   disconnect(serial: string, at?: number): void;
+  /** A file the AP uploaded for command `uuid` (trace capture, script output). */
+  upload(serial: string, upload: { uuid: string; type: string; bytes: Buffer }, at?: number): void;
 }
 
 /** What a recording that starts replaces: the earlier file at its path and its parts (`FILE.N`). */
@@ -270,6 +274,9 @@ export function createRecorder(opts: RecorderOptions): Recorder {
     down: (serial, frame, at = clock.now()) => frameLine(serialKey(serial), 'down', frame, at),
     connect: (serial, at = clock.now()) => eventLine(serialKey(serial), 'connect', at),
     disconnect: (serial, at = clock.now()) => eventLine(serialKey(serial), 'disconnect', at),
+    upload: (serial, u, at = clock.now()) => write(
+      `{"t":${stamp(at)},"serial":"${serialKey(serial)}","upload":${JSON.stringify({ uuid: u.uuid, type: u.type, data_64: u.bytes.toString('base64') })}}`,
+    ),
   };
 
   const wrap = (inner: DeviceLink): DeviceLink => {

@@ -6,7 +6,7 @@
  * Checks: JSON object; `t` a finite number not smaller than the previous accepted line's `t`
  * (a file is ordered by `t`); `serial` 12 hex digits (any case, ':'/'-' separators); then either
  * `dir: "up"|"down"` with an object `frame` (a `down` frame must be a command: method and id)
- * or `event: "connect"|"disconnect"`. An `up` frame or an event may have `at`, when it happened if
+ * or `event: "connect"|"disconnect"`, or `upload: {uuid, type, data_64}` (a file the AP uploaded). An `up` frame or an event may have `at`, when it happened if
  * that is before `t` (a frame the recorder got late: a NATS backlog, an edge's outage buffer):
  * a time in epoch ms, not after `t`. Blank lines are not data and are passed over silently.
  * An `up` frame is not judged further: the device actor checks it as it checks a live AP's.
@@ -33,7 +33,9 @@ import { parseSerial } from '../../protocol/serial.js';
 export type RecordLine =
   | { kind: 'up'; t: number; at?: number; serial: string; frame: JsonObject; bytes: number }
   | { kind: 'down'; t: number; serial: string; frame: CommandFrame }
-  | { kind: 'connect' | 'disconnect'; t: number; at?: number; serial: string };
+  | { kind: 'connect' | 'disconnect'; t: number; at?: number; serial: string }
+  /** A file the AP uploaded for the recorded command `uuid` (the uuid in that command's `uri`). */
+  | { kind: 'upload'; t: number; at?: undefined; serial: string; uuid: string; type: string; data: Buffer };
 
 /**
  * `size`: the bytes of the file the line took, with its break (in a gzip file, its share of the
@@ -125,6 +127,13 @@ function checkLine(text: string, lastT: number, bytes?: SourceBytes): { rec: Rec
       return { rec: at === undefined ? { kind: v.event, t, serial: s } : { kind: v.event, t, at, serial: s } };
     }
     return { reason: `event must be connect or disconnect, got ${JSON.stringify(v.event)}` };
+  }
+  if (v.upload !== undefined) {
+    const u = v.upload;
+    if (!isObject(u) || typeof u.uuid !== 'string' || !/^[0-9a-f-]{36}$/i.test(u.uuid) || typeof u.type !== 'string' || typeof u.data_64 !== 'string') {
+      return { reason: 'upload must be an object with uuid (a command UUID), type and data_64 (base64)' };
+    }
+    return { rec: { kind: 'upload', t, serial: s, uuid: u.uuid.toLowerCase(), type: u.type, data: Buffer.from(u.data_64, 'base64') } };
   }
   if (v.dir === undefined) return { reason: 'missing field dir (or event)' };
   if (v.dir !== 'up' && v.dir !== 'down') return { reason: `dir must be up or down, got ${JSON.stringify(v.dir)}` };

@@ -86,6 +86,12 @@ export interface ReplayOptions {
   tag?: string;
   /** Decorates each replay link before the fleet gets it (`recorder.wrap` to record a replay). */
   wrapLink?: (link: DeviceLink) => DeviceLink;
+  /**
+   * Takes a recorded upload for the replayed command `uuid` (serve's uploader). With it, a
+   * recorded trace or deferred script that carried an upload `uri` waits for its file as it did
+   * live; without it, such a command completes with the AP's reply.
+   */
+  onUpload?: (u: { serial: string; uuid: string; type: string; data: Buffer }) => Promise<void>;
 }
 
 export interface RejectedLine {
@@ -182,13 +188,22 @@ function plainParams(frame: CommandFrame): JsonObject {
   return r.ok ? r.params : frame.params;
 }
 
-function submissionOf(serial: string, frame: CommandFrame, uuid: string, nowMs: number): CommandSubmission {
+/** The command UUID a recorded command's upload `uri` names (its last path segment), for a trace or a deferred script. */
+function recordedUploadUuid(frame: CommandFrame): string | undefined {
+  const uri = frame.params.uri;
+  if (typeof uri !== 'string' || !(frame.method === 'trace' || (frame.method === 'script' && frame.params.timeout === undefined))) return undefined;
+  const last = uri.split('?')[0]!.split('/').filter(Boolean).pop();
+  return last && /^[0-9a-f-]{36}$/i.test(last) ? last.toLowerCase() : undefined;
+}
+
+function submissionOf(serial: string, frame: CommandFrame, uuid: string, nowMs: number, uploads: boolean): CommandSubmission {
   const sec = Math.floor(nowMs / 1000);
   const params = plainParams(frame);
   const command: Command = {
     UUID: uuid, command: frame.method, details: JSON.stringify(params), serialNumber: serial, submitted: sec,
     executed: 0, completed: 0, when: 0, errorText: '', results: '{}', errorCode: 0, submittedBy: 'replay', status: 'pending',
-    custom: 0, waitingForFile: 0, attachFile: 0, attachSize: 0, attachType: '', executionTime: 0, lastTry: 0, deferred: false,
+    custom: 0, waitingForFile: uploads ? 1 : 0, attachFile: 0, attachSize: 0, attachType: '', executionTime: 0, lastTry: 0,
+    deferred: frame.method === 'script' && uploads,
   };
   return {
     command, method: frame.method, params, timeoutMs: commandTimeoutMs(frame.method, params),
@@ -225,6 +240,8 @@ export function startReplay(opts: ReplayOptions): ReplayHandle {
   let refusal: string | undefined;
   // Submitted recorded commands by UUID, until the actor sends them or gives up on them.
   const submitted = new Map<string, { link: ReplayLink; recordedId: number; line: number; file?: string }>();
+  // Recorded command UUID (its upload uri's) -> the UUID it runs under in this replay.
+  const uploadsFor = new Map<string, string>();
 
   const subscription = fleet.events$.subscribe((e) => {
     if ((e.type === 'protocol-error' || e.type === 'frame-ignored') && delivering === e.serial) {
@@ -307,7 +324,23 @@ export function startReplay(opts: ReplayOptions): ReplayHandle {
         const uuid = replayCommandUuid(tag, part, line, rec.serial);
         submitted.set(uuid, { link, recordedId: rec.frame.id, line, file });
         link.expectCommand(rec.frame);
-        fleet.submit(rec.serial, submissionOf(rec.serial, rec.frame, uuid, clock.now()));
+        const recordedUuid = opts.onUpload ? recordedUploadUuid(rec.frame) : undefined;
+        if (recordedUuid) uploadsFor.set(recordedUuid, uuid);
+        fleet.submit(rec.serial, submissionOf(rec.serial, rec.frame, uuid, clock.now(), recordedUuid !== undefined));
+        return;
+      }
+      case 'upload': {
+        // Without an uploader (airtwin replay) the files have nowhere to go: passed over.
+        if (!opts.onUpload) return;
+        const uuid = uploadsFor.get(rec.uuid);
+        if (!uuid) {
+          unmatched(line, `upload for recorded command ${rec.uuid}, which this replay did not run with an upload uri: not delivered`, file);
+          return;
+        }
+        uploadsFor.delete(rec.uuid);
+        void opts.onUpload({ serial: rec.serial, uuid, type: rec.type, data: rec.data }).catch((e: unknown) => {
+          unmatched(line, `upload for recorded command ${rec.uuid} refused: ${e instanceof Error ? e.message : String(e)}`, file);
+        });
       }
     }
   };

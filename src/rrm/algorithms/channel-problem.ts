@@ -10,7 +10,7 @@
 import { BANDS, is6GhzPsc, type Band } from '../../protocol/wifi-channels.js';
 import { zoneView } from '../model/view.js';
 import {
-  CCI_THRESHOLD_DBM, cciInstance, coveredChannels, dbmToMw, spectrumOverlaps, type CciInstance,
+  CCI_THRESHOLD_DBM, cciInstanceOfView, coveredChannels, dbmToMw, spectrumOverlaps, type CciInstance,
 } from '../score/cci.js';
 import { channelCandidates, pick, setPlan, sortedPlan, type AlgorithmInput, type Plan, type Rng } from './common.js';
 
@@ -71,8 +71,9 @@ const heardMw = (dbm: number): number => (dbm > CCI_THRESHOLD_DBM ? dbmToMw(dbm)
 
 /** The problem of a zone under its configs (candidates as every channel mode uses them). */
 export function channelProblem(input: Pick<AlgorithmInput<unknown>, 'model' | 'zone' | 'configs'>): ChannelProblem {
-  const inst = cciInstance(input.model, input.zone.serials);
-  const { aps } = zoneView(input.model, input.zone.serials);
+  const view = zoneView(input.model, input.zone.serials);
+  const inst = cciInstanceOfView(view);
+  const { aps } = view;
   const apBySerial = new Map(aps.map((a) => [a.serial, a]));
   const bands: BandProblem[] = [];
   for (const band of BANDS) {

@@ -38,6 +38,9 @@ export function annealing(input: AlgorithmInput<AnnealingArgs>): Plan {
   return planOf(problem, xs);
 }
 
+/** Neighbour visits one band's annealing may spend when the iterations are not given. */
+const WORK_PER_BAND = 5_000_000;
+
 function annealBand(p: BandProblem, rng: Rng, args: AnnealingArgs): Int32Array {
   const start = startAssignment(p);
   bestResponse(p, start, rng);
@@ -46,14 +49,19 @@ function annealBand(p: BandProblem, rng: Rng, args: AnnealingArgs): Int32Array {
   let best = start.slice();
   let bestCost = totalCost(p, best);
   const size = movable.reduce((s, i) => s + p.vars[i]!.candidates.length, 0);
-  const iterations = args.iterations > 0 ? args.iterations : Math.min(300_000, Math.max(20_000, 200 * size));
+  // Sized from the zone, and capped by work (a move costs ~2 × the radio's neighbours): a
+  // 200-AP zone where everyone hears everyone plans in well under a second, deterministically.
+  const degree = movable.reduce((s, i) => s + p.vars[i]!.adj.length, 0) / movable.length;
+  const restarts = Math.max(1, args.restarts);
+  const iterations = args.iterations > 0 ? args.iterations
+    : Math.min(300_000, Math.max(20_000, 200 * size), Math.floor(WORK_PER_BAND / (restarts * 2 * (degree + 1))));
   const deadline = performance.now() + args.maxMs;
   // Temperature in mW, from what a radio pays on average at the start: uphill moves of that size
   // are likely early and vanish by the end (geometric cooling).
   const typical = Math.max(bestCost - p.constant, 1e-12) / movable.length;
   const t0 = typical * 3;
   const t1 = typical * 1e-3;
-  for (let chain = 0; chain < Math.max(1, args.restarts); chain++) {
+  for (let chain = 0; chain < restarts; chain++) {
     const x = chain === 0 ? start.slice() : best.slice();
     let cost = totalCost(p, x);
     for (let k = 0; k < iterations; k++) {

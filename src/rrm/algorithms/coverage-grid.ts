@@ -28,7 +28,16 @@ export class CoverageGrid {
   /** gain[i * points + p]: linear path gain from AP i to point p. */
   private readonly gain: Float64Array;
 
-  constructor(readonly aps: readonly PlacedAp[], boundary: number) {
+  /**
+   * `gains`, when given, replaces the square grid and its free-space law: linear path gains of
+   * every AP (row) to `points` points, e.g. from a venue's own path loss with its walls.
+   */
+  constructor(readonly aps: readonly PlacedAp[], boundary: number, gains?: { points: number; gain: Float64Array }) {
+    if (gains) {
+      this.points = gains.points;
+      this.gain = gains.gain;
+      return;
+    }
     const perSide = Math.max(MIN_SIDE_POINTS, Math.min(MAX_SIDE_POINTS, Math.floor(Math.sqrt(POINT_AP_BUDGET / Math.max(1, aps.length)))));
     const step = Math.max(1, Math.ceil(boundary / perSide));
     const coords: number[] = [];

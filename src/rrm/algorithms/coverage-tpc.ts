@@ -7,9 +7,9 @@
  * 1. lower: one step at a time, round-robin in a seeded order, every radio whose step down
  *    keeps every coverage figure (clients at -67 dBm, clients at -67 + marginDb, grid cells
  *    where the site is known); each such step lowers CCI;
- * 2. raise: one step at a time, a radio whose step up gains coverage (client share plus grid
- *    share) worth more than its CCI cost (as a share of the starting CCI, times costWeight),
- *    as long as the zone's CCI stays at or below where it started.
+ * 2. raise: round-robin, each radio to the power above its own whose coverage gain (client
+ *    share plus grid share) most exceeds its CCI cost (as a share of the starting CCI, times
+ *    costWeight), as long as the zone's CCI stays at or below where it started.
  * Rounds repeat while something moves. So the plan covers at least what the current powers
  * cover and causes no more CCI, as the model predicts it. Without a site, a radio with no
  * client has no coverage figure to keep and keeps its power. Deterministic for a seed.
@@ -28,6 +28,21 @@ function caused(scene: PowerScene, k: number, delta: number): number {
   let s = 0;
   for (const e of scene.heardBy[k]!) if (e.signal + delta > CCI_FLOOR_DBM) s += mw(e.signal + delta);
   return s;
+}
+
+/** First index whose loss exceeds `x` (losses ascending). */
+function above(loss: Float64Array, x: number): number {
+  let lo = 0, hi = loss.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (loss[mid]! <= x) lo = mid + 1; else hi = mid;
+  }
+  return lo;
+}
+
+/** The run of cells whose coverage by a radio flips when its power moves between a and b. */
+function changed(loss: Float64Array, a: number, b: number): [number, number] {
+  return [above(loss, Math.min(a, b) - COVERAGE_DBM), above(loss, Math.max(a, b) - COVERAGE_DBM)];
 }
 
 export function coverageCci(input: AlgorithmInput<CoverageCciArgs>): Plan {
@@ -59,27 +74,20 @@ export function coverageCci(input: AlgorithmInput<CoverageCciArgs>): Plan {
       }
       dCci += caused(scene, k, p - tx) - caused(scene, k, from - tx);
       const cells = scene.gridCells[k]!;
-      const loss = scene.gridLoss[k]!;
-      for (let c = 0; c < cells.length; c++) {
-        const was = from - loss[c]! >= COVERAGE_DBM;
-        const now = p - loss[c]! >= COVERAGE_DBM;
-        if (was === now) continue;
+      const [lo, hi] = changed(scene.gridLoss[k]!, from, p);
+      const up = p > from;
+      for (let c = lo; c < hi; c++) {
         const cell = cells[c]!;
         const before = counts[cell]!;
-        counts[cell] = before + (now ? 1 : -1);
+        counts[cell] = before + (up ? 1 : -1);
         grid += Number(counts[cell]! > 0) - Number(before > 0);
       }
     }
     if (!commit) {
-      // undo the grid counts
       for (const k of scene.slots[i]!.radios) {
         const cells = scene.gridCells[k]!;
-        const loss = scene.gridLoss[k]!;
-        for (let c = 0; c < cells.length; c++) {
-          const was = from - loss[c]! >= COVERAGE_DBM;
-          const now = p - loss[c]! >= COVERAGE_DBM;
-          if (was !== now) counts[cells[c]!]! += now ? -1 : 1;
-        }
+        const [lo, hi] = changed(scene.gridLoss[k]!, from, p);
+        for (let c = lo; c < hi; c++) counts[cells[c]!]! += p > from ? -1 : 1;
       }
     }
     return { clients, margin: marginC, grid, cci: dCci };
@@ -120,15 +128,22 @@ export function coverageCci(input: AlgorithmInput<CoverageCciArgs>): Plan {
     for (let s = 0; s < MAX_STEPS; s++) {
       let raised = false;
       for (const i of order) {
-        const p = step(i, 1);
-        if (p === undefined) continue;
-        const d = trial(i, p, false);
-        const gain = (totalClients > 0 ? d.clients / totalClients : 0) + (scene.gridSize > 0 ? d.grid / scene.gridSize : 0);
-        const cost = cciBudget > 0 ? d.cci / cciBudget : d.cci > 0 ? Infinity : 0;
-        if (gain <= 0 || d.clients < 0 || d.grid < 0 || cci + d.cci > cciBudget || cost * input.args.costWeight >= gain) continue;
-        trial(i, p, true);
-        powers[i] = p;
-        cci += d.cci;
+        // The best raise of this radio (a client a few dB short needs more than one step).
+        let pick: { p: number; value: number; cci: number } | undefined;
+        const list = choices[i]!;
+        for (let at = list.indexOf(powers[i]!) + 1; at > 0 && at < list.length; at++) {
+          const p = list[at]!;
+          const d = trial(i, p, false);
+          if (cci + d.cci > cciBudget) break; // higher only costs more
+          const gain = (totalClients > 0 ? d.clients / totalClients : 0) + (scene.gridSize > 0 ? d.grid / scene.gridSize : 0);
+          const cost = cciBudget > 0 ? d.cci / cciBudget : d.cci > 0 ? Infinity : 0;
+          const value = gain - cost * input.args.costWeight;
+          if (gain > 0 && d.clients >= 0 && d.grid >= 0 && value > 0 && (!pick || value > pick.value)) pick = { p, value, cci: d.cci };
+        }
+        if (!pick) continue;
+        trial(i, pick.p, true);
+        powers[i] = pick.p;
+        cci += pick.cci;
         raised = true;
       }
       if (!raised) break;

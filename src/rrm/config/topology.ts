@@ -80,3 +80,23 @@ export function allSerials(topology: Topology): Set<string> {
   for (const serials of Object.values(topology)) for (const s of serials) out.add(s);
   return out;
 }
+
+/**
+ * Zones from the gateway's device records when no topology was ever set: one zone per `venue`
+ * the records name (a simulated venue names itself on every AP it starts), its devices sorted.
+ * Records without a venue, or whose serial is not a valid one, are left out.
+ */
+export function zonesFromVenues(devices: Iterable<{ serialNumber: string; venue?: string | undefined }>): Topology {
+  const zones = new Map<string, string[]>();
+  for (const d of devices) {
+    const venue = d.venue?.trim();
+    const serial = normalizeSerial(d.serialNumber);
+    if (!venue || !SERIAL.test(serial)) continue;
+    let list = zones.get(venue);
+    if (!list) zones.set(venue, (list = []));
+    list.push(serial);
+  }
+  const out: Topology = {};
+  for (const name of [...zones.keys()].sort()) out[name] = [...new Set(zones.get(name)!)].sort();
+  return out;
+}

@@ -47,6 +47,8 @@ export async function rrmRunRoutes(api: FastifyInstance, deps: RrmDeps): Promise
   const optimize = (path: string, algorithm: string, modes: string[], summary: string) => {
     const querystring = optimizeQuery(modes);
     api.get(path, {
+      // Checked by the run (an unknown zone is 404 before a bad mode is 400); stated in the document.
+      config: { openapi: { query: { required: ['mode', 'zone'], enums: { mode: modes } } } },
       schema: { tags: ['rrm'], summary, querystring, response: { 200: Allocation, ...errorResponses } },
     }, async (req) => {
       const q = req.query as OptimizeQuery;
@@ -61,6 +63,7 @@ export async function rrmRunRoutes(api: FastifyInstance, deps: RrmDeps): Promise
   optimize('/optimizeTxPower', 'OptimizeTxPower', modesOf('OptimizeTxPower'), 'Run a transmit power optimizer on a zone (applied unless dry_run)');
 
   api.put('/runRRM', {
+    config: { openapi: { query: { required: ['algorithm', 'venue'], enums: { algorithm: ['OptimizeChannel', 'OptimizeTxPower'] } } } },
     schema: {
       tags: ['rrm'], summary: 'Run an algorithm on a venue (applied unless mock)', querystring: RunQuery,
       response: { 200: RunResult, ...errorResponses },

@@ -30,6 +30,9 @@ export const ALGORITHMS_HELP = 'https://github.com/airtwin/airtwin/blob/main/doc
 
 const SerialQuery = Type.Object({ serial: Type.Optional(Type.String({ description: 'AP serial number (required).' })) });
 const ZoneQuery = Type.Object({ zone: Type.Optional(Type.String({ description: 'RF zone (required).' })) });
+/** Checked by the routes (400 naming `serial` / `zone`, blank ones too); required in the document. */
+const serialRequired = { openapi: { query: { required: ['serial'] } } };
+const zoneRequired = { openapi: { query: { required: ['zone'] } } };
 const NoContent = { 200: Type.Null({ description: 'No content.' }) };
 const BodyDoc = 'Body: a DeviceConfig (every field optional; unknown keys ignored). No body, or JSON null, deletes the layer (network: resets it to {}).';
 
@@ -98,6 +101,7 @@ export async function rrmRoutes(api: FastifyInstance, deps: RrmDeps): Promise<vo
   }, async () => rrm.layers());
 
   api.get('/getDeviceConfig', {
+    config: serialRequired,
     schema: {
       tags: ['rrm'], summary: 'Effective configuration of one AP (default, network, zone, AP layer); every field present',
       querystring: SerialQuery, response: { 200: EffectiveConfig, ...errorResponses },
@@ -114,6 +118,7 @@ export async function rrmRoutes(api: FastifyInstance, deps: RrmDeps): Promise<vo
   });
 
   api.post('/setDeviceZoneConfig', {
+    config: zoneRequired,
     schema: {
       tags: ['rrm'], summary: 'Replace one zone layer', description: BodyDoc, querystring: ZoneQuery, body: LayerBody,
       response: { ...NoContent, ...errorResponses },
@@ -127,6 +132,7 @@ export async function rrmRoutes(api: FastifyInstance, deps: RrmDeps): Promise<vo
   });
 
   api.post('/setDeviceApConfig', {
+    config: serialRequired,
     schema: {
       tags: ['rrm'], summary: 'Replace one AP layer', description: BodyDoc, querystring: SerialQuery, body: LayerBody,
       response: { ...NoContent, ...errorResponses },
@@ -140,6 +146,7 @@ export async function rrmRoutes(api: FastifyInstance, deps: RrmDeps): Promise<vo
   });
 
   api.post('/modifyDeviceApConfig', {
+    config: serialRequired,
     schema: {
       tags: ['rrm'], summary: 'Merge into one AP layer: fields absent from the body are kept (shallow: a map replaces the stored map)',
       description: 'Body: a DeviceConfig; one with no supported field is 400.', querystring: SerialQuery, body: DeviceConfig,

@@ -17,7 +17,7 @@ export const Algorithm = Type.Object({
     description: Type.String(),
     plugin: Type.Boolean({ description: 'Added by an optimizer plug-in (--rrm-plugin).' }),
   }), { description: 'Beyond the spec: every mode of the algorithm, built-in first, then plug-ins.' })),
-});
+}, { $id: 'Algorithm', title: 'Algorithm' });
 export type Algorithm = Static<typeof Algorithm>;
 
 /** serial -> band -> integer (channel number or dBm). */
@@ -32,7 +32,7 @@ const NotPushed = Type.Optional(Type.Record(Type.String(), Type.String(), {
 /** Beyond the spec (issue 34): the plan's score before and after, on the model it was computed from. */
 const Score = Type.Optional(ScorePair);
 
-export const Allocation = Type.Object({ data: BandValueMap, notPushed: NotPushed, score: Score });
+export const Allocation = Type.Object({ data: BandValueMap, notPushed: NotPushed, score: Score }, { $id: 'Allocation', title: 'Allocation' });
 export type Allocation = Static<typeof Allocation>;
 
 export const RunResult = Type.Object({
@@ -41,7 +41,7 @@ export const RunResult = Type.Object({
   txPowerMap: Type.Optional(BandValueMap),
   notPushed: NotPushed,
   score: Score,
-});
+}, { $id: 'RunResult', title: 'RunResult' });
 export type RunResult = Static<typeof RunResult>;
 
 /** Query of GET optimizeChannel / optimizeTxPower. */

@@ -10,7 +10,7 @@ import { Type, type Static } from 'typebox';
 export const ScheduledAlgorithm = Type.Object({
   name: Type.String({ minLength: 1 }),
   args: Type.Optional(Type.Record(Type.String(), Type.String())),
-});
+}, { $id: 'ScheduledAlgorithm', title: 'ScheduledAlgorithm' });
 export type ScheduledAlgorithm = Static<typeof ScheduledAlgorithm>;
 
 /**
@@ -21,7 +21,7 @@ export const Schedule = Type.Object({
   cron: Type.Optional(Type.String()),
   crons: Type.Optional(Type.Array(Type.String())),
   algorithms: Type.Optional(Type.Array(ScheduledAlgorithm)),
-});
+}, { $id: 'Schedule', title: 'Schedule' });
 export type Schedule = Static<typeof Schedule>;
 
 const BandInts = Type.Record(Type.String(), Type.Array(Type.Integer()));
@@ -62,7 +62,7 @@ export const DeviceConfig = Type.Object({
   allowedTxPowers: Type.Optional(fields.allowedTxPowers),
   autoTxPowers: Type.Optional(fields.autoTxPowers),
   userTxPowers: Type.Optional(fields.userTxPowers),
-});
+}, { $id: 'DeviceConfig', title: 'DeviceConfig' });
 export type DeviceConfig = Static<typeof DeviceConfig>;
 
 const nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
@@ -82,5 +82,5 @@ export const EffectiveConfig = Type.Object({
   allowedTxPowers: nullable(fields.allowedTxPowers),
   autoTxPowers: nullable(fields.autoTxPowers),
   userTxPowers: nullable(fields.userTxPowers),
-});
+}, { $id: 'EffectiveConfig', title: 'EffectiveConfig' });
 export type EffectiveConfig = Static<typeof EffectiveConfig>;

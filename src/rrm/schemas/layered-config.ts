@@ -6,7 +6,7 @@ export const LayeredConfig = Type.Object({
   apConfig: Type.Record(Type.String(), DeviceConfig),
   zoneConfig: Type.Record(Type.String(), DeviceConfig),
   networkConfig: DeviceConfig,
-});
+}, { $id: 'LayeredConfig', title: 'LayeredConfig' });
 export type LayeredConfig = Static<typeof LayeredConfig>;
 
 export const emptyLayeredConfig = (): LayeredConfig => ({ apConfig: {}, zoneConfig: {}, networkConfig: {} });

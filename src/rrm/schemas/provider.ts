@@ -6,7 +6,7 @@ export const ProviderInfo = Type.Object({
   vendorShortname: Type.String(),
   version: Type.String(),
   about: Type.String(),
-});
+}, { $id: 'ProviderInfo', title: 'ProviderInfo' });
 export type ProviderInfo = Static<typeof ProviderInfo>;
 
 export const SystemInfo = Type.Object({

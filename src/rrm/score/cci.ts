@@ -11,7 +11,7 @@
  * hears of b dB for dB with b's power change (the threshold applies after the shift).
  */
 import { BANDS, blockOf, type Band, type ChannelWidth } from '../../protocol/wifi-channels.js';
-import { zoneView } from '../model/view.js';
+import { zoneView, type ZoneView } from '../model/view.js';
 import type { RrmModel } from '../model/types.js';
 import type { PlanScore } from './types.js';
 
@@ -84,29 +84,38 @@ export const dbmToMw = (dbm: number): number => 10 ** (dbm / 10);
  * first such radio when an AP has two in one band), and what each hears in its latest scan.
  */
 export function cciInstance(model: RrmModel, serials: readonly string[]): CciInstance {
-  const { aps } = zoneView(model, serials);
+  return cciInstanceOfView(zoneView(model, serials));
+}
+
+/** The instance of a zone view already built (the optimizers read the view too). */
+export function cciInstanceOfView(view: ZoneView): CciInstance {
+  const { aps } = view;
   const radios: CciRadio[] = [];
   const index = new Map<string, number>();
-  for (const ap of aps) {
+  // per band: AP index -> radio index (-1: none), so neighbours resolve without string keys
+  const radioOf = new Map<Band, Int32Array>(BANDS.map((b) => [b, new Int32Array(aps.length).fill(-1)]));
+  aps.forEach((ap, a) => {
     for (const r of ap.radios) {
-      const key = `${ap.serial}/${r.band}`;
-      if (index.has(key)) continue;
-      index.set(key, radios.length);
+      const byAp = radioOf.get(r.band)!;
+      if (byAp[a]! >= 0) continue;
+      byAp[a] = radios.length;
+      index.set(`${ap.serial}/${r.band}`, radios.length);
       radios.push({
         serial: ap.serial, band: r.band, channel: normalisedPrimary(r.band, r.channel, r.width), width: r.width,
         txPower: r.txPower, managed: [], unmanaged: [],
       });
     }
-  }
-  for (const ap of aps) {
+  });
+  aps.forEach((ap, a) => {
     for (const band of BANDS) {
-      const me = index.get(`${ap.serial}/${band}`);
-      if (me === undefined) continue;
+      const byAp = radioOf.get(band)!;
+      const me = byAp[a]!;
+      if (me < 0) continue;
       const loudest = new Map<number, number>();
       for (const n of ap.byBand[band] ?? []) {
-        const peer = n.peer >= 0 ? index.get(`${aps[n.peer]!.serial}/${band}`) : undefined;
-        if (n.peer >= 0 && aps[n.peer]!.serial === ap.serial) continue;
-        if (peer === undefined) {
+        if (n.peer === a) continue;
+        const peer = n.peer >= 0 ? byAp[n.peer]! : -1;
+        if (peer < 0) {
           radios[me]!.unmanaged.push({ bssid: n.bssid, covered: n.covered, dbm: n.signal });
           continue;
         }
@@ -115,7 +124,7 @@ export function cciInstance(model: RrmModel, serials: readonly string[]): CciIns
       }
       radios[me]!.managed = [...loudest].sort((x, y) => x[0] - y[0]).map(([radio, dbm]) => ({ radio, dbm }));
     }
-  }
+  });
   return { radios, index };
 }
 

@@ -4,30 +4,34 @@
  * power plan is scored.
  */
 import type { RrmModel } from '../model/types.js';
-import type { Site } from '../site.js';
 import { cciInstance, scoreInstance, type BandPlan } from './cci.js';
-import { powerScore } from './power.js';
+import { PowerScene, type PowerSceneOptions, type PowerScore } from './power.js';
 import type { PlanScore, ScorePair } from './types.js';
 
 export type ScoredKind = 'channel' | 'txPower';
 
-export function scorePair(kind: ScoredKind, model: RrmModel, serials: readonly string[], plan: BandPlan, site?: Site): ScorePair {
-  const inst = cciInstance(model, serials);
-  const before = scoreInstance(inst);
-  const after = scoreInstance(inst, kind === 'channel' ? { channel: plan } : { txPower: plan });
-  if (kind === 'txPower') {
-    const opts = site ? { site } : {};
-    return { before: { ...before, ...powerFigures(powerScore(model, serials, {}, opts)) }, after: { ...after, ...powerFigures(powerScore(model, serials, plan, opts)) } };
-  }
-  return { before, after };
+/** The power figures of a PowerScore that PlanScore carries (absent where unknown). */
+function powerFigures(s: PowerScore): Partial<PlanScore> {
+  return {
+    ...(s.coverage !== null ? { coverage: s.coverage } : {}),
+    ...(s.gridCoverage !== null ? { gridCoverage: s.gridCoverage } : {}),
+    ...(s.medianSinr !== null ? { medianSinrDb: s.medianSinr } : {}),
+  };
 }
 
-function powerFigures(p: ReturnType<typeof powerScore>): Partial<PlanScore> {
-  const out: Partial<PlanScore> = {};
-  if (p.coverage !== null) out.coverage = p.coverage;
-  if (p.gridCoverage !== null) out.gridCoverage = p.gridCoverage;
-  if (p.medianSinr !== null) out.medianSinrDb = p.medianSinr;
-  return out;
+/** `power`: the site and locations the power figures place APs with (power plans only). */
+export function scorePair(kind: ScoredKind, model: RrmModel, serials: readonly string[], plan: BandPlan, power: PowerSceneOptions = {}): ScorePair {
+  const inst = cciInstance(model, serials);
+  const pair = {
+    before: scoreInstance(inst),
+    after: scoreInstance(inst, kind === 'channel' ? { channel: plan } : { txPower: plan }),
+  };
+  if (kind !== 'txPower') return pair;
+  const scene = new PowerScene(model, serials, power);
+  return {
+    before: { ...pair.before, ...powerFigures(scene.score(scene.powersOf({}))) },
+    after: { ...pair.after, ...powerFigures(scene.score(scene.powersOf(plan))) },
+  };
 }
 
 /** The zone as it runs now (the measured effect of an applied plan, from the scans after it). */

@@ -82,11 +82,19 @@ export class PowerScene {
   readonly noise: number[] = [];
   /** Per radio: its clients' downlink RSSI (dBm) at its current power. */
   readonly clients: number[][] = [];
-  /** Grid: per radio, the cells (band-major index) it can cover at its limit and the loss to each. */
+  /**
+   * Grid: per radio, the cells (band-major index) it can cover at its limit and the loss to
+   * each, by ascending loss. A cell is covered at power p when loss <= p - COVERAGE_DBM.
+   */
   readonly gridCells: Int32Array[] = [];
   readonly gridLoss: Float64Array[] = [];
   /** Number of (cell, band) pairs; 0 without a grid. */
   readonly gridSize: number = 0;
+  /** The grid's cells (one floor plan point each) and bands: cell index = band * cells + point. */
+  readonly gridPoints: SitePoint[] = [];
+  readonly gridBands: Band[] = [];
+  /** Each AP's position on the site (undefined: unknown). */
+  readonly positions: (SitePoint | undefined)[] = [];
 
   constructor(model: RrmModel, serials: readonly string[], opts: PowerSceneOptions = {}) {
     const view = zoneView(model, serials);
@@ -136,7 +144,34 @@ export class PowerScene {
       }
       for (const [tx, signal] of strongest) this.heardBy[tx]!.push({ hearer: k, signal });
     });
-    if (opts.site) this.gridSize = this.buildGrid(opts.site, model, opts);
+    if (opts.site) {
+      this.gridSize = this.buildGrid(opts.site, model, opts);
+      this.addUnheard(opts.site, covered);
+    }
+  }
+
+  /**
+   * With the site known, pairs of placed radios on overlapping spectrum that no scan reports get
+   * the signal the venue's path loss predicts: raising a radio nobody hears now is then not
+   * free, once the raise would put it above -82 dBm at a neighbour.
+   */
+  private addUnheard(site: Site, covered: number[][]): void {
+    const heard = new Set<number>();
+    const n = this.radios.length;
+    this.heardBy.forEach((list, tx) => { for (const e of list) heard.add(tx * n + e.hearer); });
+    for (let tx = 0; tx < n; tx++) {
+      const a = this.radios[tx]!;
+      const pa = this.positions[a.ap];
+      if (!pa) continue;
+      const f = channelToFrequency(a.band, a.channel) ?? 2400;
+      for (let h = 0; h < n; h++) {
+        const b = this.radios[h]!;
+        const pb = this.positions[b.ap];
+        if (!pb || b.ap === a.ap || b.band !== a.band || heard.has(tx * n + h)) continue;
+        if (!overlaps(a.band, { channel: a.channel, covered: covered[tx]! }, { channel: b.channel, covered: covered[h]! })) continue;
+        this.heardBy[tx]!.push({ hearer: h, signal: a.txPower - site.lossDb(pa, pb, f) });
+      }
+    }
   }
 
   private buildGrid(site: Site, model: RrmModel, opts: PowerSceneOptions): number {
@@ -147,7 +182,10 @@ export class PowerScene {
       for (let y = step / 2; y < f.depth; y += step) for (let x = step / 2; x < f.width; x += step) cells.push({ floor, x, y });
     });
     const positions = this.aps.map((ap) => apPosition(site, model, ap.serial, opts.location?.(ap.serial)));
+    this.positions.push(...positions);
     const bands = [...new Set(this.radios.filter((r) => positions[r.ap]).map((r) => r.band))].sort();
+    this.gridPoints.push(...cells);
+    this.gridBands.push(...bands);
     if (bands.length === 0 || cells.length === 0) return 0;
     this.radios.forEach((r, k) => {
       const pos = positions[r.ap];
@@ -163,8 +201,10 @@ export class PowerScene {
           if (l <= maxLoss) { idx.push(b * cells.length + i); loss.push(l); }
         });
       }
-      this.gridCells[k] = Int32Array.from(idx);
-      this.gridLoss[k] = Float64Array.from(loss);
+      // Ascending loss: the cells a power change affects are then one contiguous run.
+      const order = loss.map((_, i) => i).sort((x, y) => loss[x]! - loss[y]! || idx[x]! - idx[y]!);
+      this.gridCells[k] = Int32Array.from(order, (i) => idx[i]!);
+      this.gridLoss[k] = Float64Array.from(order, (i) => loss[i]!);
     });
     return bands.length * cells.length;
   }
@@ -231,7 +271,8 @@ export class PowerScene {
       const p = powers[r.slot]!;
       const cells = this.gridCells[k]!;
       const loss = this.gridLoss[k]!;
-      for (let i = 0; i < cells.length; i++) if (p - loss[i]! >= COVERAGE_DBM) counts[cells[i]!]!++;
+      const reach = p - COVERAGE_DBM;
+      for (let i = 0; i < cells.length && loss[i]! <= reach; i++) counts[cells[i]!]!++;
     });
     return counts;
   }

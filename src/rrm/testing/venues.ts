@@ -224,7 +224,7 @@ export function coChannelInterferenceMw(v: SynthVenue): number {
 
 /**
  * Random per-AP constraints for property tests: user and allowed channels (DFS included
- * sometimes), user and allowed powers, locations. Seeded, so a failing case replays.
+ * sometimes), user and allowed powers, locations. Seeded, so a failing case comes back with its seed.
  */
 export function randomConstraints(v: SynthVenue, seed: number | string, side = 100): Map<string, EffectiveConfig> {
   const rng = seedrandom(`constraints:${seed}`);

@@ -51,12 +51,13 @@ describe('fleet runtime (serve\'s admission policy on a real DuckDB file)', () =
     link.up();
     link.connect();
     for (let i = 0; i < 20; i++) await flush();
-    await new Promise((r) => setTimeout(r, 50));
-    // Admission stores the record on DuckDB's pool thread: on a loaded machine that takes more
-    // than the 50 ms above (a CI run found no record yet). Refusals are waited for by time only.
+    // Admission stores the record on DuckDB's pool thread: wait for its outcome, an AP admitted
+    // (and its default configuration pushed) or dropped.
     if (autoProvision) {
       const admitted = async () => runtime!.fleet.status(SERIAL)?.connected === true && (!withDefault || link.sent.some((f) => f.method === 'configure'));
-      await until('the AP admitted (and its default configuration pushed)', admitted, (ok) => ok, 10_000);
+      await until('the AP admitted (and its default configuration pushed)', admitted, (ok) => ok, 30_000);
+    } else {
+      await until('the AP refused', async () => link.closed.length, (n) => n > 0, 30_000);
     }
     return { devices, link, clock };
   }

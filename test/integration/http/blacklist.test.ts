@@ -99,7 +99,7 @@ describe('PUT /api/v1/blacklist/:serial', () => {
     expect(a.body).toEqual(OK('PUT'));
     expect((await s.gw('GET', '/blacklist/aabbcc000001')).body).toEqual({ ...before, reason: 'found again' });
   });
-  it('answers 404 for a serial that is not listed (upstream answered 400, bug §8.24)', async () => {
+  it('answers 404 for a serial that is not listed (upstream answers 400)', async () => {
     expectEnvelope(await s.gw('PUT', '/blacklist/ffffffffffff', { body: { reason: 'x' } }), 404);
   });
   it('answers 400 for a mismatched body serial and 403 for a user token', async () => {

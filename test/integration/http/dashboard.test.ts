@@ -1,3 +1,4 @@
+import { resolveRef } from '../../helpers/openapi-check.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectEnvelope, startTestServer, USER_TOKEN, type TestServer } from '../../helpers/server.js';
 
@@ -62,7 +63,7 @@ describe('GET /api/v1/deviceDashboard', () => {
 
   it('is documented in the OpenAPI with its arrays of {tag, value}', async () => {
     const doc = (await s.gw('GET', '/openapi.json', { token: null })).body;
-    const schema = doc.paths['/api/v1/deviceDashboard'].get.responses['200'].content['application/json'].schema;
+    const schema = resolveRef(doc, doc.paths['/api/v1/deviceDashboard'].get.responses['200'].content['application/json'].schema)!;
     expect(Object.keys(schema.properties)).toEqual(expect.arrayContaining(['commands', 'vendors', 'deviceType', 'firmware', 'healths', 'upTimes', 'memoryUsed', 'load', 'associations']));
     expect(schema.properties.healths.items.properties).toHaveProperty('tag');
   });

@@ -22,7 +22,7 @@ describe('POST /api/v1/default_configuration/:name', () => {
     expect(got.body.lastModified).toBe(got.body.created);
   });
 
-  it('accepts the configuration as a JSON string, without a uuid (upstream bug §8.14)', async () => {
+  it('accepts the configuration as a JSON string, without a uuid (upstream needs one)', async () => {
     const a = await s.gw('POST', '/default_configuration/hall', { body: { modelIds: ['*'], configuration: '{"radios": []}', platform: 'AP' } });
     expect(a.status).toBe(200);
     expect(JSON.parse((await s.gw('GET', '/default_configuration/hall')).body.configuration)).toEqual({ radios: [] });

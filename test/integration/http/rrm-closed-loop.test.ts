@@ -6,7 +6,7 @@ import { startTestServer, type TestServer } from '../../helpers/server.js';
 import { until } from '../../helpers/until.js';
 
 /**
- * The RRM closed loop through `serve` (issue 7 §4, §5, §7): a seeded venue of 8 APs that all
+ * The RRM closed loop through `serve`: a seeded venue of 8 APs that all
  * start on 5 GHz channel 36 at 20 MHz, run 20x faster than wall time. The RRM's collector scans
  * every AP (30 s venue time apart); `optimizeChannel mode=least_used` is applied (AP layers,
  * then configure commands); the simulated radios really move, the next scans show it, the
@@ -67,7 +67,7 @@ async function lastScanAt(): Promise<Map<string, number>> {
 const scannedAfter = (t: number) => until(`scans after ${t}`, lastScanAt, (m) => SERIALS.every((x) => (m.get(x) ?? 0) > t), 30_000);
 
 /**
- * Co-channel interference from the scans (issue 7 §7): over ordered pairs of managed APs where
+ * Co-channel interference from the scans: over ordered pairs of managed APs where
  * the scanning AP's channel equals the heard AP's channel, received power above -82 dBm, in mW.
  */
 function interferenceMw(m: Model): number {

@@ -62,8 +62,11 @@ describe('service information', () => {
 });
 
 describe('topology', () => {
-  it('starts empty, stores the normal form (zones sorted, serials trimmed, lower-cased, de-duplicated)', async () => {
-    expect((await s.rrm('GET', '/getTopology')).body).toEqual({});
+  it('starts as the venue, one zone of its APs; stores the normal form (zones sorted, serials trimmed, lower-cased, de-duplicated)', async () => {
+    // no topology was ever set: the zones come from the venue the device records name
+    expect((await s.rrm('GET', '/getTopology')).body).toEqual({ lab: [A1, A2, A3] });
+    const m = (await s.rrm('GET', '/currentModel')).body;
+    expect(Object.keys(m.latestStates).sort()).toEqual([A1, A2, A3]);
     const set = await setTopology({ lab: [A1, ` ${A2.toUpperCase()} `, A2], other: [A3] });
     expect([set.status, set.text]).toEqual([200, '']);
     expect((await s.rrm('GET', '/getTopology')).body).toEqual({ lab: [A1, A2], other: [A3] });
@@ -234,11 +237,22 @@ describe('runs', () => {
         for (const band of Object.keys(bands)) expect(['2G', '5G', '6G']).toContain(band);
       }
     }
-    for (const mode of ['random', 'measure_ap_client', 'measure_ap_ap', 'location_optimal']) {
+    for (const mode of ['random', 'measure_ap_client', 'measure_ap_ap', 'location_optimal', 'coverage_cci']) {
       const r = await s.rrm('GET', `/optimizeTxPower?mode=${mode}&zone=lab&dry_run=true`);
       expect(r.status, r.text).toBe(200);
       for (const bands of Object.values(r.body.data as Record<string, Record<string, number>>)) {
         for (const p of Object.values(bands)) expect(p).toBeGreaterThanOrEqual(0);
+      }
+      // the simulated APs report their positions (state gps) and the venue is known: both plan every AP
+      if (mode === 'location_optimal' || mode === 'coverage_cci') expect(Object.keys(r.body.data).sort(), mode).toEqual([A1, A2, A3]);
+      // a power plan's score carries the power figures: grid coverage, as the lab's APs report
+      // positions; client coverage and SINR whenever a station is associated
+      const { before, after } = r.body.score;
+      for (const side of [before, after]) expect(side.gridCoverage, mode).toEqual(expect.any(Number));
+      expect(before.coverage === undefined, mode).toBe(before.medianSinrDb === undefined);
+      if (mode === 'coverage_cci') {
+        expect(after.coverage ?? 0).toBeGreaterThanOrEqual(before.coverage ?? 0);
+        expect(after.gridCoverage).toBeGreaterThanOrEqual(before.gridCoverage);
       }
     }
     expect(await layered()).toEqual(before);

@@ -1,6 +1,9 @@
 import { spawnSync } from 'node:child_process';
-import { readdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
+import { connect } from 'node:net';
+import { once } from 'node:events';
+import { request as httpsRequest } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { mkdtempSync } from 'node:fs';
@@ -200,6 +203,14 @@ describe('files the simulated APs upload', () => {
     expect(r.stdout).toMatch(/ARP, Request who-has/);
   });
 
+  it('deferred shell script: its output as text', async () => {
+    const c = await s.gw('POST', `/device/${A2}/script`, { body: { type: 'shell', script: Buffer.from('uptime').toString('base64'), deferred: true } });
+    expect(c.body).toMatchObject({ status: 'completed', waitingForFile: 0, attachType: 'txt' });
+    const { res, bytes } = await download(c.body.UUID, A2);
+    expect(res.headers.get('content-type')).toBe('text/plain');
+    expect(bytes.toString()).toMatch(new RegExp(`^# shell on ${A2} at \\d+\n# 6 bytes of script, exit 0\n$`));
+  });
+
   it('diagnostic script: a .tar.gz that tar lists; delete removes it (200 on this wire)', async () => {
     const body = { serialNumber: A3, timeout: 30, type: 'diagnostic', script: '', scriptId: '', when: 0, signature: '', deferred: true, uri: '' };
     const c = await s.gw('POST', `/device/${A3}/script`, { body });
@@ -214,5 +225,57 @@ describe('files the simulated APs upload', () => {
     const del = await s.gw('DELETE', `/file/${c.body.UUID}?serialNumber=${A3}`);
     expect([del.status, del.headers.get('content-type')]).toEqual([200, 'application/json']);
     expect((await s.gw('GET', `/file/${c.body.UUID}?serialNumber=${A3}`)).status).toBe(404);
+  });
+});
+
+describe('the uploader over TLS', () => {
+  let s: TestServer;
+  const dir = mkdtempSync(join(tmpdir(), 'airtwin-upload-tls-'));
+  const A1 = 'a0b1c2000001';
+
+  beforeAll(async () => {
+    // A lab's self-signed certificate, as the real-client runners make one.
+    const r = spawnSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', join(dir, 'key.pem'),
+      '-out', join(dir, 'cert.pem'), '-days', '2', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'], { encoding: 'utf8' });
+    expect(r.status, r.stderr).toBe(0);
+    s = await startTestServer({ sim: true, scenario: 'lab', speed: 20, tlsCert: join(dir, 'cert.pem'), tlsKey: join(dir, 'key.pem') });
+  });
+  afterAll(async () => s.close());
+
+  it('listens with the APIs\' certificate; the simulated APs upload over HTTPS', async () => {
+    expect(s.running.uploaderUrl).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
+    const gw = (path: string, init: RequestInit = {}) => new Promise<{ status: number; body: any }>((resolve, reject) => {
+      const url = new URL(`${s.running.gatewayUrl}/api/v1${path}`);
+      const req = httpsRequest(url, { method: init.method ?? 'GET', ca: readFileSync(join(dir, 'cert.pem')), headers: { authorization: 'Bearer test-admin-token-0001', 'content-type': 'application/json' } }, (res) => {
+        let text = '';
+        res.on('data', (c: Buffer) => { text += c.toString(); });
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text ? JSON.parse(text) : undefined }));
+      });
+      req.on('error', reject);
+      req.end(init.body as string | undefined);
+    });
+    await until('A1 online', () => gw(`/device/${A1}/status`), (r) => r.body?.connected === true);
+    const c = await gw(`/device/${A1}/trace`, { method: 'POST', body: JSON.stringify({ network: 'up', duration: 1 }) });
+    expect(c.body).toMatchObject({ status: 'completed', waitingForFile: 0, attachType: 'pcap' });
+    expect(JSON.parse(c.body.details as string).uri).toBe(`${s.running.uploaderUrl}/v1/upload/${c.body.UUID}`);
+  });
+});
+
+describe('the uploader\'s HTTP limits', () => {
+  let s: TestServer;
+  beforeAll(async () => {
+    s = await startTestServer({ headersTimeout: 1 });
+  });
+  afterAll(async () => s.close());
+
+  it('answers a client whose headers do not come in time with 408 and the envelope, and closes it', async () => {
+    const url = new URL(s.running.uploaderUrl);
+    const socket = connect(Number(url.port), url.hostname);
+    let text = '';
+    socket.on('data', (d: Buffer) => { text += d.toString(); });
+    socket.write('POST /v1/upload/11111111-2222-4333-8444-555555555555 HTTP/1.1\r\nHost: x\r\n');
+    await once(socket, 'close');
+    expect(text).toMatch(/^HTTP\/1\.1 408 /);
+    expect(JSON.parse(text.slice(text.indexOf('\r\n\r\n') + 4))).toMatchObject({ ErrorCode: 408 });
   });
 });

@@ -1,3 +1,4 @@
+import { resolveRef } from '../../helpers/openapi-check.js';
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DeviceDataRepo } from '../../../src/store/device-data-repo.js';
@@ -233,7 +234,7 @@ describe('OpenAPI', () => {
     expect(del(dOw)).toContain('200');
     expect(del(dOw)).not.toContain('204');
     expect(del(dSp)).toContain('204');
-    const latency = (d: any) => d.paths['/api/v1/device/{serialNumber}/ping'].post.responses['200'].content['application/json'].schema.properties.latency.type;
+    const latency = (d: any) => resolveRef(d, d.paths['/api/v1/device/{serialNumber}/ping'].post.responses['200'].content['application/json'].schema)!.properties.latency.type;
     expect([latency(dOw), latency(dSp)]).toEqual(['string', 'number']);
   });
 });

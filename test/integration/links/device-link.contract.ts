@@ -1,5 +1,5 @@
 /**
- * One contract for every DeviceLink adapter (conventions §2.6): connect, ordering, command result
+ * One contract for every DeviceLink adapter: connect, ordering, command result
  * matching, close, malformed frame handling. A runner registers an adapter through a harness
  * that plays the AP side; the suite never learns which adapter it tests.
  */

@@ -5,6 +5,7 @@ import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { runEdge, type RunningEdge } from '../../../src/commands/edge.js';
+import { until } from '../../helpers/until.js';
 import { runReplay, type ReplayResult } from '../../../src/commands/replay.js';
 import { startSimulateLoad, type LoadRun } from '../../../src/commands/simulate-load.js';
 import { silentLogger } from '../../../src/links/nats/connect.js';
@@ -26,25 +27,31 @@ const opened = async (url: string): Promise<WebSocket> => {
 };
 const closed = (ws: WebSocket) => new Promise((r) => ws.once('close', r));
 
-/** An AP on a bare websocket: sends `texts` in order after a connect frame, then closes. */
-async function rawAp(url: string, texts: string[]): Promise<void> {
-  const ws = await opened(url);
+/** Frames the edge took from its APs so far, well formed or not. */
+const taken = (edge: RunningEdge): number => edge.edge.stats().framesUp + edge.edge.stats().protocolErrors;
+
+/** An AP on a bare websocket: sends `texts` in order after a connect frame, then closes once the edge took them. */
+async function rawAp(edge: RunningEdge, texts: string[]): Promise<void> {
+  const before = taken(edge);
+  const ws = await opened(edge.edge.url);
   for (const t of [JSON.stringify(connectFrame(RAW_AP)), ...texts]) ws.send(t);
-  await new Promise((r) => setTimeout(r, 200));
+  await until('the edge took the frames', async () => taken(edge) - before, (n) => n >= texts.length + 1, 30_000);
   ws.close();
   await closed(ws);
 }
 
 /** An AP that connects again on a new socket while its old one is still open (the edge drops the old). */
-async function reconnectingAp(url: string): Promise<void> {
+async function reconnectingAp(edge: RunningEdge): Promise<void> {
+  const url = edge.edge.url;
+  const before = taken(edge);
   const first = await opened(url);
   first.send(JSON.stringify(connectFrame(MOVING_AP)));
-  await new Promise((r) => setTimeout(r, 100));
+  await until('the first connect taken', async () => taken(edge) - before, (n) => n >= 1, 30_000);
   const second = await opened(url);
   const firstClosed = closed(first);
   second.send(JSON.stringify(connectFrame(MOVING_AP, 2)));
   await firstClosed;
-  await new Promise((r) => setTimeout(r, 100));
+  await until('the second connect taken', async () => taken(edge) - before, (n) => n >= 2, 30_000);
   second.close();
   await closed(second);
 }
@@ -73,8 +80,8 @@ describe('edge --record: every frame as it crossed the edge, then replayed', () 
     // An AP that sends one frame that is no JSON, one that is no JSON but would close the
     // recorder's "frame" and add a "serial" and "frame" of another AP if pasted into the line,
     // and one JSON object that is no JSON-RPC.
-    await rawAp(edge.edge.url, ['not json at all', FORGED, '{"jsonrpc":"1.0","method":"state","params":{}}']);
-    await reconnectingAp(edge.edge.url);
+    await rawAp(edge, ['not json at all', FORGED, '{"jsonrpc":"1.0","method":"state","params":{}}']);
+    await reconnectingAp(edge);
     await load.stop();
     expect(await waitFor(() => LAB.every((s) => serve.fleet.status(s)?.connected === false), 10_000)).toBe(true);
     await edge.close();

@@ -39,7 +39,7 @@ describe('serve workers split a fleet by --nats-filter', () => {
     edge = await startEdgeSide(nats.url);
     // The lab venue's first two APs, both through the one edge.
     load = await startSimulateLoad({ scenario: 'lab', edge: edge.edge.url, speed: 10, limit: 2 });
-  }, 30_000);
+  }, 120_000);
   afterAll(async () => {
     await load?.stop();
     await edge?.stop();
@@ -216,5 +216,5 @@ describe('--nats-durable and --nats-filter settings', () => {
     expect(r.status).toBe(2);
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
     expect(r.stderr).toMatch(/^airtwin: --nats-filter: "ucentral\.a0b1c23\*\.\*" is invalid/);
-  }, 30_000);
+  }, 120_000);
 });

@@ -56,7 +56,7 @@ describe('edge frame handling', () => {
     expect(serve.fleet.status(serial)?.connected).toBe(true);
   });
 
-  it('drops an AP whose state carries a params.serial that is not hex (§1.2)', async () => {
+  it('drops an AP whose state carries a params.serial that is not hex, as the gateway does', async () => {
     const serial = 'a0b1c2000055';
     const c = await ap();
     c.send(connectFrame(serial));
@@ -70,7 +70,7 @@ describe('edge frame handling', () => {
       .toEqual(['bad-serial']);
   });
 
-  it('ignores and counts a state without params.serial; the AP stays connected (§1.2)', async () => {
+  it('ignores and counts a state without params.serial; the AP stays connected, as upstream', async () => {
     const serial = 'a0b1c2000056';
     const c = await ap();
     c.send(connectFrame(serial));

@@ -97,7 +97,7 @@ describe('startReplay: one line out of time order', () => {
     const summary = await startReplay({ file, fleet, clock, speed: 'max' }).done;
     expect(summary.rejected).toEqual([expect.objectContaining({ line: 4, reason: expect.stringMatching(/^t jumps ahead of the lines around it \(/) })]);
     expect(summary.durationMs).toBe(4000);
-    // Before, lines 5-7 went "backwards" from the glitch and were lost, and the AP ended in state 99.
+    // Lines 5-7 are not taken as going "backwards" from the glitch: all four states are played.
     expect(events.filter((e) => e.type === 'state').map((e) => (e.payload as unknown as { state: { unit: { uptime: number } } }).state.unit.uptime)).toEqual([1, 2, 3, 4]);
   });
 });
@@ -272,8 +272,8 @@ describe('startReplay: connection state and commands', () => {
     await flush();
     const link = r.links.get(A)!;
     await expect(link.send({ jsonrpc: '2.0', id: 9, method: 'leds', params: { serial: A } })).rejects.toMatchObject({ code: 'DEVICE_OFFLINE' });
-    // Through the command service (the gateway's 409 DEVICE_OFFLINE), before any record exists:
-    // it used to answer a `failed` record with errorCode 0, as if the AP had been asked.
+    // Through the command service (the gateway's 409 DEVICE_OFFLINE), before any record exists,
+    // not a `failed` record with errorCode 0 as if the AP had been asked.
     const store = new MemoryCommandStore();
     const svc = new CommandService({ fleet, store, clock, newId });
     const refused = { name: 'AirtwinError', code: 'DEVICE_OFFLINE', message: expect.stringMatching(/is replayed from a recording: it plays back what the AP did and cannot run a new '\w+'/) };

@@ -186,7 +186,7 @@ describe('airtwin replay of a seeded simulation (lab, seed 7, 10 simulated minut
     expect(shifted.overlap).toBeUndefined();
     expect(c.read()).not.toContain('note:');
     // Those rows are dated after the recording's end (at the wall's now): a later --keep-time
-    // replay counts the two kept copies, not them (it used to count every row from the start on).
+    // replay counts the two kept copies, not them.
     const d = text();
     const thrice = await runReplay({ file, dataDir, speed: 'max', keepTime: true }, { out: d.out, clock: fixedWall });
     expect(thrice.overlap).toEqual({ statistics: 2 * total('statistics'), health_checks: 2 * total('health_checks'), device_logs: 2 * total('device_logs') });
@@ -224,7 +224,7 @@ describe('airtwin replay of a seeded simulation (lab, seed 7, 10 simulated minut
   });
 
   it('refuses a connect whose uuid is out of range, as a live one, and replays the other devices', async () => {
-    // It used to fail the one insert of all recorded devices: the replay crashed with a trace.
+    // One insert provisions every recorded device: one bad connect must not fail it.
     const lines = readFileSync(file, 'utf8').split('\n');
     const at = lines.findIndex((l) => l.includes('"method":"connect"'));
     const serial = (JSON.parse(lines[at]!) as { serial: string }).serial;
@@ -248,8 +248,8 @@ describe('airtwin replay of a seeded simulation (lab, seed 7, 10 simulated minut
   });
 
   it('provisions an AP whose first connect is refused from its next, valid one', async () => {
-    // The bad connect, then the AP reconnects with its real one: provisioning used to look at
-    // the first connect only, so this AP was admitted mid-replay (a record written on wall time
+    // The bad connect, then the AP reconnects with its real one: provisioning must look past
+    // the first connect, or this AP would be admitted mid-replay (a record written on wall time
     // while the virtual clock raced past the admission timeout: dropped, its frames lost).
     const lines = readFileSync(file, 'utf8').split('\n');
     const at = lines.findIndex((l) => l.includes('"method":"connect"'));
@@ -287,10 +287,10 @@ describe('airtwin replay of a seeded simulation (lab, seed 7, 10 simulated minut
 
   it('writes the command records the end of the replay changes before the data dir closes', async () => {
     // A recorded reboot with no result: the end of the replay fails it ("The replay ended."),
-    // which used to be written after the store had closed, leaving it pending for good.
+    // written before the store closes, so it is not left pending for good.
     // Then a state reporting config uuid 1, older than the stored one: a live AP would get the
     // stored configuration pushed; a replayed one plays back only what was recorded, so no
-    // configure is submitted (one used to be, and the end expired it).
+    // configure is submitted.
     const all = readFileSync(file, 'utf8').split('\n');
     const head = all.slice(0, 8);
     const first = JSON.parse(head.find((l) => l.includes('"method":"connect"'))!) as { serial: string };
@@ -317,7 +317,7 @@ describe('airtwin replay of a seeded simulation (lab, seed 7, 10 simulated minut
 
   it('ends what is still open with "The replay ended." at the last line\'s time in a paced replay too', async () => {
     // A reboot with no recorded result one second before the end: at --speed 1000 its 30 s
-    // timeout is 30 ms of wall time, which the clock used to run into while the replay closed.
+    // timeout is 30 ms of wall time, which the clock must not run into while the replay closes.
     const all = readFileSync(file, 'utf8').trim().split('\n');
     const last = JSON.parse(all.at(-1)!) as { t: number; serial: string };
     const reboot = { t: last.t - 1000, serial: last.serial, dir: 'down', frame: { jsonrpc: '2.0', method: 'reboot', id: 9_999, params: { serial: last.serial, when: 0 } } };

@@ -95,7 +95,7 @@ describe('serve --record, then serve --replay', () => {
     const [stored, replayed] = [await rows(join(dir, 'same-live')), await rows(join(dir, 'same-replayed'))];
 
     // Served again without a replay, each AP's status says when it was last heard from (its last
-    // up frame, connect or disconnect, at its recorded time, kept), where it used to say 0.
+    // up frame, connect or disconnect, at its recorded time, kept), never 0.
     const lastUp = new Map<string, number>();
     for (const l of readFileSync(recording, 'utf8').trim().split('\n').map((x) => JSON.parse(x) as { t: number; serial: string; dir?: string; event?: string })) {
       if (l.dir !== 'down') lastUp.set(l.serial, Math.max(lastUp.get(l.serial) ?? 0, Math.floor(l.t / 1000)));

@@ -66,6 +66,15 @@ describe('FileWaits', () => {
     expect(waits.claim('99999999-2222-4333-8444-555555555555', SERIAL)).toBe('unexpected');
   });
 
+  it('keeps a file that came before the AP timed out attached to the failed record', () => {
+    const { waits, created, executed } = setup();
+    waits.adjust(created, true);
+    waits.adjust(executed, false);
+    waits.claim(UUID, SERIAL);
+    waits.arrived(UUID, 7);
+    expect(waits.adjust({ ...executed, status: 'timedout' }, false)).toMatchObject({ status: 'timedout', waitingForFile: 0, attachSize: 7, attachType: 'pcap' });
+  });
+
   it('types the upload: pcap for trace, txt for a shell script, tgz for the rest', () => {
     expect(uploadTypeOf({ command: 'trace', details: '{}' })).toBe('pcap');
     expect(uploadTypeOf({ command: 'script', details: '{"type":"shell"}' })).toBe('txt');

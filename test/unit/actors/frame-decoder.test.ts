@@ -34,7 +34,7 @@ describe('decodeFrame', () => {
     expect(decodeFrame(frame)).toEqual({ kind: 'invalid', reason });
   });
 
-  describe('params.serial (§1.2)', () => {
+  describe('params.serial', () => {
     const note = (method: string, params: Record<string, unknown>) => decodeFrame({ jsonrpc: '2.0', method, params } as never);
 
     it('accepts 1-29 hex digits, any case, with surrounding white space, and keeps the params as sent', () => {
@@ -95,7 +95,7 @@ describe('decodeFrame', () => {
     });
   });
 
-  it('knows which events need a session (§1.2)', () => {
+  it('knows which events need a session', () => {
     expect(['state', 'healthcheck', 'log', 'telemetry', 'wifiscan'].every((m) => needsSession(m as never))).toBe(true);
     expect(['connect', 'crashlog', 'rebootLog', 'ping', 'recovery', 'venue_broadcast'].some((m) => needsSession(m as never))).toBe(false);
   });

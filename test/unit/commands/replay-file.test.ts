@@ -38,8 +38,8 @@ describe('the file given to replay', () => {
   });
 
   it('says a part it cannot read is a usage error, before the data dir is made', async () => {
-    // A part that is a folder opens but cannot be read; it used to end the replay with a stack
-    // trace once the data dir was made (as did a part without read permission, below).
+    // A part that is a folder opens but cannot be read: a usage error, not a stack
+    // trace once the data dir is made (so is a part without read permission, below).
     const file = join(dir, 'folder-part.ndjson');
     writeFileSync(file, `${line(0)}\n`);
     mkdirSync(`${file}.1`);

@@ -1,5 +1,5 @@
 /**
- * Closed loop on the simulator's venues (issue 7 §7): every AP starts on one channel per band;
+ * Closed loop on the simulator's venues: every AP starts on one channel per band;
  * the model is built from what the simulated APs report (state, capabilities, scans); after the
  * channel plan is applied to the radios, the venue's total co-channel interference (pairs of
  * managed radios on overlapping channels, received power above −82 dBm, in mW) drops.

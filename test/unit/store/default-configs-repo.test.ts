@@ -24,7 +24,7 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-describe('DefaultConfigsRepo.match (upstream bug §8.14 fixed)', () => {
+describe('DefaultConfigsRepo.match (matches where upstream does not)', () => {
   it('prefers an exact model id over a wildcard', () => {
     expect(repo.match('edgecore_eap102')?.name).toBe('a-eap101');
   });

@@ -348,7 +348,7 @@ describe('the head of a file that is not a recording', () => {
     writeFileSync(base, `${lines(HEAD_LINES / 2).join('\n')}\n`);
     writeFileSync(`${base}.1`, `${lines(HEAD_LINES / 2).join('\n')}\n${connect(42)}\n`);
     await expect(firstTime([base, `${base}.1`])).rejects.toThrow(`none of its first ${HEAD_LINES} lines is a recording line`);
-    // It used to be left to the replay (undefined): 0 frames into a data dir, which serve kept serving.
+    // Said here, not left to the replay: 0 frames into a data dir that serve would keep serving.
     await expect(firstTime(base)).rejects.toThrow(`${base} does not look like a recording: none of its ${HEAD_LINES / 2} lines is a recording line (line 1: not JSON`);
     const blank = join(dir, `head-${n++}.ndjson`);
     writeFileSync(blank, '\n\n\n');

@@ -9,7 +9,7 @@ function errorOf(fn: () => unknown): AirtwinError {
   throw new Error('expected an error');
 }
 
-describe('args parsing (reference §5.2)', () => {
+describe('args parsing (as upstream RRMAlgorithm.parse)', () => {
   it('skips empty segments', () => {
     expect(parseArgs('')).toEqual({});
     expect(parseArgs(',,')).toEqual({});

@@ -33,3 +33,30 @@ describe('coverage_cci on simulated venues', () => {
     }
   });
 });
+
+describe('location_optimal fed by the APs\' reported positions', () => {
+  const run = (z: SimZone, site: boolean) => runAlgorithm({
+    algorithm: 'OptimizeTxPower', args: 'mode=location_optimal', allowDefaultMode: false, model: z.model,
+    zone: { name: 'venue', serials: z.serials }, configs: z.configs, seed: '1', ...(site ? { site: z.site } : {}),
+  }).plan;
+
+  it('plans from the state gps without any RRM location (upstream planned nothing)', () => {
+    const z = simZone('lab', 1);
+    const plan = run(z, false);
+    expect(Object.keys(plan).sort()).toEqual([...z.serials].sort());
+  });
+
+  it('with the venue known, never makes the power figures worse than the current powers', () => {
+    for (const [venue, seed] of [['default', 2], ['hotel', 2]] as const) {
+      const z = simZone(venue, seed);
+      const scene = new PowerScene(z.model, z.serials, { site: z.site });
+      const now = scene.score(scene.powersOf({}));
+      const plan = run(z, true);
+      expect(Object.keys(plan).length).toBeGreaterThan(0);
+      const after = scene.score(scene.powersOf(plan));
+      expect(after.coverage!).toBeGreaterThanOrEqual(now.coverage!);
+      expect(after.gridCoverage!).toBeGreaterThanOrEqual(now.gridCoverage!);
+      expect(after.cci).toBeLessThanOrEqual(now.cci);
+    }
+  });
+});

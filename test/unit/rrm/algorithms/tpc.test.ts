@@ -22,7 +22,7 @@ describe('tx power choices', () => {
 });
 
 describe('measure_ap_ap power', () => {
-  it('moves by threshold − rssi, clamps, and snaps to an allowed power (upstream could not, §8 #8)', () => {
+  it('moves by threshold − rssi, clamps, and snaps to an allowed power (upstream can miss the allowed list)', () => {
     expect(apApPower(20, [-80, -60], -70, 0, TX_POWER_RANGE)).toBe(30);
     expect(apApPower(20, [-65, -60], -70, 0, TX_POWER_RANGE)).toBe(15);
     expect(apApPower(20, [-65, -60], -70, 1, TX_POWER_RANGE)).toBe(10);

@@ -19,7 +19,7 @@ function codeOf(fn: () => unknown): { code: string; status: number; details: str
 }
 
 describe('layered config: effective configuration', () => {
-  it('applies defaults, then network, then zone, then AP layer (reference §2.2 example)', () => {
+  it('applies defaults, then network, then zone, then AP layer (the example of upstream DeviceDataManagerTest)', () => {
     const layers: LayeredConfig = {
       networkConfig: { enableRRM: false },
       zoneConfig: { A: { enableRRM: true } },
@@ -85,7 +85,7 @@ describe('layered config: setters', () => {
     expect(codeOf(() => setZoneLayer(l, topo, 'Z', { boundary: 1 })).status).toBe(404);
   });
 
-  it('set AP layer replaces it; modify merges: absent fields are kept, maps replaced whole (§1.3 example)', () => {
+  it('set AP layer replaces it; modify merges: absent fields are kept, maps replaced whole (the example of upstream test_modifyDeviceApConfig)', () => {
     let l = setApLayer(emptyLayeredConfig(), topo, 'aaaaaaaaaaa1', { enableConfig: false, autoChannels: { '2G': 7, '5G': 165 } });
     l = modifyApLayer(l, topo, 'aaaaaaaaaaa1', { enableConfig: true, autoTxPowers: { '2G': 20, '5G': 28 } });
     expect(l.apConfig.aaaaaaaaaaa1).toEqual({ enableConfig: true, autoChannels: { '2G': 7, '5G': 165 }, autoTxPowers: { '2G': 20, '5G': 28 } });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { validateTopology, zoneOfSerial } from '../../../../src/rrm/config/topology.js';
+import { validateTopology, zoneOfSerial, zonesFromVenues } from '../../../../src/rrm/config/topology.js';
 import { AirtwinError } from '../../../../src/errors.js';
 
 function errorOf(fn: () => unknown): AirtwinError {
@@ -53,5 +53,19 @@ describe('topology validation', () => {
     expect(zoneOfSerial(t, 'AAAAAAAAAAA1')).toBe('z1');
     expect(zoneOfSerial(t, 'bbbbbbbbbbbb')).toBeNull();
     expect(zoneOfSerial(t, '')).toBeNull();
+  });
+});
+
+describe('zonesFromVenues', () => {
+  it('one zone per venue the records name, serials normalised and sorted; records without a venue left out', () => {
+    expect(zonesFromVenues([
+      { serialNumber: 'a0b1c2000002', venue: 'lab' },
+      { serialNumber: 'A0:B1:C2:00:00:01', venue: 'lab' },
+      { serialNumber: 'a0b1c2000009', venue: 'hall' },
+      { serialNumber: 'a0b1c2000003', venue: '' },
+      { serialNumber: 'a0b1c2000004' },
+      { serialNumber: 'not-a-serial', venue: 'lab' },
+    ])).toEqual({ hall: ['a0b1c2000009'], lab: ['a0b1c2000001', 'a0b1c2000002'] });
+    expect(zonesFromVenues([])).toEqual({});
   });
 });

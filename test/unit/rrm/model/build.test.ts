@@ -39,7 +39,7 @@ describe('model builder', () => {
     expect(m.latestWifiScans.s1![0]![0]!.unixTimeMs).toBe(5);
   });
 
-  it('drops unusable scan entries and empty scans (no empty scan list, §8 #13)', () => {
+  it('drops unusable scan entries and empty scans (no empty scan list: upstream crashes on one)', () => {
     const m = buildModel([{ serial: 's1', states: [], scans: [{ recorded: 1, entries: [{ bssid: 'x' }, null] }] }]);
     expect(m.latestWifiScans.s1).toBeUndefined();
   });

@@ -3,7 +3,7 @@ import { heOperation6g } from '../../../../simulator/ap/scan.js';
 import { ALL_CHANNELS, CHANNEL_WIDTHS, blockOf } from '../../../../src/protocol/wifi-channels.js';
 import { heOperationOf, heOperationWidth, neighbourWidth } from '../../../../src/rrm/model/ie.js';
 
-// Vectors from reference §4.2 H1 / device-protocol §3.4.
+// Vectors from upstream RRM's tests (docs/upstream.md#wifi-scan-results).
 const HT20 = 'JAAAAAAAAAAAAAAAAAAAAAAAAAAAAA==';
 const HT40 = 'JAUAAAAAAAAAAAAAAAAAAAAAAAAAAA==';
 

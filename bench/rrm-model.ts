@@ -1,0 +1,66 @@
+/**
+ * Building the RRM model of a 200-AP zone from DuckDB (issue 34 point 4; target <= 100 ms): the
+ * `hall` venue (200 APs) runs under `serve` at --speed 20 until every AP has a stored state and
+ * a stored scan (the RRM's own collector scans the venue's zone); then the run path (apply.ts: the newest state and scan of each device,
+ * RUN_BUFFER, then the pure builder) is timed with the venue stopped, beside the currentModel
+ * path (10 of each).
+ * Each figure is the median of 7 runs after 2 warm-ups.
+ * Result: ms to build the run model of the 200-AP zone (baseline: the 100 ms target).
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { SERVE_DEFAULTS } from '../src/config/schema.js';
+import { startServe } from '../src/commands/serve.js';
+import { RUN_BUFFER } from '../src/rrm/apply.js';
+import { buildModel } from '../src/rrm/model/build.js';
+import { deviceDocuments, queryModel } from '../src/rrm/model-query.js';
+import { median, report } from './_report.js';
+
+const dataDir = mkdtempSync(join(tmpdir(), 'airtwin-bench-rrm-model-'));
+const silent = new Writable({ write: (_c, _e, cb) => cb() });
+const serve = await startServe({ ...SERVE_DEFAULTS, dataDir, gatewayPort: 0, rrmPort: 0, scenario: 'hall', speed: 20, logLevel: 'silent', rrmCollectInterval: 5 }, { print: () => undefined, logDestination: silent });
+try {
+  const serials = serve.sim!.venue.aps.map((a) => a.serial);
+  const began = Date.now();
+  for (;;) {
+    await serve.ingest.flush();
+    const [st] = await serve.store.query<{ n: number }>('SELECT count(DISTINCT serial)::INTEGER AS n FROM statistics');
+    const [sc] = await serve.store.query<{ n: number }>('SELECT count(DISTINCT serial)::INTEGER AS n FROM wifi_scan_entries');
+    if (st!.n >= serials.length && sc!.n >= serials.length) break;
+    if (Date.now() - began > 180_000) throw new Error(`after 3 minutes: ${st!.n} APs with a state, ${sc!.n} with a scan`);
+    await new Promise((r) => setTimeout(r, 1000));
+  }
+  const [rows] = await serve.store.query<{ s: number; e: number }>('SELECT (SELECT count(*) FROM statistics)::INTEGER AS s, (SELECT count(*) FROM wifi_scan_entries)::INTEGER AS e');
+  // The venue stops (and ingest drains) before timing: the figure is the model's cost, not the
+  // simulation's contention for the one event loop (at --speed 20 the hall alone keeps it busy).
+  await serve.sim!.close();
+  await serve.ingest.flush();
+  console.log(`hall: ${serials.length} APs; store holds ${rows!.s} states, ${rows!.e} scan entries (after ${((Date.now() - began) / 1000).toFixed(0)} s)`);
+  const time = async (fn: () => Promise<unknown>): Promise<number[]> => {
+    for (let i = 0; i < 2; i++) await fn();
+    const out: number[] = [];
+    for (let i = 0; i < 7; i++) {
+      const t = performance.now();
+      await fn();
+      out.push(performance.now() - t);
+    }
+    return out;
+  };
+  let queryOnly: number[] = [];
+  const run = await time(async () => {
+    const t = performance.now();
+    const docs = await deviceDocuments(serve.store, serials, RUN_BUFFER);
+    queryOnly.push(performance.now() - t);
+    return buildModel(docs);
+  });
+  queryOnly = queryOnly.slice(2);
+  const full = await time(() => queryModel(serve.store, serials));
+  console.log(`run model (newest state + scan per AP): ${run.map((v) => v.toFixed(0)).join(', ')} ms; median ${median(run).toFixed(1)} (queries ${median(queryOnly).toFixed(1)})`);
+  console.log(`currentModel (10 states + 10 scans per AP): ${full.map((v) => v.toFixed(0)).join(', ')} ms; median ${median(full).toFixed(1)}`);
+  report({ bench: 'rrm-model', metric: 'ms to build the run model of a 200-AP zone', value: Number(median(run).toFixed(1)), unit: 'ms', baseline: 100, baselineName: 'target' });
+} finally {
+  await serve.close();
+  rmSync(dataDir, { recursive: true, force: true });
+}
