@@ -70,13 +70,16 @@ export function Charts({ api, band, zone, serial, refreshKey, twinNow }) {
   const [range, setRange] = useState(3600);
   const [data, setData] = useState(null);
   const [error, setError] = useState('');
+  // The reload every 15 s reads the twin's time of the latest render, not of the first one.
+  const now = useRef(twinNow);
+  now.current = twinNow;
   useEffect(() => {
     let live = true;
     const load = () => {
       const q = new URLSearchParams({ band });
       if (serial) q.set('serial', serial);
       else if (zone) q.set('zone', zone);
-      const to = Math.floor(twinNow() / 1000);
+      const to = Math.floor(now.current() / 1000);
       q.set('from', String(to - range));
       q.set('to', String(to));
       api.gw('GET', `/venue/charts?${q}`).then((d) => live && setData(d), (e) => live && setError(e.message));
