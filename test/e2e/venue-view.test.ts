@@ -103,6 +103,12 @@ describe('venue view in Chromium: the default venue', () => {
     await page.selectOption('#rrm-algorithm', 'OptimizeTxPower');
     await expect.poll(listed).toEqual(['random', 'measure_ap_client', 'measure_ap_ap', 'location_optimal', 'coverage_cci']);
     await page.selectOption('#rrm-algorithm', 'OptimizeChannel');
+    // The charts follow the zone picked in the panel, before any run.
+    await page.click('#tab-charts');
+    await expect.poll(() => page.textContent('#chart-score-missing').catch(() => '')).toContain('No RRM run of zone venue');
+    expect(await page.textContent('#charts')).toContain('zone venue, 5G');
+    await page.click('#tab-rrm');
+    await page.waitForSelector('#rrm-dry-run');
   });
 
   it('shows a dry run as a diff with its score; Apply applies that same plan and the APs take it', async () => {

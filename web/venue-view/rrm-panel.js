@@ -73,7 +73,9 @@ function fmt(v) {
 function change(before, after) {
   if (before === 0) return '';
   const pct = ((after - before) / before) * 100;
-  return `${pct > 0 ? '+' : ''}${pct.toFixed(0)} %`;
+  // -99.8 % is not -100 %: a decimal where rounding would reach a whole change.
+  const digits = Math.abs(pct) >= 99.5 && Math.abs(pct) < 100 ? 1 : 0;
+  return `${pct > 0 ? '+' : ''}${pct.toFixed(digits)} %`;
 }
 
 /** The plan's score from the RRM's answer: {before, after}, each the objective's figures. */
@@ -87,9 +89,8 @@ function Score({ score }) {
   </tbody></table>`;
 }
 
-export function RrmPanel({ api, aps, plan, onPlan, onApplied }) {
+export function RrmPanel({ api, aps, plan, onPlan, onApplied, zone, setZone }) {
   const [zones, setZones] = useState(null);
-  const [zone, setZone] = useState('');
   const [algorithms, setAlgorithms] = useState([]);
   const [algorithm, setAlgorithm] = useState('OptimizeChannel');
   const [mode, setMode] = useState('least_used');
