@@ -1,7 +1,7 @@
 /**
  * Building the RRM model of a 200-AP zone from DuckDB (issue 34 point 4; target <= 100 ms): the
  * `hall` venue (200 APs) runs under `serve` at --speed 20 until every AP has a stored state and
- * a stored scan (the RRM's own collector scans the venue's zone); then the run path (apply.ts: the newest state and scan of each device,
+ * a stored scan (the venue's own periodic scans, every 15 venue minutes); then the run path (apply.ts: the newest state and scan of each device,
  * RUN_BUFFER, then the pure builder) is timed with the venue stopped, beside the currentModel
  * path (10 of each).
  * Each figure is the median of 7 runs after 2 warm-ups.
@@ -20,7 +20,7 @@ import { median, report } from './_report.js';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'airtwin-bench-rrm-model-'));
 const silent = new Writable({ write: (_c, _e, cb) => cb() });
-const serve = await startServe({ ...SERVE_DEFAULTS, dataDir, gatewayPort: 0, rrmPort: 0, scenario: 'hall', speed: 20, logLevel: 'silent', rrmCollectInterval: 5 }, { print: () => undefined, logDestination: silent });
+const serve = await startServe({ ...SERVE_DEFAULTS, dataDir, gatewayPort: 0, rrmPort: 0, scenario: 'hall', speed: 20, logLevel: 'silent' }, { print: () => undefined, logDestination: silent });
 try {
   const serials = serve.sim!.venue.aps.map((a) => a.serial);
   const began = Date.now();

@@ -5,7 +5,8 @@
  * (test/helpers/sim-zone.ts) and every mode plans on it with the venue's site (walls, positions).
  * Printed per venue and seed: client coverage (%), grid coverage (%), median SINR (dB), CCI (nW)
  * and the largest planned power. With `--measure`, each plan is also applied to the simulated
- * APs and scored again from what they report two minutes later (the effect, not the prediction).
+ * APs and scored again from what they report two minutes later (the effect, not the prediction;
+ * the current powers are measured the same way, as stations come and go in those minutes).
  * Result: the number of (venue, seed) where coverage_cci covers at least as much as the current
  * powers with no more CCI (target: all 12).
  */
@@ -28,6 +29,16 @@ const row = (name: string, s: PowerScore, maxP: number, ms: number) =>
   `  ${name.padEnd(20)} cov ${pct(s.coverage)}  grid ${pct(s.gridCoverage)}  sinr ${(s.medianSinr ?? NaN).toFixed(1).padStart(5)}  cci ${(s.cci * 1e6).toFixed(1).padStart(8)} nW  max ${String(maxP).padStart(2)} dBm  ${ms.toFixed(0).padStart(5)} ms`;
 const maxPower = (plan: Plan) => Math.max(0, ...Object.values(plan).flatMap((b) => Object.values(b)));
 
+/** Applies `plan` to a fresh copy of the venue and scores what its APs report 2 minutes later. */
+function measured(venue: string, seed: number, plan: Plan): void {
+  const m = simZone(venue, seed);
+  for (const ap of m.venue.aps) for (const r of ap.radios) { const p = plan[ap.serial]?.[r.band]; if (p !== undefined) r.txPower = p; }
+  radiosChanged(m.venue);
+  m.clock.runUntil(m.clock.now() + 120_000);
+  const after = new PowerScene(venueRrmModel(m.venue), m.serials, { site: m.site });
+  console.log(row('  measured', after.score(after.powersOf({})), maxPower(plan), 0));
+}
+
 let ok = 0;
 let okApAp = 0;
 const scores = new Map<string, PowerScore>();
@@ -38,6 +49,7 @@ for (const venue of only ?? VENUES) {
     const now = scene.score(scene.powersOf({}));
     console.log(`${venue} seed ${seed}: ${z.serials.length} APs, ${now.clients} clients`);
     console.log(row('current', now, Math.max(...scene.slots.map((s) => s.current)), 0));
+    if (measure) measured(venue, seed, {});
     for (const mode of MODES) {
       const t0 = performance.now();
       const plan = runAlgorithm({
@@ -59,14 +71,7 @@ for (const venue of only ?? VENUES) {
           else console.log(`  ^ not at least as good as measure_ap_ap on every figure here (clients ${pct(s.coverage)} vs ${pct(apAp.coverage)}, grid ${pct(s.gridCoverage)} vs ${pct(apAp.gridCoverage)}, CCI ${(s.cci * 1e6).toFixed(1)} vs ${(apAp.cci * 1e6).toFixed(1)} nW)`);
         }
       }
-      if (measure) {
-        const m = simZone(venue, seed);
-        for (const ap of m.venue.aps) for (const r of ap.radios) { const p = plan[ap.serial]?.[r.band]; if (p !== undefined) r.txPower = p; }
-        radiosChanged(m.venue);
-        m.clock.runUntil(m.clock.now() + 120_000);
-        const after = new PowerScene(venueRrmModel(m.venue), m.serials, { site: m.site });
-        console.log(row(`  measured`, after.score(after.powersOf({})), maxPower(plan), 0));
-      }
+      if (measure) measured(venue, seed, plan);
     }
   }
 }

@@ -49,6 +49,7 @@ export class RrmCollector {
   /** Devices with a collection command on the wire: one at a time per AP (else DEVICE_BUSY). */
   private readonly busy = new Set<string>();
   private timer: unknown;
+  private scansSeen: { unsubscribe(): void } | undefined;
   private stopped = false;
   private measuring: Promise<void> | undefined;
   private readonly log: Logger;
@@ -58,6 +59,11 @@ export class RrmCollector {
   }
 
   start(): void {
+    // A scan the AP sent on its own (a periodic wifiscan notification) or for anyone else is as good
+    // as one of ours: an AP that scans on its own is never asked, so its commands find it free.
+    this.scansSeen = this.deps.fleet.events$.subscribe((e) => {
+      if (e.type === 'wifiscan-result') this.lastScanAt.set(e.serial, this.deps.clock.now());
+    });
     this.schedule();
   }
 
@@ -75,7 +81,7 @@ export class RrmCollector {
 
   /** One pass: sends what is due now. Public for tests. */
   tick(): { wifiScan: string[]; capabilities: string[] } {
-    const topology = this.rrm.topology();
+    const topology = this.rrm.storedTopology();
     const layers = this.rrm.layers();
     const configs = new Map<string, EffectiveConfig>();
     for (const zone of Object.keys(topology)) for (const [s, c] of zoneDeviceConfigs(layers, topology, zone)) configs.set(s, c);
@@ -86,6 +92,9 @@ export class RrmCollector {
       // An AP that takes no new command would only refuse a scan.
       if (st?.connected !== true || this.busy.has(s) || !this.deps.fleet.commandable(s)) continue;
       connected.add(s);
+      // Its first scan is due one interval after it is first seen, not on the first tick: a venue
+      // whose APs scan on their own reports before then, and a start is not a burst of commands.
+      if (!this.lastScanAt.has(s)) this.lastScanAt.set(s, now);
       // An AP sends its capabilities when it connects: they are as fresh as the session.
       const session = Math.min(now, st.started * 1000);
       if ((this.lastCapabilitiesAt.get(s) ?? 0) < session) this.lastCapabilitiesAt.set(s, session);
@@ -146,7 +155,7 @@ export class RrmCollector {
     return this.deps.commandService.wifiscan(serial, { serialNumber: serial, verbose: true, activeScan: false, override_dfs: false }, { submittedBy: 'rrm' })
       .catch((e: unknown) => {
         // Busy or offline now: try again at the next tick instead of a whole interval later.
-        this.lastScanAt.delete(serial);
+        this.lastScanAt.set(serial, 0);
         throw e;
       });
   }
@@ -162,6 +171,7 @@ export class RrmCollector {
 
   stop(): void {
     this.stopped = true;
+    this.scansSeen?.unsubscribe();
     if (this.timer !== undefined) this.deps.clock.clearTimeout(this.timer);
   }
 }

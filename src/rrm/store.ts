@@ -70,6 +70,15 @@ export class RrmStore {
     return this.topoSet || !this.fallback ? this.topo : this.fallback();
   }
 
+  /**
+   * The topology as set (setTopology), without the fallback zones: what the collector sends
+   * commands to. APs of a venue nobody put in a zone are not asked for scans (a simulated
+   * venue scans on its own), so a command of the user's is not refused because RRM is busy.
+   */
+  storedTopology(): Topology {
+    return this.topo;
+  }
+
   layers(): LayeredConfig {
     return this.layered;
   }

@@ -38,15 +38,17 @@ const point = (r: Record<string, unknown>): SeriesPoint => ({ t: Number(r.t), me
 
 export async function chartSeries(store: Store, q: ChartQuery, zone?: string): Promise<Omit<ChartSeries, 'score'>> {
   const bucket = bucketOf(q.from, q.to);
+  // No AP (none known yet, or all deleted): nothing to chart, and DuckDB cannot type an empty list parameter.
   const serials = listValue([...q.serials]);
-  const chanUtil = await store.query(
+  const none = q.serials.length === 0;
+  const chanUtil = none ? [] : await store.query(
     `SELECT (recorded // $1) * $1 AS t, avg(chan_util) AS mean, max(chan_util) AS max FROM state_radios
      WHERE recorded BETWEEN $2 AND $3 AND band = $4 AND chan_util IS NOT NULL AND list_contains($5, serial)
      GROUP BY t ORDER BY t`,
     [bucket, q.from, q.to, q.band, serials],
   );
   // Clients per AP: associations of the band per state, states with none counted as 0.
-  const clients = await store.query(
+  const clients = none ? [] : await store.query(
     `WITH states AS (
        SELECT DISTINCT serial, recorded FROM state_radios
        WHERE recorded BETWEEN $2 AND $3 AND band = $4 AND list_contains($5, serial)),

@@ -38,6 +38,16 @@ describe('channel modes: the testing kit invariants', () => {
   });
 });
 
+describe('tx power modes: the testing kit invariants (allowed powers, limits, determinism)', () => {
+  const builtInPower = (mode: string): RrmOptimizer => {
+    const def = REGISTRY.OptimizeTxPower.modes[mode]!;
+    return { name: mode, algorithm: 'OptimizeTxPower', args: def.args, run: def.run };
+  };
+  it.each(['random', 'measure_ap_client', 'measure_ap_ap', 'location_optimal', 'coverage_cci'])('%s', (mode) => {
+    checkOptimizer(builtInPower(mode), propParams(30));
+  });
+});
+
 describe('objective-driven modes', () => {
   it('weighted and annealing never raise the CCI on unconstrained zones; exact is a lower bound on both', () => {
     fc.assert(fc.property(zoneArbitrary({ constraints: false, maxAps: 5, maxUnmanaged: 3, bandSets: [['2G'], ['5G'], ['2G', '5G']] }), (c) => {

@@ -6,7 +6,8 @@
  * limit), in rounds:
  * 1. lower: one step at a time, round-robin in a seeded order, every radio whose step down
  *    keeps every coverage figure (clients at -67 dBm, clients at -67 + marginDb, grid cells
- *    where the site is known); each such step lowers CCI;
+ *    where the site is known) and leaves no client of it below sinrFloorDb that was above it;
+ *    each such step lowers CCI;
  * 2. raise: round-robin, each radio to the power above its own whose coverage gain (client
  *    share plus grid share) most exceeds its CCI cost (as a share of the starting CCI, times
  *    costWeight), as long as the zone's CCI stays at or below where it started.
@@ -17,7 +18,7 @@
 import { PowerScene, COVERAGE_DBM, CCI_FLOOR_DBM } from '../score/power.js';
 import { apTxChoices, snapPower, sortedPlan, type AlgorithmInput, type Plan } from './common.js';
 
-export interface CoverageCciArgs { marginDb: number; costWeight: number }
+export interface CoverageCciArgs { marginDb: number; costWeight: number; sinrFloorDb: number }
 
 const MAX_ROUNDS = 6;
 const MAX_STEPS = 64;
@@ -57,20 +58,30 @@ export function coverageCci(input: AlgorithmInput<CoverageCciArgs>): Plan {
   const start = powers.slice();
   const counts = scene.gridCounts(powers);
   const margin = COVERAGE_DBM + input.args.marginDb;
+  const floor = input.args.sinrFloorDb;
+  // Interference (mW, noise included) at each radio under the current powers, kept up to date.
+  const noiseAt = scene.radios.map((_, k) => scene.noise[k]! + scene.unmanagedAll[k]!);
+  scene.radios.forEach((r, k) => {
+    for (const e of scene.heardBy[k]!) noiseAt[e.hearer]! += mw(e.signal + powers[r.slot]! - r.txPower);
+  });
   const totalClients = scene.clients.reduce((s, c) => s + c.length, 0);
   const score0 = scene.score(powers);
   const cciBudget = score0.cci;
   let cci = cciBudget;
 
   // Coverage change of moving slot i from powers[i] to p (clients, margin clients, grid cells).
-  const trial = (i: number, p: number, commit: boolean): { clients: number; margin: number; grid: number; cci: number } => {
+  const trial = (i: number, p: number, commit: boolean): { clients: number; margin: number; grid: number; cci: number; sinrLost: number } => {
     const from = powers[i]!;
-    let clients = 0, marginC = 0, grid = 0, dCci = 0;
+    let clients = 0, marginC = 0, grid = 0, dCci = 0, sinrLost = 0;
     for (const k of scene.slots[i]!.radios) {
       const tx = scene.radios[k]!.txPower;
       for (const dl of scene.clients[k]!) {
         clients += Number(dl + p - tx >= COVERAGE_DBM) - Number(dl + from - tx >= COVERAGE_DBM);
         marginC += Number(dl + p - tx >= margin) - Number(dl + from - tx >= margin);
+      }
+      if (p < from) {
+        const n = 10 * Math.log10(noiseAt[k]!);
+        for (const dl of scene.clients[k]!) if (dl + from - tx - n >= floor && dl + p - tx - n < floor) sinrLost++;
       }
       dCci += caused(scene, k, p - tx) - caused(scene, k, from - tx);
       const cells = scene.gridCells[k]!;
@@ -90,7 +101,13 @@ export function coverageCci(input: AlgorithmInput<CoverageCciArgs>): Plan {
         for (let c = lo; c < hi; c++) counts[cells[c]!]! += p > from ? -1 : 1;
       }
     }
-    return { clients, margin: marginC, grid, cci: dCci };
+    if (commit) {
+      for (const k of scene.slots[i]!.radios) {
+        const tx = scene.radios[k]!.txPower;
+        for (const e of scene.heardBy[k]!) noiseAt[e.hearer]! += mw(e.signal + p - tx) - mw(e.signal + from - tx);
+      }
+    }
+    return { clients, margin: marginC, grid, cci: dCci, sinrLost };
   };
 
   // A slot with nothing to cover (no client, no grid cell) keeps its power: lowering it would
@@ -116,7 +133,7 @@ export function coverageCci(input: AlgorithmInput<CoverageCciArgs>): Plan {
         const p = step(i, -1);
         if (p === undefined) continue;
         const d = trial(i, p, false);
-        if (d.clients < 0 || d.margin < 0 || d.grid < 0) continue;
+        if (d.clients < 0 || d.margin < 0 || d.grid < 0 || d.sinrLost > 0) continue;
         trial(i, p, true);
         powers[i] = p;
         cci += d.cci;

@@ -106,6 +106,7 @@ export const REGISTRY: Record<AlgorithmType, TypeDef> = {
         description: 'most coverage at the least co-channel interference: coordinate descent on the power figures, never above the current CCI',
         args: {
           marginDb: { kind: 'integer', default: 3, min: 0, max: 20, description: 'dB above -67 dBm a covered client keeps when powers are lowered' },
+          sinrFloorDb: { kind: 'integer', default: 25, min: -10, max: 60, description: 'SINR (dB) a client above it keeps when powers are lowered (25: MCS 8)' },
           costWeight: { kind: 'integer', default: 0, min: 0, max: 100, description: 'weight of the CCI cost (share of the starting CCI) against the coverage gain of a raise; 0: any gain within the starting CCI' },
         },
         run: coverageCci,

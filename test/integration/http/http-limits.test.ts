@@ -47,6 +47,13 @@ describe.each(['spec', 'openwifi'] as const)('timeouts of both API listeners on 
     }
   });
 
+  it('the uploader takes the same limits: 408 with the envelope for headers that never complete, a closed silent connection', async () => {
+    const a = await rawRequest(s.running.uploaderUrl, 'POST /v1/upload/00000000-0000-0000-0000-000000000000 HTTP/1.1\r\nHost: x\r\n', 2);
+    expect(a.status, a.text).toBe(408);
+    timedOut(a);
+    timedOut(await rawRequest(s.running.uploaderUrl, () => undefined, 2));
+  });
+
   it('answers 408 (or closes) when a body never completes', async () => {
     for (const url of urls()) {
       timedOut(await rawRequest(url, `POST /api/v1/device/aabbccdd0008 HTTP/1.1\r\nHost: x\r\n${auth}Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{"serialNumber"`, 2));
@@ -72,13 +79,15 @@ describe('the connection cap (#33 point 8)', () => {
   afterAll(async () => s?.close());
 
   it('closes connections past the cap on each listener and takes new ones once others close', async () => {
-    for (const url of [s.running.gatewayUrl, s.running.rrmUrl]) {
+    for (const [url, server] of [[s.running.gatewayUrl, s.running.gateway.server], [s.running.rrmUrl, s.running.rrm.server]] as const) {
       const port = Number(new URL(url).port);
       const open = await Promise.all([0, 1].map(() => new Promise<net.Socket>((resolve) => {
         const c = net.connect(port, '127.0.0.1', () => resolve(c));
       })));
-      // Give the server the time to count both: a third is refused from then on.
-      await new Promise((r) => setTimeout(r, 100));
+      // Once the server counts both, a third is refused.
+      const count = () => new Promise<number>((resolve) => server.getConnections((_e, n) => resolve(n)));
+      for (let i = 0; i < 400 && (await count()) < 2; i++) await new Promise((r) => setTimeout(r, 25));
+      expect(await count()).toBe(2);
       const third = await rawRequest(url, 'GET /openapi.json HTTP/1.1\r\nHost: x\r\n\r\n');
       expect(third.end).not.toBe('open');
       expect(third.text).toBe('');
