@@ -1,6 +1,6 @@
 /**
- * Algorithm list entries, optimisation results and run results
- * (spec: rrm-service-api.md "Algorithm", "Allocation", "RunResult"; reference §1.3, §5).
+ * Algorithm list entries, optimisation results and run results (spec: rrm-service-api.md
+ * "Algorithm", "Allocation", "RunResult"; docs/upstream.md#rrm-api, #rrm-algorithms).
  */
 import { Type, type Static } from 'typebox';
 import { ScorePair } from './score.js';
@@ -29,7 +29,10 @@ const NotPushed = Type.Optional(Type.Record(Type.String(), Type.String(), {
   description: 'Devices whose new values went into their layers but were not sent to the AP, with why (an AP whose link takes no new command, such as one played back from a recording).',
 }));
 
-/** Beyond the spec (issue 34): the plan's score before and after, on the model it was computed from. */
+/**
+ * Beyond the spec (docs/rrm.md#scores-runs-and-the-measured-effect): the plan's score before and
+ * after, on the model it was computed from.
+ */
 const Score = Type.Optional(ScorePair);
 
 export const Allocation = Type.Object({ data: BandValueMap, notPushed: NotPushed, score: Score }, { $id: 'Allocation', title: 'Allocation' });
