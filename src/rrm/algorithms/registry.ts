@@ -152,6 +152,7 @@ export function listAlgorithms(helper: string): Algorithm[] {
       description: plugins.length === 0 ? REGISTRY[t].description : `${REGISTRY[t].description}; plug-in modes: ${plugins.join(', ')}`,
       shortName: t, parameterFormat: PARAMETER_FORMAT,
       parameterSamples: [...PARAMETER_SAMPLES, ...plugins.map((m) => `mode=${m}`)], helper,
+      modes: Object.entries(REGISTRY[t].modes).map(([name, m]) => ({ name, description: m.description, plugin: plugins.includes(name) })),
     };
   });
 }

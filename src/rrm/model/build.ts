@@ -35,7 +35,7 @@ export interface BuildOptions {
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /** Scan entries that carry what RRM reads (bssid, frequency, channel, signal); others dropped. */
-function usableEntry(e: unknown): e is WifiScanEntry {
+export function usableEntry(e: unknown): e is WifiScanEntry {
   return isObject(e) && typeof e.bssid === 'string' && typeof e.frequency === 'number'
     && typeof e.channel === 'number' && typeof e.signal === 'number';
 }

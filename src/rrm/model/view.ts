@@ -200,8 +200,36 @@ function neighboursOf(model: RrmModel, serial: string, memo: Memo): Neighbour[] 
   return [...best.values()];
 }
 
+/** Views built inside `sharingZoneViews`, per model and zone; undefined outside it. */
+let shared: Map<RrmModel, Map<string, ZoneView>> | undefined;
+
+/**
+ * Runs `fn` with every zoneView of one model and zone built once: a request runs the optimizer
+ * and then scores its plan on the same model, and a 200-AP view costs tens of ms. The views are
+ * read-only for their users, and the model must not change while `fn` runs (it is synchronous).
+ */
+export function sharingZoneViews<T>(fn: () => T): T {
+  const outer = shared;
+  shared = new Map();
+  try {
+    return fn();
+  } finally {
+    shared = outer;
+  }
+}
+
 /** The view of the zone's APs (serials in the given order; devices without data included). */
 export function zoneView(model: RrmModel, serials: readonly string[]): ZoneView {
+  if (!shared) return buildZoneView(model, serials);
+  let views = shared.get(model);
+  if (!views) shared.set(model, (views = new Map()));
+  const key = serials.join('\u0000');
+  let view = views.get(key);
+  if (!view) views.set(key, (view = buildZoneView(model, serials)));
+  return view;
+}
+
+function buildZoneView(model: RrmModel, serials: readonly string[]): ZoneView {
   const memo: Memo = { freq: new Map(), cover: new Map() };
   const aps = serials.map((s) => buildAp(model, s, memo));
   const managed = new Map<string, string>();

@@ -12,6 +12,11 @@ export const Algorithm = Type.Object({
   parameterFormat: Type.String(),
   parameterSamples: Type.Array(Type.String()),
   helper: Type.String(),
+  modes: Type.Optional(Type.Array(Type.Object({
+    name: Type.String({ description: 'The `mode` argument.' }),
+    description: Type.String(),
+    plugin: Type.Boolean({ description: 'Added by an optimizer plug-in (--rrm-plugin).' }),
+  }), { description: 'Beyond the spec: every mode of the algorithm, built-in first, then plug-ins.' })),
 }, { $id: 'Algorithm', title: 'Algorithm' });
 export type Algorithm = Static<typeof Algorithm>;
 
