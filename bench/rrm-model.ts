@@ -1,5 +1,5 @@
 /**
- * Building the RRM model of a 200-AP zone for a run (issue 34 point 4; target <= 100 ms): the
+ * Building the RRM model of a 200-AP zone for a run (target <= 100 ms, docs/performance.md): the
  * `hall` venue (200 APs) runs under `serve` at --speed 20 until every AP has a stored state and
  * a stored scan (the venue's own periodic scans, every 15 venue minutes); then the run path
  * (apply.ts: the newest state and scan of each device, then the pure builder) is timed with the

@@ -48,6 +48,7 @@ import { RTTY_DEFAULTS } from '../gateway/remote-session.js';
 import { startSimVenue, type SimVenue } from './sim-venue.js';
 import { siteOfVenue } from './sim-site.js';
 import { venueView } from '../venue-view/index.js';
+import { scorePoints } from '../venue-view/score-series.js';
 import { DEFAULT_UPLOAD_PORT, Uploader } from '../gateway/uploader.js';
 import { simUpload } from './sim-upload.js';
 import type { Fleet } from '../../actors/fleet.js';
@@ -287,7 +288,8 @@ export async function startServe(config: Readonly<ServeConfig>, io: ServeIo): Pr
       isBlacklisted: (serial) => blacklist.has(serial), version: VERSION, startedAt,
     }, {
       ...common, health,
-      extensions: [venueView({ clock, wall: wallClock, store, fleet, devices, venue: sim?.venue, zones: () => rrmStore.topology(), rrm: () => listeningOn(rrm, https !== undefined) })],
+      extensions: [venueView({ clock, wall: wallClock, store, fleet, devices, venue: sim?.venue, zones: () => rrmStore.topology(),
+        scoreSeries: async (zone, from, to) => scorePoints(await rrmStore.runsBetween(zone, from * 1000, to * 1000 + 999), from, to), rrm: () => listeningOn(rrm, https !== undefined) })],
     });
     closers.push(() => gateway.close());
     const rrmBase = { clock, store, logging, fleet, commandService, version: VERSION, startedAt, ...(sim ? { site: siteOfVenue(sim.venue) } : {}) };

@@ -1,11 +1,11 @@
 /**
- * Runs an algorithm on a zone and applies the result (issue 7 §4, reference §4.9): the pure
- * core (run-zone.ts, apply-plan.ts) says what changes; this file does it. Unless dry-run/mock:
- * the new auto values go into the AP layers (DuckDB), then configure commands that change only
- * the radios' channel / tx-power go through the fleet's command service, the same one the
- * gateway uses. A device configured less than the debounce window ago waits; when the window
- * ends its configuration is recomputed from the layers then (so a channel run and a power run
- * in quick succession end up as one push with both).
+ * Runs an algorithm on a zone and applies the result (docs/upstream.md#how-rrm-applies-results):
+ * the pure core (run-zone.ts, apply-plan.ts) says what changes; this file does it. Unless
+ * dry-run/mock: the new auto values go into the AP layers (DuckDB), then configure commands that
+ * change only the radios' channel / tx-power go through the fleet's command service, the same one
+ * the gateway uses. A device configured less than the debounce window ago waits; when the window
+ * ends its configuration is recomputed from the layers then (so a channel run and a power run in
+ * quick succession end up as one push with both).
  */
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';

@@ -1,6 +1,6 @@
 /**
  * The newest state and scan of every AP, kept in memory from the fleet's events, so a run reads
- * them without querying DuckDB (issue 34 point 4: a 200-AP zone's model in <= 100 ms). They are
+ * them without querying DuckDB (a 200-AP zone's model in <= 100 ms, docs/performance.md). They are
  * what the ingest pipeline stores from the same events, held as the run query would return them
  * (times rounded down to the stored second, a scan only when one of its entries is usable).
  * APs with nothing seen since the process started (a restart, a replay's first minutes) get

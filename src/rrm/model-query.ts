@@ -1,5 +1,5 @@
 /**
- * The RRM data model from DuckDB (issue 7 §2, reference §3.2–3.3): the ingest pipeline stores
+ * The RRM data model from DuckDB (docs/upstream.md#rrm-data-model): the ingest pipeline stores
  * what APs report (states in `statistics`, scan entries in `wifi_scan_entries`, `capabilities`)
  * and the gateway keeps each device's configuration in `devices`. These queries gather, per
  * device, the latest 10 states and scans, the capabilities and the active configuration, and

@@ -1,8 +1,8 @@
 /**
- * One call for the HTTP layer and the scheduler: validate the zone, run an optimizer on the
- * zone's model and effective configs, and (unless dry-run) compute the new layers and the
- * configuration documents to push (reference §1.3 runRRM / optimizeChannel / optimizeTxPower,
- * §4.9). Pure: the caller stores the layers and sends the commands.
+ * One call for the HTTP layer and the scheduler: validate the zone, run an optimizer on the zone's
+ * model and effective configs, and (unless dry-run) compute the new layers and the configuration
+ * documents to push (docs/upstream.md#rrm-api, docs/upstream.md#how-rrm-applies-results). Pure: the
+ * caller stores the layers and sends the commands.
  */
 import { badRequest, notFound } from '../errors.js';
 import { applyPlan, type DeviceConfiguration } from './apply-plan.js';
