@@ -1,4 +1,4 @@
-/** The last stdout line of every benchmark (shared/design/architecture.md, "Benchmarks"). */
+/** The last stdout line of every benchmark (docs/performance.md). */
 export interface BenchResult {
   bench: string;
   metric: string;

@@ -1,6 +1,6 @@
 /**
  * edge-flood: one websocket AP floods an edge as fast as its socket takes frames while 20 quiet
- * APs report once a second, in front of a real `serve --nats` process (issue 33 point 9). Run
+ * APs report once a second, in front of a real `serve --nats` process. Run
  * twice in one go: with the per-AP budget off (edge and serve) as the baseline, then with the
  * defaults. Measured: serve's /health latency (p50, p99) and its resident memory during the flood,
  * the frames serve took from the flooder, and when (if) the flooder was disconnected.

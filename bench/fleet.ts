@@ -1,5 +1,5 @@
 /**
- * Fleet in real time (architecture.md "Benchmarks", issue 4 §7): N simulated APs, each on its
+ * Fleet in real time (docs/performance.md): N simulated APs, each on its
  * SimLink attached to the Fleet on the wall clock, states and healthchecks every 60 s, every event
  * through the ingest pipeline into a DuckDB file, as `serve` runs them. For each N (1,000, 10,000,
  * 50,000; `--quick`: 500 and 2,000) a fresh node process builds a synthetic venue (one floor of

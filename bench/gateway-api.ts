@@ -1,5 +1,5 @@
 /**
- * gateway-api benchmark (architecture.md "Benchmarks"): GET /api/v1/device/{serial} req/s over a
+ * gateway-api benchmark (docs/performance.md): GET /api/v1/device/{serial} req/s over a
  * real socket with 10,000 devices stored, against a bare Fastify route returning the same JSON
  * object, with the same client in the same run; plus the p99 latency of GET /devices?limit=100.
  *

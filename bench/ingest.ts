@@ -3,7 +3,7 @@
  * venue: 200 APs, ~10 stations each, ~7.6 KB per frame) through device actor -> fleet events$
  * -> ingest pipeline -> DuckDB, versus the raw DuckDB appender writing the same rows (statistics + state_radios + state_associations,
  * values computed before the clock starts) in the same run. Each round gets fresh DuckDB files;
- * the median of the rounds is reported (architecture.md: target ratio >= 0.5).
+ * the median of the rounds is reported (target ratio >= 0.5, docs/performance.md).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

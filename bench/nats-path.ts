@@ -1,11 +1,11 @@
 /**
  * nats-path: realistic `state` frames from websocket APs through edge -> NATS (JetStream) ->
  * NatsLinkManager -> device actor -> ingest pipeline -> DuckDB, against raw nats.js pub/sub of the
- * same frames in the same run (architecture.md: ratio >= 0.3). Then 10,000 websocket APs connect
- * to one edge: time to connect all and the edge process's memory (target < 1 GiB). The AP
+ * same frames in the same run (target ratio >= 0.3, docs/performance.md). Then 10,000 websocket APs
+ * connect to one edge: time to connect all and the edge process's memory (target < 1 GiB). The AP
  * sockets of that part live in a child process, so the edge's RSS is measured alone and neither
- * process needs more than its default 20,000 file descriptors (one per socket).
- * Every server is private: its own nats-server on a free port, temp dirs removed at the end.
+ * process needs more than its default 20,000 file descriptors (one per socket). Every server is
+ * private: its own nats-server on a free port, temp dirs removed at the end.
  */
 import { fork, spawn } from 'node:child_process';
 import { AckPolicy, StorageType } from 'nats';
@@ -113,7 +113,7 @@ try {
   await store.close();
 
   // --- references: two parts of the path alone, same frames, nothing else running ---
-  // Not the ratio's baseline (that stays raw pub/sub, architecture.md): they say how fast the
+  // Not the ratio's baseline (that stays raw pub/sub): they say how fast the
   // path could be on this machine if all our own code cost nothing.
   let c0 = ownCpu() + cpuSeconds(nats.pid());
   const jsFps = await rawJetStream(nats.url, total);

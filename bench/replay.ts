@@ -1,5 +1,5 @@
 /**
- * Replay throughput (architecture.md, "Benchmarks": replay). Records the dense `hall` venue
+ * Replay throughput (docs/performance.md). Records the dense `hall` venue
  * (200 APs) for REPLAY_BENCH_HOURS simulated hours (default 1) in this run, then:
  * - value: frames/s of `airtwin replay FILE --speed max` into a fresh data dir: reading and
  *   checking lines, device actors, the ingest pipeline and DuckDB, until every row is written;

@@ -1,11 +1,13 @@
 /**
- * Building the RRM model of a 200-AP zone from DuckDB (issue 34 point 4; target <= 100 ms): the
+ * Building the RRM model of a 200-AP zone for a run (target <= 100 ms, docs/performance.md): the
  * `hall` venue (200 APs) runs under `serve` at --speed 20 until every AP has a stored state and
- * a stored scan (the venue's own periodic scans, every 15 venue minutes); then the run path (apply.ts: the newest state and scan of each device,
- * RUN_BUFFER, then the pure builder) is timed with the venue stopped, beside the currentModel
- * path (10 of each).
+ * a stored scan (the venue's own periodic scans, every 15 venue minutes); then the run path
+ * (apply.ts: the newest state and scan of each device, then the pure builder) is timed with the
+ * venue stopped, beside the same documents read from DuckDB (the path before the in-memory copy)
+ * and the currentModel path (10 of each).
  * Each figure is the median of 7 runs after 2 warm-ups.
- * Result: ms to build the run model of the 200-AP zone (baseline: the 100 ms target).
+ * Result: ms to build the run model of the 200-AP zone (target <= 100 ms; baseline: the same
+ * model with every document read from DuckDB, measured in the same run).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -48,8 +50,19 @@ try {
     }
     return out;
   };
-  let queryOnly: number[] = [];
+  const applier = serve.rrmService!.applier;
+  // The run path: each AP's newest state and scan from memory (kept from the fleet's events),
+  // capabilities and configurations from DuckDB; beside it, the same documents all read from DuckDB.
+  let readOnly: number[] = [];
   const run = await time(async () => {
+    const t = performance.now();
+    const docs = await applier.runDocuments(serials);
+    readOnly.push(performance.now() - t);
+    return buildModel(docs);
+  });
+  readOnly = readOnly.slice(2);
+  let queryOnly: number[] = [];
+  const stored = await time(async () => {
     const t = performance.now();
     const docs = await deviceDocuments(serve.store, serials, RUN_BUFFER);
     queryOnly.push(performance.now() - t);
@@ -57,9 +70,11 @@ try {
   });
   queryOnly = queryOnly.slice(2);
   const full = await time(() => queryModel(serve.store, serials));
-  console.log(`run model (newest state + scan per AP): ${run.map((v) => v.toFixed(0)).join(', ')} ms; median ${median(run).toFixed(1)} (queries ${median(queryOnly).toFixed(1)})`);
-  console.log(`currentModel (10 states + 10 scans per AP): ${full.map((v) => v.toFixed(0)).join(', ')} ms; median ${median(full).toFixed(1)}`);
-  report({ bench: 'rrm-model', metric: 'ms to build the run model of a 200-AP zone', value: Number(median(run).toFixed(1)), unit: 'ms', baseline: 100, baselineName: 'target' });
+  const ms = (xs: number[]): string => xs.map((v) => v.toFixed(0)).join(', ');
+  console.log(`run model (newest state + scan per AP, from memory): ${ms(run)} ms; median ${median(run).toFixed(1)} (documents ${median(readOnly).toFixed(1)}; target 100)`);
+  console.log(`same model read from DuckDB (before): ${ms(stored)} ms; median ${median(stored).toFixed(1)} (queries ${median(queryOnly).toFixed(1)})`);
+  console.log(`currentModel (10 states + 10 scans per AP): ${ms(full)} ms; median ${median(full).toFixed(1)}`);
+  report({ bench: 'rrm-model', metric: 'ms to build the run model of a 200-AP zone', value: Number(median(run).toFixed(1)), unit: 'ms', baseline: Number(median(stored).toFixed(1)), baselineName: 'read from DuckDB' });
 } finally {
   await serve.close();
   rmSync(dataDir, { recursive: true, force: true });

@@ -1,5 +1,5 @@
 /**
- * rrm-power benchmark (issue 34 point 3): the power figures (src/rrm/score/power.ts) of every tx
+ * rrm-power benchmark (docs/rrm-power.md): the power figures (src/rrm/score/power.ts) of every tx
  * power mode on the shipped venues, seeds 1-3, against the powers the venue runs now. Each venue
  * runs 2 minutes of virtual time with its stations, then its model is taken as a collector would
  * (test/helpers/sim-zone.ts) and every mode plans on it with the venue's site (walls, positions).

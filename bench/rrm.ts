@@ -1,5 +1,5 @@
 /**
- * rrm benchmark (architecture.md "Benchmarks"): each optimizer's runtime on zones of 10, 100
+ * rrm benchmark (docs/performance.md): each optimizer's runtime on zones of 10, 100
  * and 1,000 APs, built two ways (building the model is not timed):
  * - simulator: a grid venue built by the simulator (simulator/venue.ts, ~12 m between APs,
  *   2.4 GHz on 1/6/11, 5 GHz at 40 MHz on 36/44/149/157); the model comes from what the

@@ -2,7 +2,7 @@
  * Simulator throughput: 24 simulated hours of the dense `hall` venue (200 APs, ~2,000 stations)
  * at --speed max. Counts every up frame generated and serialised into its recording line (the
  * full `simulate` path minus the disk write), reports frames/s, wall time and peak RSS.
- * No baseline exists for this one (architecture.md: target >= 20,000 frames/s on one core).
+ * No baseline exists for this one (target >= 20,000 frames/s on one core, docs/performance.md).
  */
 import { resourceUsage } from 'node:process';
 import { loadScenario } from '../simulator/scenario.js';

@@ -1,6 +1,6 @@
 /**
  * Run a venue with no servers: every AP on its SimLink over one VirtualClock, as fast as the
- * CPU allows, producing the recording lines of architecture.md ("Recording format"):
+ * CPU allows, producing the recording lines of docs/record-replay.md#the-recording-format:
  *   {"t":<ms>,"serial":"<12 hex>","dir":"up","frame":{...}}
  *   {"t":<ms>,"serial":"<12 hex>","event":"connect"|"disconnect"}
  * Lines come out in time order (the clock runs events in (time, sequence) order), and the

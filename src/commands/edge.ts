@@ -59,7 +59,7 @@ export interface EdgeCommandOptions {
   /** Serve /metrics and /health on this port (0: a free one); none when undefined. */
   metricsPort?: number;
   logLevel?: LevelWithSilent;
-  /** Record every frame as it crossed this edge (the recording format of architecture.md). */
+  /** Record every frame as it crossed this edge (docs/record-replay.md#the-recording-format). */
   record?: string;
   recordMaxBytes?: number;
   /** serve's uploader, to relay APs' file uploads to (upload-relay.ts); without it there is no relay. */
@@ -106,7 +106,7 @@ export async function runEdge(opts: EdgeCommandOptions): Promise<RunningEdge> {
   try {
     nc = await connectNats({ url: natsUrl, name: 'airtwin-edge', logger });
   } catch (e) {
-    // One line and exit 2, as `serve --nats` says it (it was a stack trace and exit 1).
+    // One line and exit 2, as `serve --nats` says it: a configuration error, not a crash.
     throw new ConfigError(`--nats: cannot connect to ${natsUrl} (${(e as Error).message})`);
   }
   // A failed write stops the recording, never the edge: the APs' traffic goes on to NATS.

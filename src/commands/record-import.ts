@@ -1,7 +1,7 @@
 /**
  * `airtwin record --from-states DIR --out FILE`: turn a folder of captured AP documents (raw
  * `state`, `healthcheck` and `capabilities` JSON, like shared/fixtures/real-ap) into a recording
- * that `airtwin replay` plays (architecture.md, "Recording format").
+ * that `airtwin replay` plays (docs/record-replay.md#the-recording-format).
  *
  * What each file is (every *.json under DIR, `.JSON` too, in path order):
  * - a frame `{"jsonrpc":"2.0","method":"connect"|"state"|"healthcheck","params":{serial,...}}`;
@@ -210,9 +210,10 @@ function objectOf(v: unknown): JsonObject | undefined {
 }
 
 /**
- * A frame that makes a log entry of `GET /device/{serial}/logs` again (gateway-behaviour §1.3),
- * by its logType: 0 `log`, 1 `crashlog` (its lines, each stored with CRLF after it), 2 `rebootLog`
- * (the entry's time is the AP's date). Or why it cannot be one.
+ * A frame that makes a log entry of `GET /device/{serial}/logs` again
+ * (docs/upstream.md#what-each-notification-does), by its logType: 0 `log`, 1 `crashlog` (its lines,
+ * each stored with CRLF after it), 2 `rebootLog` (the entry's time is the AP's date). Or why it
+ * cannot be one.
  */
 function logFrame(e: JsonObject, log: string, recorded: number | undefined): JsonObject | string {
   const data = objectOf(e.data) ?? {};

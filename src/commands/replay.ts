@@ -1,7 +1,7 @@
 /**
  * `airtwin replay FILE [--speed N|max] [--keep-time] [--data-dir DIR]`: play a recording into a
  * data dir (fresh or existing) through a fleet of device actors and the ingest pipeline, as if
- * the recorded APs were connected now (architecture.md, "Recording format"; issue 6).
+ * the recorded APs were connected now (docs/record-replay.md#the-recording-format).
  *
  * The composition: one process clock (a VirtualClock at --speed max, wall time times N
  * otherwise), a Fleet on it, `startIngest` writing the fleet's events to DuckDB, the commands of

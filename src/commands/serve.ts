@@ -17,6 +17,7 @@ import { TelemetryRegistry } from '../gateway/telemetry.js';
 import { connectionFigures, UiNotifications } from '../gateway/ui-notifications.js';
 import type { Uploader } from '../gateway/uploader.js';
 import { venueView } from '../venue-view/index.js';
+import { scorePoints } from '../venue-view/score-series.js';
 import { siteOfVenue } from './sim-site.js';
 import type { SimVenue } from './sim-venue.js';
 import type { startIngest } from '../pipelines/ingest.js';
@@ -93,7 +94,9 @@ async function buildApps(config: Readonly<ServeConfig>, s: Stages): Promise<Apps
     ...common,
     health: { registry, ingest: () => ingest.metrics(), links: () => s.nats?.health() ?? {} },
     extensions: [venueView({
-      clock, wall: wallClock, store, fleet, devices, venue: sim?.sim.venue, zones: () => rrmService.store.topology(), rrm: () => listeningOn(rrm, common.https !== undefined),
+      clock, wall: wallClock, store, fleet, devices, venue: sim?.sim.venue, zones: () => rrmService.store.topology(),
+      scoreSeries: async (zone, from, to) => scorePoints(await rrmService.store.runsBetween(zone, from * 1000, to * 1000 + 999), from, to),
+      rrm: () => listeningOn(rrm, common.https !== undefined),
     })],
   });
   s.closers.push(() => gateway.close());

@@ -1,6 +1,6 @@
 /**
  * `airtwin simulate`: run a venue straight from the simulator (no servers) as fast as possible
- * and write every frame to an NDJSON recording (architecture.md, "Recording format").
+ * and write every frame to an NDJSON recording (docs/record-replay.md#the-recording-format).
  * Same scenario + seed => a byte-identical file. `speed: 'max'` (the default) runs the
  * discrete-event clock flat out; a number N paces it at N x real time (between slices of
  * simulated time, so the file is the same either way, only later).

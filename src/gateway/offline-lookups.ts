@@ -7,7 +7,7 @@ import { createRequire } from 'node:module';
  * - `oui-data`: the IEEE MA-L/MA-M/MA-S registries as JSON (package version = data age).
  * - `geoip-country`: MaxMind GeoLite2 Country, IPv4 and IPv6 (the version's suffix is the build
  *   date, e.g. 5.0.202609260156 = 2026-09-26).
- * Upstream downloads oui.txt every 7 days and calls a paid web API per IP (§8.26); a twin must
+ * Upstream downloads oui.txt every 7 days and calls a paid web API per IP; a twin must
  * work offline and answer the same thing every run, so both come from the lockfile instead.
  */
 const require = createRequire(import.meta.url);

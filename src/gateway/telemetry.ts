@@ -4,7 +4,7 @@ import { notConfigured } from '../errors.js';
 import type { Clock } from '../protocol/clock.js';
 
 /**
- * Telemetry streams (issue 4 §5, reference/gateway-behaviour.md §2.7 telemetry, §1.3 telemetry).
+ * Telemetry streams (docs/upstream.md#events-and-telemetry).
  * POST /device/{serial}/telemetry registers a stream under its command UUID; websocket clients
  * of `/api/v1/ws_telemetry?uuid=&serialNumber=` subscribe to it and receive each telemetry frame
  * of that device as JSON text. A stream ends at interval 0 (`stop`) or at the end of its
@@ -181,11 +181,11 @@ export class TelemetryRegistry {
     s.subscribers.clear();
   }
 
-  /** gateway §1.3 telemetry: `timestamp` (epoch s) is added to the frame's data. */
+  /** As the gateway: `timestamp` (epoch s) is added to the frame's data. */
   private deliver(serial: string, at: number, data: Record<string, unknown>, adhoc: boolean): void {
     let text: string | undefined;
     const frame = () => (text ??= JSON.stringify({ ...data, timestamp: Math.floor(at / 1000) }));
-    // Ad-hoc frames go to the bus whoever listens, and only there (gateway §1.3); never runaway.
+    // Ad-hoc frames go to the bus whoever listens, and only there (as the gateway); never runaway.
     if (adhoc) {
       this.opts.publish?.(`telemetry.${serial}`, frame());
       return;

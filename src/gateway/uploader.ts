@@ -39,7 +39,7 @@ const MULTIPART_SLACK = 64 * 1024;
 const RETENTION_EVERY_MS = 10 * 60_000;
 
 /**
- * The file uploader (reference/gateway-behaviour.md §2.8, upstream FileUploader): an HTTP(S)
+ * The file uploader (docs/upstream.md#other-gateway-routes): an HTTP(S)
  * listener of its own where an AP POSTs the file of a command to `/v1/upload/<commandUUID>`,
  * multipart (as real APs' curl sends it) or raw. Only an expected upload is read: a command that
  * waits for a file (FileWaits), once, from its serial when the request names one

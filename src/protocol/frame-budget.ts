@@ -1,5 +1,5 @@
 /**
- * What one AP may send per second (issue 33 point 9): a token bucket for frames and one for
+ * What one AP may send per second (docs/configuration.md): a token bucket for frames and one for
  * bytes, both on the injected clock. A frame over either budget is dropped (the caller counts
  * it); an AP that is over budget in `strikes` consecutive seconds is a persistent offender, which
  * the caller disconnects. A real AP sends a state and a healthcheck a minute, logs and events in

@@ -1,13 +1,14 @@
 /**
- * Turns a plan into what must change (reference §4.9, device-protocol §5.4), purely:
+ * Turns a plan into what must change (docs/upstream.md#how-rrm-applies-results,
+ * #the-configuration-document), purely:
  * (a) the AP-layer `autoChannels` / `autoTxPowers` to store, keeping bands this run did not
- *     compute (upstream replaced the map, §8 #18);
+ *     compute (upstream replaced the map, docs/rrm.md);
  * (b) per device, the new configuration document, identical to the current one except the
  *     radios' `channel` / `tx-power`, for devices whose radios really change (no churn).
- * Values = auto (after this run) overlaid by user values, only when `enableRRM`; no document
- * for a device with `enableConfig` false or without a known configuration. The command service
- * stamps the new uuid (the gateway ignores the body's, device-protocol §5.3); debouncing is the
- * caller's (it is about time).
+ * Values = auto (after this run) overlaid by user values, only when `enableRRM`; no document for a
+ * device with `enableConfig` false or without a known configuration. The command service stamps the
+ * new uuid (the gateway ignores the body's, docs/upstream.md#configuration-reconciliation);
+ * debouncing is the caller's (it is about time).
  */
 import type { EffectiveConfig } from './schemas/device-config.js';
 import type { PlanKind } from './algorithms/registry.js';
@@ -45,7 +46,10 @@ export const NOT_PUSHED = {
   noRadios: 'the configuration known for this AP has no radios to set: the new values are in its layers only',
 } as const;
 
-/** Band -> value the device should run: auto overlaid by user (ConfigManager, §4.9). */
+/**
+ * Band -> value the device should run: auto overlaid by user (ConfigManager,
+ * docs/upstream.md#how-rrm-applies-results).
+ */
 export function targetValues(cfg: EffectiveConfig, kind: PlanKind): Record<string, number> {
   return kind === 'channel'
     ? { ...(cfg.autoChannels ?? {}), ...(cfg.userChannels ?? {}) }

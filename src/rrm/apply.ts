@@ -1,11 +1,11 @@
 /**
- * Runs an algorithm on a zone and applies the result (issue 7 §4, reference §4.9): the pure
- * core (run-zone.ts, apply-plan.ts) says what changes; this file does it. Unless dry-run/mock:
- * the new auto values go into the AP layers (DuckDB), then configure commands that change only
- * the radios' channel / tx-power go through the fleet's command service, the same one the
- * gateway uses. A device configured less than the debounce window ago waits; when the window
- * ends its configuration is recomputed from the layers then (so a channel run and a power run
- * in quick succession end up as one push with both).
+ * Runs an algorithm on a zone and applies the result (docs/upstream.md#how-rrm-applies-results):
+ * the pure core (run-zone.ts, apply-plan.ts) says what changes; this file does it. Unless
+ * dry-run/mock: the new auto values go into the AP layers (DuckDB), then configure commands that
+ * change only the radios' channel / tx-power go through the fleet's command service, the same one
+ * the gateway uses. A device configured less than the debounce window ago waits; when the window
+ * ends its configuration is recomputed from the layers then (so a channel run and a power run in
+ * quick succession end up as one push with both).
  */
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
@@ -13,8 +13,9 @@ import { isZoneInTopology } from './config/topology.js';
 import { effectiveConfig } from './config/layered.js';
 import { targetValues, withRadioValues, type DeviceConfiguration } from './apply-plan.js';
 import { debouncePushes, DEFAULT_CONFIG_DEBOUNCE_MS } from './collection.js';
-import { buildModel } from './model/build.js';
-import { currentConfigurations, deviceDocuments } from './model-query.js';
+import { buildModel, type DeviceDocuments } from './model/build.js';
+import { currentConfigurations } from './model-query.js';
+import { LatestDocuments } from './latest-documents.js';
 import { runZone, type ZoneRunResult } from './run-zone.js';
 import { loadSolver } from './algorithms/exact.js';
 import type { RunOutcome } from './algorithms/registry.js';
@@ -65,10 +66,18 @@ export class RrmApplier {
   private closed = false;
   private readonly debounceMs: number;
   private readonly log: Logger;
+  /** Each AP's newest state and scan, from the fleet's events. */
+  private readonly latest: LatestDocuments;
 
   constructor(private readonly deps: Omit<RrmDeps, 'rrm'>, private readonly rrm: RrmStore, opts: ApplierOptions = {}) {
     this.debounceMs = opts.debounceMs ?? DEFAULT_CONFIG_DEBOUNCE_MS;
     this.log = deps.logging.for('rrm');
+    this.latest = new LatestDocuments(deps.fleet.events$);
+  }
+
+  /** What a run of `serials` builds its model from (public for bench/rrm-model.ts). */
+  runDocuments(serials: readonly string[]): Promise<DeviceDocuments[]> {
+    return this.latest.documents(this.deps.store, serials);
   }
 
   run(req: RunRequest): Promise<RunReport> {
@@ -85,8 +94,9 @@ export class RrmApplier {
     const exec = async (topology = this.rrm.topology(), layers = this.rrm.layers()): Promise<ZoneRunResult> => {
       const serials = req.zone !== undefined && isZoneInTopology(topology, req.zone) ? topology[req.zone]! : [];
       // The optimizers read only the newest state and scan of each device (model/view.ts), so a
-      // run fetches one of each: the same plan as with the model's 10, ~10x less to read and parse.
-      const docs = await deviceDocuments(this.deps.store, serials, RUN_BUFFER);
+      // run takes one of each, from memory when the AP was heard since the start: the same plan
+      // as with the model's 10, without reading ~300 scan entries per AP out of DuckDB.
+      const docs = await this.runDocuments(serials);
       const current = new Map<string, DeviceConfiguration>();
       for (const d of docs) if (d.activeConfig) current.set(d.serial, d.activeConfig as DeviceConfiguration);
       return runZone({
@@ -202,6 +212,7 @@ export class RrmApplier {
    */
   async close(): Promise<void> {
     this.closed = true;
+    this.latest.stop();
     for (const t of this.waiting.values()) this.deps.clock.clearTimeout(t);
     this.waiting.clear();
     await Promise.allSettled([...this.runs]);

@@ -1,11 +1,11 @@
 /**
- * What the RRM's data collection should ask for now (issue 7 §5, reference §6.2), and which
- * configure pushes a debounce lets through (§4.9). Pure: the caller owns the clock, the fleet
- * and the bookkeeping of the last times.
+ * What the RRM's data collection should ask for now (docs/upstream.md#rrm-data-collection), and
+ * which configure pushes a debounce lets through (docs/upstream.md#how-rrm-applies-results). Pure:
+ * the caller owns the clock, the fleet and the bookkeeping of the last times.
  */
 import type { EffectiveConfig } from './schemas/device-config.js';
 
-/** reference §6.6 dataCollectorParams / configManagerParams defaults. */
+/** docs/upstream.md#rrm-data-collection. */
 export const DEFAULT_WIFI_SCAN_INTERVAL_MS = 900_000;
 export const DEFAULT_CAPABILITIES_INTERVAL_MS = 3_600_000;
 export const DEFAULT_CONFIG_DEBOUNCE_MS = 30_000;
@@ -46,8 +46,9 @@ export function dueCollections(input: CollectionInput): CollectionPlan {
 }
 
 /**
- * Splits configure pushes by the debounce (reference §4.9: a device configured less than
- * `debounceMs` ago waits). Deferred pushes are the caller's to retry after the window.
+ * Splits configure pushes by the debounce (docs/upstream.md#how-rrm-applies-results: a device
+ * configured less than `debounceMs` ago waits). Deferred pushes are the caller's to retry after the
+ * window.
  */
 export function debouncePushes<T>(
   pushes: ReadonlyMap<string, T>, lastPushAt: ReadonlyMap<string, number>, now: number, debounceMs = DEFAULT_CONFIG_DEBOUNCE_MS,

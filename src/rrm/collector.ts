@@ -1,10 +1,10 @@
 /**
- * Data collection (issue 7 §5, reference §6.2): every tick, the zone members that are connected
- * get a wifi scan when their effective `enableWifiScan` is on and their interval has passed,
- * and a state request when their capabilities interval has passed. Results reach the model
+ * Data collection (docs/upstream.md#rrm-data-collection): every tick, the zone members that are
+ * connected get a wifi scan when their effective `enableWifiScan` is on and their interval has
+ * passed, and a state request when their capabilities interval has passed. Results reach the model
  * through the ingest pipeline (wifi_scan_entries, statistics), like every other frame, so the
- * collector only sends commands. Which devices are due is the pure planner's (collection.ts);
- * the timer runs on the process clock, so an accelerated simulation collects faster.
+ * collector only sends commands. Which devices are due is the pure planner's (collection.ts); the
+ * timer runs on the process clock, so an accelerated simulation collects faster.
  *
  * Capabilities: an AP sends them with every connect (stored by the ingest pipeline), and the
  * uCentral protocol has no command that asks for them again; the refresh therefore asks for a
@@ -151,7 +151,8 @@ export class RrmCollector {
   }
 
   private scan(serial: string): Promise<unknown> {
-    // reference §6.2: passive, verbose (HT/VHT operation elements give neighbours' widths), no DFS override.
+    // docs/upstream.md#rrm-data-collection: passive, verbose (HT/VHT operation elements give
+    // neighbours' widths), no DFS override.
     return this.deps.commandService.wifiscan(serial, { serialNumber: serial, verbose: true, activeScan: false, override_dfs: false }, { submittedBy: 'rrm' })
       .catch((e: unknown) => {
         // Busy or offline now: try again at the next tick instead of a whole interval later.

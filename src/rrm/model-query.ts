@@ -1,5 +1,5 @@
 /**
- * The RRM data model from DuckDB (issue 7 §2, reference §3.2–3.3): the ingest pipeline stores
+ * The RRM data model from DuckDB (docs/upstream.md#rrm-data-model): the ingest pipeline stores
  * what APs report (states in `statistics`, scan entries in `wifi_scan_entries`, `capabilities`)
  * and the gateway keeps each device's configuration in `devices`. These queries gather, per
  * device, the latest 10 states and scans, the capabilities and the active configuration, and
@@ -34,21 +34,29 @@ export async function currentConfigurations(store: Store, serials: readonly stri
   return out;
 }
 
+/** Which devices' states and scans to read (default: all of them); capabilities and configurations are always read. */
+export interface StoredParts {
+  states?: readonly string[];
+  scans?: readonly string[];
+}
+
 /**
  * The builder's input for `serials`: latest `limit` states and scans per device (stored times
  * are epoch seconds; the model's are ms), capabilities and the active configuration.
  */
-export async function deviceDocuments(store: Store, serials: readonly string[], limit = MODEL_BUFFER_SIZE): Promise<DeviceDocuments[]> {
+export async function deviceDocuments(store: Store, serials: readonly string[], limit = MODEL_BUFFER_SIZE, only: StoredParts = {}): Promise<DeviceDocuments[]> {
   if (serials.length === 0) return [];
   const list = listValue([...serials]);
   const docs = new Map<string, DeviceDocuments>(serials.map((s) => [s, { serial: s, states: [], scans: [], capabilities: null, activeConfig: null }]));
+  const stateList = only.states ? listValue([...only.states]) : list;
+  const scanList = only.scans ? listValue([...only.scans]) : list;
   // The window ranks ids only; the (large) state documents are read for the chosen rows alone.
-  const states = await store.query(
+  const states = only.states?.length === 0 ? [] : await store.query(
     `SELECT serial, recorded, data FROM statistics WHERE id IN (
        SELECT id FROM (
          SELECT id, row_number() OVER (PARTITION BY serial ORDER BY recorded DESC, id DESC) AS rn
          FROM statistics WHERE list_contains($1, serial)) WHERE rn <= $2)`,
-    [list, limit],
+    [stateList, limit],
   );
   for (const r of states) docs.get(String(r.serial))?.states.push({ recorded: Number(r.recorded) * 1000, state: parse(r.data) });
 
@@ -56,7 +64,7 @@ export async function deviceDocuments(store: Store, serials: readonly string[], 
   // command uuid, and are told apart by their time). Only scans with an entry the builder can use
   // (bssid, frequency, channel, signal) are ranked, as the builder skips the others: the newest
   // `limit` scans here are then the newest `limit` the model keeps.
-  const scans = await store.query(
+  const scans = only.scans?.length === 0 ? [] : await store.query(
     `WITH scans AS (
        SELECT serial, recorded, source, command_uuid,
               row_number() OVER (PARTITION BY serial ORDER BY recorded DESC, command_uuid) AS rn
@@ -66,7 +74,7 @@ export async function deviceDocuments(store: Store, serials: readonly string[], 
      FROM wifi_scan_entries e JOIN scans s
        ON e.serial = s.serial AND e.recorded = s.recorded AND e.source = s.source AND e.command_uuid IS NOT DISTINCT FROM s.command_uuid
      WHERE s.rn <= $2`,
-    [list, limit],
+    [scanList, limit],
   );
   const grouped = new Map<string, { serial: string; recorded: number; entries: unknown[] }>();
   for (const r of scans) {

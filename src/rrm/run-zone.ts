@@ -1,8 +1,8 @@
 /**
- * One call for the HTTP layer and the scheduler: validate the zone, run an optimizer on the
- * zone's model and effective configs, and (unless dry-run) compute the new layers and the
- * configuration documents to push (reference §1.3 runRRM / optimizeChannel / optimizeTxPower,
- * §4.9). Pure: the caller stores the layers and sends the commands.
+ * One call for the HTTP layer and the scheduler: validate the zone, run an optimizer on the zone's
+ * model and effective configs, and (unless dry-run) compute the new layers and the configuration
+ * documents to push (docs/upstream.md#rrm-api, docs/upstream.md#how-rrm-applies-results). Pure: the
+ * caller stores the layers and sends the commands.
  */
 import { badRequest, notFound } from '../errors.js';
 import { applyPlan, type DeviceConfiguration } from './apply-plan.js';
@@ -10,6 +10,7 @@ import { runAlgorithm, type RunOutcome } from './algorithms/registry.js';
 import { writeAutoValues, zoneDeviceConfigs } from './config/layered.js';
 import { isZoneInTopology } from './config/topology.js';
 import { modelForSerials } from './model/build.js';
+import { sharingZoneViews } from './model/view.js';
 import type { RrmModel } from './model/types.js';
 import type { Allocation, RunResult } from './schemas/algorithm.js';
 import type { LayeredConfig } from './schemas/layered-config.js';
@@ -58,13 +59,17 @@ export function runZone(req: ZoneRunRequest): ZoneRunResult {
   const serials = req.topology[req.zone] ?? [];
   const configs = zoneDeviceConfigs(req.layers, req.topology, req.zone);
   const model = modelForSerials(req.model, serials);
-  const outcome = runAlgorithm({
-    algorithm: req.algorithm, args: req.args, allowDefaultMode: req.allowDefaultMode,
-    model, zone: { name: req.zone, serials }, configs, seed: req.seed,
-    ...(req.site ? { site: req.site } : {}),
-  });
-  const score = scorePair(outcome.kind, model, serials, outcome.plan, {
-    ...(req.site ? { site: req.site } : {}), location: (s) => configs.get(s)?.location,
+  // The optimizer and the score read the same zone view: built once.
+  const { outcome, score } = sharingZoneViews(() => {
+    const o = runAlgorithm({
+      algorithm: req.algorithm, args: req.args, allowDefaultMode: req.allowDefaultMode,
+      model, zone: { name: req.zone!, serials }, configs, seed: req.seed,
+      ...(req.site ? { site: req.site } : {}),
+    });
+    return {
+      outcome: o,
+      score: scorePair(o.kind, model, serials, o.plan, { ...(req.site ? { site: req.site } : {}), location: (s) => configs.get(s)?.location }),
+    };
   });
   const base = { outcome, score, serials: [...serials] };
   if (req.dryRun || Object.keys(outcome.plan).length === 0) return { ...base, layers: req.layers, commands: new Map(), notPushed: {} };

@@ -1,5 +1,5 @@
 /**
- * The RRM scheduler (issue 7 §6, reference §6.1): each zone's `schedule` from its effective
+ * The RRM scheduler (docs/upstream.md#rrm-schedules): each zone's `schedule` from its effective
  * zone config (default ⊕ network ⊕ zone, so a network schedule applies to every zone on its
  * own) fires its algorithms (or OptimizeChannel then OptimizeTxPower with default modes) and
  * applies the results. Fire times come from cron-parser (config/schedule.ts) against the

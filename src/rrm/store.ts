@@ -134,6 +134,18 @@ export class RrmStore {
     return rows.map(toRecord);
   }
 
+  /**
+   * A zone's runs created in [fromMs, toMs] or measured in it, oldest first (at most `limit`,
+   * the newest kept).
+   */
+  async runsBetween(zone: string, fromMs: number, toMs: number, limit = 1000): Promise<RunRecord[]> {
+    const rows = await this.store.query(
+      `SELECT * FROM (SELECT * FROM rrm_runs WHERE zone = $1 AND (created_ms BETWEEN $2 AND $3 OR measured_ms BETWEEN $2 AND $3)
+       ORDER BY created_ms DESC, id LIMIT $4) ORDER BY created_ms, id`, [zone, fromMs, toMs, limit],
+    );
+    return rows.map(toRecord);
+  }
+
   /** Applied runs still waiting for their measured effect, oldest first. */
   async awaitingMeasurement(limit = 20): Promise<RunRecord[]> {
     const rows = await this.store.query(

@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
 
-/** The error envelope of both services (architecture.md, "Errors"). */
+/** The error envelope of both services (docs/ERRORS.md). */
 export const ErrorEnvelope = Type.Object({
   ErrorCode: Type.Integer({ description: 'The HTTP status.' }),
   ErrorDetails: Type.String({ description: 'The method or field the error is about.' }),

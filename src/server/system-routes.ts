@@ -49,7 +49,10 @@ function certificateExpiry(file: string): { filename: string; expires: number } 
   }
 }
 
-/** GET/POST /system, the same on both services (spec: SystemInfo; upstream §2.8 /system). */
+/**
+ * GET/POST /system, the same on both services (spec: SystemInfo;
+ * docs/upstream.md#other-gateway-routes).
+ */
 export async function systemRoutes(api: FastifyInstance, deps: SystemDeps): Promise<void> {
   api.get('/system', {
     schema: {

@@ -147,7 +147,7 @@ export const MIGRATIONS: Migration[] = [
     ],
   },
   {
-    // RRM runs keep their scores (issue 34): the predicted score of the plan before and after,
+    // RRM runs keep their scores: the predicted score of the plan before and after,
     // whether it was applied, and the effect measured from the first scans after the apply.
     version: 6,
     name: 'rrm run scores',

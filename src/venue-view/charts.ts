@@ -6,6 +6,7 @@
  */
 import { listValue } from '@duckdb/node-api';
 import type { Store } from '../store/duckdb.js';
+import type { ScorePoint } from './score-series.js';
 
 export const MAX_POINTS = 240;
 
@@ -20,8 +21,8 @@ export interface ChartSeries {
   chanUtil: SeriesPoint[];
   clients: SeriesPoint[];
   runs: RunMarker[];
-  /** The zone's score over time, when a score source is wired (RRM run scores); absent otherwise. */
-  score?: { t: number; value: number }[];
+  /** The zone's CCI score per RRM run (predicted before/after, measured), when a zone is asked for. */
+  score?: ScorePoint[];
 }
 
 export interface ChartQuery { serials: readonly string[]; band: string; from: number; to: number }

@@ -3,6 +3,7 @@ import type { Store } from '../store/duckdb.js';
 import type { DevicesRepo } from '../store/devices-repo.js';
 import type { Fleet } from '../../actors/fleet.js';
 import type { Venue } from '../../simulator/venue.js';
+import type { ScorePoint } from './score-series.js';
 
 /** Everything the venue view reads; built by the composition root (src/commands/serve.ts). */
 export interface VenueViewDeps {
@@ -21,8 +22,8 @@ export interface VenueViewDeps {
   /** Where the RRM service listens, once it does (the page's RRM panel calls it). */
   rrm(): { port: number; tls: boolean } | undefined;
   /**
-   * The zone's score over time (epoch s, value), from the RRM's run store. Absent until the RRM
-   * keeps scores: the charts then go without that series.
+   * The zone's CCI score over time (epoch s), from the RRM's kept runs: predicted before/after per
+   * run, measured after an applied run (score-series.ts). Absent: the charts go without it.
    */
-  scoreSeries?: (zone: string, from: number, to: number) => Promise<{ t: number; value: number }[]>;
+  scoreSeries?: (zone: string, from: number, to: number) => Promise<ScorePoint[]>;
 }

@@ -81,5 +81,10 @@ export const ChartsAnswer = Type.Object({
   from: Type.Integer(), to: Type.Integer(), bucket: Type.Integer(),
   chanUtil: Type.Array(Point), clients: Type.Array(Point),
   runs: Type.Array(Type.Object({ t: Type.Integer(), zone: Type.String(), algorithm: Type.String(), mode: Type.String(), dryRun: Type.Boolean() })),
-  score: Type.Optional(Type.Array(Type.Object({ t: Type.Integer(), value: Type.Number() }))),
+  score: Type.Optional(Type.Array(Type.Object({
+    t: Type.Integer({ description: 'Epoch seconds: the run\'s time (before, after) or the measurement\'s (measured).' }),
+    kind: Type.Union([Type.Literal('before'), Type.Literal('after'), Type.Literal('measured')], { description: 'before / after: the run\'s predicted score; measured: the zone scored from the scans after an applied run.' }),
+    cci_mw: Type.Number({ description: 'The zone\'s co-channel interference, mW (docs/rrm.md).' }),
+    run: Type.String(), mode: Type.String(), applied: Type.Boolean(),
+  }), { description: 'With `zone` only: the zone\'s CCI per RRM run in the range, oldest first.' })),
 });

@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { ADMIN_TOKEN, startTestServer, type TestServer } from '../helpers/server.js';
@@ -11,6 +14,27 @@ async function apiChannels(s: TestServer, serial: string): Promise<Record<string
   return Object.fromEntries((doc.radios as { band: string[]; channel: number }[]).map((r) => [r.band[0], r.channel]));
 }
 
+/**
+ * A plug-in optimizer (serve --rrm-plugin): every 5 GHz radio on a seeded pick of the venue's
+ * non-DFS 40 MHz primaries (an AP falls back to a channel of its own for any other).
+ */
+const PLUGIN = `
+export const optimizer = {
+  name: 'pick40',
+  algorithm: 'OptimizeChannel',
+  description: 'test plug-in: each 5 GHz radio on 36, 44, 149 or 157, drawn from the seeded rng',
+  run(input: { zone: { serials: readonly string[] }; rng: () => number }): Record<string, Record<string, number>> {
+    const plan: Record<string, Record<string, number>> = {};
+    for (const s of input.zone.serials) plan[s] = { '5G': [36, 44, 149, 157][Math.floor(input.rng() * 4)]! };
+    return plan;
+  },
+};
+`;
+
+type DiffRow = { serial: string; band: string; text: string };
+const diffRows = (page: Page): Promise<DiffRow[]> =>
+  page.$$eval('#rrm-diff tbody tr', (trs) => trs.map((r) => ({ serial: r.getAttribute('data-serial')!, band: r.getAttribute('data-band')!, text: r.textContent! })));
+
 /** serial -> channel shown in the AP list for the band selected. */
 async function listedChannels(page: Page): Promise<Record<string, string>> {
   return page.$$eval('#ap-list tbody tr', (rows) => Object.fromEntries(rows.map((r) => [r.getAttribute('data-serial'), r.querySelector('.ch')!.textContent])));
@@ -22,10 +46,14 @@ describe('venue view in Chromium: the default venue', () => {
   let page: Page;
   let errors: string[];
   let serials: string[];
+  let pluginDir: string;
 
   beforeAll(async () => {
-    // speed 20: a state per AP every 3 s of wall time, the RRM's 30 s debounce in 1.5 s.
-    server = await startTestServer({ sim: true, scenario: 'default', speed: 20 });
+    pluginDir = mkdtempSync(join(tmpdir(), 'airtwin-plugin-'));
+    writeFileSync(join(pluginDir, 'pick40.ts'), PLUGIN);
+    // speed 20: a state per AP every 3 s of wall time, the RRM's 30 s debounce in 1.5 s, a
+    // wifi scan per AP every 3 s (the measured effect of an applied run comes from them).
+    server = await startTestServer({ sim: true, scenario: 'default', speed: 20, rrmPlugin: join(pluginDir, 'pick40.ts'), rrmWifiScanInterval: 60 });
     serials = server.running.sim!.venue.aps.map((a) => a.serial);
     await until('every AP has sent a state', async () => serials.filter((s) => server.running.fleet.details(s)?.lastState).length, (n) => n === serials.length);
     browser = await launchBrowser();
@@ -35,6 +63,7 @@ describe('venue view in Chromium: the default venue', () => {
   afterAll(async () => {
     await browser?.close();
     await server?.close();
+    rmSync(pluginDir, { recursive: true, force: true });
   });
 
   it('draws every AP of the venue, each with the channels the API reports', async () => {
@@ -64,18 +93,43 @@ describe('venue view in Chromium: the default venue', () => {
     await page.selectOption('#layer', 'none');
   });
 
-  it('shows a dry run as a diff of old -> new channels, then Apply moves the APs on the map after their next states', async () => {
+  it('lists every mode /algorithms gives, the plug-in among them', async () => {
     expect((await server.rrm('POST', '/setTopology', { body: { venue: serials } })).status).toBe(200);
     await page.click('#tab-rrm');
     await page.waitForSelector('#rrm-dry-run');
-    await page.selectOption('#rrm-mode', 'random');
+    const listed = async () => page.$$eval('#rrm-mode option', (os) => os.map((o) => `${(o as unknown as { value: string }).value}${o.getAttribute('data-plugin') ? '*' : ''}`));
+    await expect.poll(listed).toEqual(['random', 'least_used', 'unmanaged_aware', 'weighted', 'annealing', 'exact', 'pick40*']);
+    expect(await page.textContent('#rrm-mode option[value="pick40"]')).toBe('pick40 (plug-in)');
+    await page.selectOption('#rrm-algorithm', 'OptimizeTxPower');
+    await expect.poll(listed).toEqual(['random', 'measure_ap_client', 'measure_ap_ap', 'location_optimal', 'coverage_cci']);
+    await page.selectOption('#rrm-algorithm', 'OptimizeChannel');
+    // The charts follow the zone picked in the panel, before any run.
+    await page.click('#tab-charts');
+    await expect.poll(() => page.textContent('#chart-score-missing').catch(() => '')).toContain('No RRM run of zone venue');
+    expect(await page.textContent('#charts')).toContain('zone venue, 5G');
+    await page.click('#tab-rrm');
+    await page.waitForSelector('#rrm-dry-run');
+  });
+
+  it('shows a dry run as a diff with its score; Apply applies that same plan and the APs take it', async () => {
+    await page.selectOption('#rrm-mode', 'pick40');
     await page.click('#rrm-dry-run');
     await page.waitForSelector('#rrm-diff');
-    expect(await page.textContent('#rrm-plan')).toContain('(dry run)');
-    const rows = await page.$$eval('#rrm-diff tbody tr', (trs) => trs.map((r) => ({ serial: r.getAttribute('data-serial')!, band: r.getAttribute('data-band')!, text: r.textContent! })));
-    expect(rows.length).toBeGreaterThan(0);
+    expect(await page.textContent('#rrm-plan')).toContain('pick40 on venue (dry run)');
+    const seed = (await page.textContent('#rrm-seed'))!;
+    expect(seed).toMatch(/^\d+$/);
+    // The score before and after, as the RRM's answer gives it.
+    const cci = page.locator('#rrm-score tr[data-figure="cci_mw"]');
+    const shown = { before: Number(await cci.getAttribute('data-before')), after: Number(await cci.getAttribute('data-after')) };
+    const runs = (await server.rrm('GET', '/runs?zone=venue')).body as { seed: string; dryRun: boolean; plan: unknown; score: { before: { cci_mw: number }; after: { cci_mw: number } } }[];
+    expect(runs[0]!.seed).toBe(seed);
+    expect(runs[0]!.dryRun).toBe(true);
+    expect(shown).toEqual({ before: runs[0]!.score.before.cci_mw, after: runs[0]!.score.after.cci_mw });
+
+    const dry = await diffRows(page);
+    expect(dry.length).toBeGreaterThan(0);
     const planned = new Map<string, { band: string; from: number; to: number }>();
-    for (const r of rows) {
+    for (const r of dry) {
       const m = /ch (\d+) → (\d+)/.exec(r.text)!;
       expect(Number(m[1])).toBe((await apiChannels(server, r.serial))[r.band]);
       expect(m[2]).not.toBe(m[1]);
@@ -87,19 +141,36 @@ describe('venue view in Chromium: the default venue', () => {
 
     await page.click('#rrm-apply');
     await page.waitForSelector('text=(applied)');
-    // The applied plan is the one the RRM just computed (a new random draw): the page follows it
-    // until every changed AP reports its new channel in a state.
+    // Apply sent the dry run's seed again: the plan applied is the one that was shown.
+    expect(await page.textContent('#rrm-seed')).toBe(seed);
+    expect(await diffRows(page)).toEqual(dry);
+    const applied = ((await server.rrm('GET', '/runs?zone=venue')).body as { seed: string; applied: boolean; plan: unknown }[])[0]!;
+    expect(applied).toMatchObject({ seed, applied: true, plan: runs[0]!.plan });
+    // The page follows it until every changed AP reports its new channel in a state.
     await page.waitForSelector('#rrm-converge.ok', { timeout: 25_000 });
-    const applied = await page.$$eval('#rrm-diff tbody tr', (trs) => trs.map((r) => ({ serial: r.getAttribute('data-serial')!, band: r.getAttribute('data-band')!, to: Number(/→ (\d+)/.exec(r.textContent!)![1]) })));
     await page.click('#tab-aps');
     await page.click('header button[data-band="5G"]');
     const listed = await listedChannels(page);
-    for (const a of applied.filter((x) => x.band === '5G')) {
-      expect(listed[a.serial]).toBe(String(a.to));
-      expect((await apiChannels(server, a.serial))['5G']).toBe(a.to);
+    for (const [serial, p] of planned) {
+      expect(listed[serial]).toBe(String(p.to));
+      expect((await apiChannels(server, serial))[p.band]).toBe(p.to);
     }
     expect(errors).toEqual([]);
   });
+
+  it('charts the zone\'s CCI per run: predicted for the dry run and the applied run, then measured after the apply', async () => {
+    await page.click('#tab-charts');
+    const chart = page.locator('#chart-score');
+    await chart.waitFor();
+    expect(Number(await chart.getAttribute('data-before'))).toBeGreaterThanOrEqual(2);
+    expect(Number(await chart.getAttribute('data-after'))).toBeGreaterThanOrEqual(2);
+    // Every run is a marker too.
+    expect(await page.textContent('#charts')).toMatch(/[2-9] RRM run\(s\) marked/);
+    // The RRM measures the applied run from the APs' next scans; the chart reloads on its own.
+    await expect.poll(async () => Number(await chart.getAttribute('data-measured')), { timeout: 60_000, interval: 1000 }).toBeGreaterThanOrEqual(1);
+    expect(await chart.locator('canvas').count()).toBeGreaterThan(0);
+    expect(errors).toEqual([]);
+  }, 90_000);
 });
 
 describe('venue view: the page and its files', () => {

@@ -53,6 +53,7 @@ function Venue({ api, snapshot }) {
   const [heatFor, setHeatFor] = useState('current');
   const [heat, setHeat] = useState(null);
   const [plan, setPlan] = useState(null);
+  const [rrmZone, setRrmZone] = useState('');
   const [selected, setSelected] = useState(undefined);
   const [hover, setHover] = useState(null);
   const [tab, setTab] = useState('rrm');
@@ -141,7 +142,8 @@ function Venue({ api, snapshot }) {
     if (hover?.serial) { setSelected(hover.serial); setTab('ap'); }
   };
   const ap = selected ? aps.get(selected) : undefined;
-  const zone = plan?.zone;
+  // The charts follow the zone of the shown plan, else the one picked in the RRM panel.
+  const zone = plan?.zone ?? (rrmZone || undefined);
 
   return html`<div class="venue">
     <header>
@@ -169,7 +171,7 @@ function Venue({ api, snapshot }) {
       <aside>
         <nav>${[['rrm', 'RRM'], ['charts', 'Charts'], ['aps', `APs (${aps.size})`], ['ap', 'AP']].map(([k, label]) => html`<button id=${`tab-${k}`} class=${tab === k ? 'on' : ''} onClick=${() => setTab(k)}>${label}</button>`)}</nav>
         <section>
-          ${tab === 'rrm' && html`<${RrmPanel} api=${api} aps=${aps} plan=${plan} onPlan=${setPlan} onApplied=${() => undefined} />`}
+          ${tab === 'rrm' && html`<${RrmPanel} api=${api} aps=${aps} plan=${plan} onPlan=${setPlan} zone=${rrmZone} setZone=${setRrmZone} onApplied=${() => undefined} />`}
           ${tab === 'charts' && html`<${Charts} api=${api} band=${band} zone=${zone} serial=${selected} twinNow=${() => twinNow} refreshKey=${plan} />`}
           ${tab === 'aps' && html`<${ApList} aps=${aps} band=${band} selected=${selected} onSelect=${(s) => { setSelected(s); setTab('ap'); }} />`}
           ${tab === 'ap' && html`<${ApDetails} ap=${ap} api=${api} />`}

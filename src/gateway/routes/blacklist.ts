@@ -30,7 +30,8 @@ const ListResponse = Type.Object({
 function serialFrom(req: { params: unknown; body?: unknown }): string {
   const serial = normalizeSerial((req.params as Static<typeof SerialParam>).serialNumber);
   const body = req.body as Input | undefined;
-  // Upstream took the serial from the body and ignored the path (bug §8.24): the path rules here.
+  // Upstream took the serial from the body and ignored the path
+  // (docs/upstream.md#gateway-behaviour-airtwin-does-not-copy): the path rules here.
   if (body?.serialNumber !== undefined && normalizeSerial(body.serialNumber, 'body.serialNumber') !== serial) {
     throw airtwinError('SERIAL_MISMATCH', 'serialNumber', `body.serialNumber ${body.serialNumber} differs from the path serial ${serial}.`);
   }
@@ -38,9 +39,9 @@ function serialFrom(req: { params: unknown; body?: unknown }): string {
 }
 
 /**
- * The blacklist (spec "Other operations"; upstream §2.8). A listed AP is refused at connect and
- * dropped at its next frame (the fleet asks `deps.blacklist.has`); its device record stays,
- * with `blackListed: true`. Writes need the admin role.
+ * The blacklist (spec "Other operations"; docs/upstream.md#notifications). A listed AP is refused
+ * at connect and dropped at its next frame (the fleet asks `deps.blacklist.has`); its device record
+ * stays, with `blackListed: true`. Writes need the admin role.
  */
 export async function blacklistRoutes(api: FastifyInstance, deps: GatewayDeps): Promise<void> {
   api.get('/blacklist', {

@@ -3,7 +3,10 @@ import { errorResponses } from '../../server/schemas.js';
 import type { GatewayDeps } from '../deps.js';
 import { DeviceTypes } from '../schemas/device-data.js';
 
-/** GET /capabilities: one entry per compatible, from the capabilities stored per device (reference §2.8). */
+/**
+ * GET /capabilities: one entry per compatible, from the capabilities stored per device
+ * (docs/upstream.md#other-gateway-routes).
+ */
 export async function capabilitiesRoutes(api: FastifyInstance, deps: GatewayDeps): Promise<void> {
   api.get('/capabilities', {
     config: { wire: 'deviceTypes' },

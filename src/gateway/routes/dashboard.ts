@@ -11,8 +11,9 @@ import type { GatewayDeps } from '../deps.js';
 const TagCounts = (description: string) => Type.Array(Type.Object({ tag: Type.String(), value: Type.Integer() }), { description });
 
 /**
- * The shape is not in the spec; this follows upstream's Dashboard (§2.8: bare `{tag, value}`
- * arrays, not the `{tagList}` objects its OpenAPI claims) and adds `firmware`.
+ * The shape is not in the spec; this follows upstream's Dashboard
+ * (docs/upstream.md#other-gateway-routes: bare `{tag, value}` arrays, not the `{tagList}` objects
+ * its OpenAPI claims) and adds `firmware`.
  */
 const Dashboard = Type.Object({
   snapshot: Type.Integer({ description: 'Epoch seconds when the figures were computed (they are computed on every request).' }),
@@ -39,7 +40,7 @@ const CERTIFICATES: Record<DeviceStatus['verifiedCertificate'], string> = {
   VERIFIED: 'verified', SIMULATED: 'simulated',
 };
 
-/** Seconds -> age bucket. Upstream computed `now - lastContact` unsigned and underflowed (bug §8.16). */
+/** Seconds -> age bucket. Upstream computed `now - lastContact` unsigned and underflowed. */
 function ageBucket(seconds: number): (typeof AGE_BUCKETS)[number] {
   const s = Math.max(0, seconds);
   if (s < 3600) return 'now';

@@ -48,7 +48,10 @@ function checkModelIds(modelIds: string[] | undefined, required: boolean): void 
 /** The configuration as stored: a JSON object serialised to a string (spec type string). */
 const configurationText = (value: unknown) => JSON.stringify(parseConfiguration(value));
 
-/** Default configurations (spec "Default configurations"; upstream §2.5 with bug §8.14 fixed). */
+/**
+ * Default configurations (spec "Default configurations"), matched as
+ * docs/upstream.md#gateway-behaviour-airtwin-does-not-copy says.
+ */
 export async function defaultConfigsRoutes(api: FastifyInstance, deps: GatewayDeps): Promise<void> {
   const nameOf = (req: { params: unknown }) => (req.params as Static<typeof NameParam>).name;
 

@@ -58,7 +58,7 @@ function parseSelect(select: string): Set<string> {
   return new Set(select.split(',').map((s) => s.trim()).filter(Boolean).map((s) => normalizeSerial(s, 'select')));
 }
 
-/** GET /devices (spec "Devices", upstream §2.1) and DELETE /devices (upstream §2.2). */
+/** GET /devices (spec "Devices") and DELETE /devices (docs/upstream.md#other-gateway-routes). */
 export async function deviceListRoutes(api: FastifyInstance, deps: GatewayDeps): Promise<void> {
   const withBlacklist = (d: Stored): Device => ({ ...d, blackListed: deps.isBlacklisted(d.serialNumber) });
 

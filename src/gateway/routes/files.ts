@@ -13,8 +13,8 @@ const FileQuery = Type.Object({
 
 /**
  * spec "Other operations": files APs upload for commands (trace, script output), by command UUID.
- * Upstream quirk fixed (reference §8.30): a file of another device is a plain 404, never a 202
- * that leaks its existence.
+ * Upstream quirk fixed (docs/upstream.md#gateway-behaviour-airtwin-does-not-copy): a file of
+ * another device is a plain 404, never a 202 that leaks its existence.
  */
 export async function filesRoutes(api: FastifyInstance, deps: GatewayDeps): Promise<void> {
   const target = (params: unknown, query: unknown) => ({

@@ -48,7 +48,7 @@ function normalizeGroup(g: RadiusServerGroup | undefined): Required<RadiusServer
 }
 
 /**
- * The rules the schema cannot say (upstream §2.8 radiusProxyConfig, errors 1138–1143): unique
+ * The rules the schema cannot say (docs/upstream.md#other-gateway-routes, errors 1138–1143): unique
  * pool names, at least one server per pool, parseable server IPs, weights for `weighted`.
  */
 function checkPools(pools: Pool[]): void {

@@ -11,8 +11,8 @@ import { errorResponses } from '../../server/schemas.js';
 import { awaitTokenFrame } from '../ws-token-frame.js';
 
 /**
- * GET /api/v1/ws_telemetry?uuid=<command UUID>&serialNumber=<serial>: the websocket of a
- * telemetry stream started by POST /device/{serial}/telemetry (gateway-behaviour §2.7).
+ * GET /api/v1/ws_telemetry?uuid=<command UUID>&serialNumber=<serial>: the websocket of a telemetry
+ * stream started by POST /device/{serial}/telemetry (docs/upstream.md#events-and-telemetry).
  *
  * - Auth: the /api/v1 bearer token, as every route. Browsers cannot set headers on a websocket,
  *   so `?token=<token>` is accepted too (moved into the Authorization header before routing and

@@ -129,7 +129,10 @@ export const TelemetryQuery = Type.Object({
   statusOnly: Type.Optional(Type.Boolean({ description: 'Only report the telemetry status; nothing is sent to the AP.' })),
 }, { additionalProperties: false });
 
-/** spec "PingResult"; latency is a number of milliseconds (the upstream string "12.345ms." is a bug, §8.9). */
+/**
+ * spec "PingResult"; latency is a number of milliseconds (the upstream string "12.345ms." is a
+ * bug, docs/upstream.md#gateway-behaviour-airtwin-does-not-copy).
+ */
 export const PingResult = Type.Object({
   serialNumber: Type.String(),
   currentUTCTime: Type.Integer({ description: 'Gateway time, epoch ms.' }),

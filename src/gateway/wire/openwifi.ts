@@ -10,7 +10,7 @@ import { embedJson } from './embed.js';
 
 /**
  * The gateway's response shapes on the `openwifi` wire (docs/wire-profiles.md), each taken from
- * what the OpenWiFi gateway sends (reference/gateway-behaviour.md §2; RESTObjects' to_json):
+ * what the OpenWiFi gateway sends (docs/upstream.md#rest-conventions; RESTObjects' to_json):
  * stored JSON documents embedded as objects, `deviceType` lower case, statistics under `data`,
  * health check data under `values`, ping latency as text, telemetry's stream status as `status`.
  */

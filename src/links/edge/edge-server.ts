@@ -1,5 +1,5 @@
 /**
- * `airtwin edge`: the uCentral device websocket (reference/gateway-behaviour.md §1.1) in front of
+ * `airtwin edge`: the uCentral device websocket (docs/upstream.md#device-sessions) in front of
  * NATS. TLS with mandatory client certificates when cert/key/clientCa are given, plain ws
  * otherwise (lab mode, logged as a warning). Any URL path is accepted. The edge keeps no fleet
  * state: each socket maps to `ucentral.<serial>.*` subjects, so edges scale out behind a load
@@ -135,7 +135,7 @@ export async function createEdge(opts: EdgeOptions): Promise<Edge> {
     socket.once('close', () => clock.clearTimeout(timer));
   };
   server.on(opts.tls ? 'secureConnection' : 'connection', awaitUpgrade);
-  // Only websocket upgrades are served on the device port (§1.1).
+  // Only websocket upgrades are served on the device port.
   server.on('request', (_req, res) => { res.writeHead(426, { connection: 'close' }).end(); });
   const wss = new WebSocketServer({ noServer: true, maxPayload: limits.maxPayload, perMessageDeflate: false });
   server.on('upgrade', (req: IncomingMessage, socket, head) => {

@@ -158,7 +158,7 @@ export class EdgeSession {
   }
 
   private onMessage(data: Buffer, isBinary: boolean): void {
-    // §1.1: a binary frame kills the connection.
+    // A binary frame ends the connection (docs/upstream.md#device-sessions).
     if (isBinary) return this.close(1003, 'binary frames are not accepted');
     this.lastFrameAt = this.ctx.now();
     if (!this.withinBudget(data.length)) return;
@@ -190,9 +190,9 @@ export class EdgeSession {
 
   /**
    * Keeps the connect frame a resync announces at the configuration the AP runs now: a state or
-   * healthcheck names its uuid. A resync used to announce the uuid of the connect, so after a
-   * configure, every NATS reconnect or serve restart made the AP look out of date and serve
-   * pushed its stored configuration to it again.
+   * healthcheck names its uuid. Were it to announce the uuid of the connect, then after a
+   * configure every NATS reconnect or serve restart would make the AP look out of date and serve
+   * would push its stored configuration to it again.
    */
   private followUuid(frame: UpFrame): void {
     if (!('method' in frame) || (frame.method !== 'state' && frame.method !== 'healthcheck')) return;

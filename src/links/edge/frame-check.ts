@@ -1,8 +1,9 @@
 /**
- * What the edge checks in each text frame before it goes on NATS (reference/gateway-behaviour.md
- * §1.1-1.2): JSON, a JSON-RPC 2.0 object that is a device event (`method` + `params`) or a reply
- * (`result` + `id`), a known method, and `compress_64` inflated so `.up` carries plain params.
- * Deeper checks (required params, session rules) stay in the device actor, which sees every link.
+ * What the edge checks in each text frame before it goes on NATS (docs/upstream.md#device-sessions,
+ * #notifications): JSON, a JSON-RPC 2.0 object that is a device event (`method` + `params`) or a
+ * reply (`result` + `id`), a known method, and `compress_64` inflated so `.up` carries plain
+ * params. Deeper checks (required params, session rules) stay in the device actor, which sees every
+ * link.
  */
 import { inflateParams, isCompressed } from '../../protocol/compress.js';
 import { NOTIFICATION_METHODS, isObject, type JsonObject, type UpFrame } from '../../protocol/frame.js';

@@ -1,5 +1,5 @@
 /**
- * Certificate rules of the device port (reference/gateway-behaviour.md §1.1 and §1.3 "connect"):
+ * Certificate rules of the device port (docs/upstream.md#device-sessions):
  * the client certificate's CN, trimmed and lowercased, must be a hex serial shorter than 30
  * characters; a CN starting with 53494d ("SIM") is a simulator, refused unless a simulator id is
  * configured; the verdict compares CN and connect serial after dropping `mismatchDepth` low bits.

@@ -1,5 +1,5 @@
 /**
- * NatsLink: the DeviceLink adapter for one real AP behind an edge (conventions §2.6). Presence
+ * NatsLink: the DeviceLink adapter for one real AP behind an edge (docs/ARCHITECTURE.md). Presence
  * drives connected/disconnected, `.up` messages become frame or malformed events, `send()`
  * publishes on `.down`. The manager acknowledges what it fed here once it is stored; frames held
  * for a `connect` (`holding`) keep that ack back until they reach the actor.
@@ -12,7 +12,7 @@ import type { DownFrame, UpFrame } from '../../protocol/frame.js';
 import { HDR_CONTROL, HDR_REASON, downSubject, type Presence } from './subjects.js';
 
 /**
- * Events allowed before `connect` (reference/gateway-behaviour.md §1.2). Kept here, not imported
+ * Events allowed before `connect` (docs/upstream.md#notifications). Kept here, not imported
  * from the actor, because links may not depend on actor internals.
  */
 const BEFORE_CONNECT = new Set(['connect', 'crashlog', 'rebootLog', 'ping', 'recovery', 'venue_broadcast']);

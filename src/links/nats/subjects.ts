@@ -1,6 +1,7 @@
 /**
- * The NATS contract between `airtwin edge` and `airtwin serve` (architecture.md, "NATS subjects").
- * Both sides import these names, so a subject or header cannot drift between them.
+ * The NATS contract between `airtwin edge` and `airtwin serve`
+ * (docs/real-aps.md#subjects-the-contract). Both sides import these names, so a subject or header
+ * cannot drift between them.
  *
  *   ucentral.<serial>.up        frames from the AP (JSON-RPC text, compress_64 already inflated)
  *   ucentral.<serial>.down      frames to the AP; a message with header Airtwin-Control: close drops it
@@ -62,8 +63,8 @@ export function isPresence(v: unknown): v is Presence {
 /**
  * An edge says it is alive every `intervalMs` on core NATS (not kept in the stream: a late beat
  * means nothing). serve takes an AP offline when the edge holding it has missed EDGE_MISSED_BEATS
- * beats: a killed edge sends no disconnect presence, and its APs used to look connected until
- * they came back through another edge. One subject for all edges: an edge id holds a hostname,
+ * beats: a killed edge sends no disconnect presence, so without beats its APs would look
+ * connected until they came back through another edge. One subject for all edges: an edge id holds a hostname,
  * which may hold dots, so it cannot be a subject token.
  */
 export const EDGE_ALIVE_SUBJECT = 'airtwin.edge.alive';

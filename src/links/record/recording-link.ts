@@ -1,7 +1,7 @@
 /**
- * The recorder: one per process, shared by every link it wraps (conventions §2.6: src/links/record
- * wraps any link). Every frame in both directions and every connect/disconnect goes to one NDJSON
- * file in the recording format (architecture.md):
+ * The recorder: one per process, shared by every link it wraps (it wraps any link). Every frame in
+ * both directions and every connect/disconnect goes to one NDJSON file in the recording format
+ * (docs/record-replay.md#the-recording-format):
  *   {"t":<ms>,"serial":"<12 hex>","dir":"up"|"down","frame":{...}}
  *   {"t":<ms>,"serial":"<12 hex>","event":"connect"|"disconnect"}
  *   {"t":<ms>,"serial":"<12 hex>","upload":{"uuid":"<command uuid>","type":"pcap"|...,"data_64":"<base64>"}}
@@ -65,7 +65,7 @@ export interface RecorderOptions {
   /**
    * Touch no file until `open()`: lines wait in memory until then (bounded as ever). A server
    * opens its recording once its ports are bound, so a start that fails (a port in use) leaves
-   * an earlier recording at the path as it was, where it used to be truncated.
+   * an earlier recording at the path as it was instead of truncating it.
    */
   held?: boolean;
 }

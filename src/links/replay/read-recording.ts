@@ -1,6 +1,6 @@
 /**
- * Streams a recording (architecture.md, "Recording format") line by line, checking each line.
- * A bad line is yielded as `rejected` with its 1-based number and why, and reading goes on:
+ * Streams a recording (docs/record-replay.md#the-recording-format) line by line, checking each
+ * line. A bad line is yielded as `rejected` with its 1-based number and why, and reading goes on:
  * one corrupt line in a day of production traffic must not cost the rest of the day.
  *
  * Checks: JSON object; `t` a finite number not smaller than the previous accepted line's `t`
@@ -558,8 +558,8 @@ export class NotARecordingError extends Error {
 /**
  * Time of the first valid line of a recording, or undefined when it has no line at all (an
  * empty file, blank lines). Throws NotARecordingError when its first HEAD_LINES lines, or all of
- * them in a shorter file (a small image: it used to be replayed, 0 frames, into a data dir that
- * `serve` then kept serving), hold no valid one.
+ * them in a shorter file (a small image, say, which would otherwise replay as 0 frames into a
+ * data dir that `serve` then kept serving), hold no valid one.
  */
 export async function firstTime(files: string | readonly string[]): Promise<number | undefined> {
   const signal = { aborted: false };

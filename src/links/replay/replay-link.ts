@@ -1,5 +1,5 @@
 /**
- * ReplayLink: the DeviceLink of one recorded serial (conventions §2.6). The replayer pushes the
+ * ReplayLink: the DeviceLink of one recorded serial (docs/ARCHITECTURE.md). The replayer pushes the
  * recorded lines into it; the device actor sees an AP that connects, reports and answers
  * commands exactly when the recording says it did.
  *

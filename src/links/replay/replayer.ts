@@ -1,6 +1,6 @@
 /**
  * The replayer: reads a recording and plays it into a fleet, one ReplayLink per recorded serial
- * (architecture.md, "Recording format"; issue 6).
+ * (docs/record-replay.md).
  *
  *   const r = startReplay({ file, fleet, clock, speed: 'max', keepTime: false });
  *   const summary = await r.done;   // { frames, devices, rejected, durationMs, ... }

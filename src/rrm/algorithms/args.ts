@@ -1,7 +1,7 @@
 /**
- * Algorithm arguments: the `k=v,...` string of runRRM (reference §5.2) and typed, validated
- * values per mode. Divergence (§8 #9, #21): a bad value is a 400 naming the argument instead of
- * a silent default or an HTTP 500; unknown keys are a 400 too, so a typo is not ignored.
+ * Algorithm arguments: the `k=v,...` string of runRRM (docs/upstream.md#rrm-behaviour) and typed,
+ * validated values per mode. Divergence (docs/rrm.md): a bad value is a 400 naming the argument
+ * instead of a silent default or an HTTP 500; unknown keys are a 400 too, so a typo is not ignored.
  */
 import { badRequest } from '../../errors.js';
 

@@ -1,7 +1,7 @@
 /**
  * Occupancy weights and the channel decision shared by `least_used` and `unmanaged_aware`
- * (reference §4.2 H7/H8, with the §8 #4 fix: a neighbour counts once for every candidate block
- * it overlaps, however wide it is).
+ * (docs/upstream.md#rrm-algorithms, with docs/rrm.md: a neighbour counts once for every candidate
+ * block it overlaps, however wide it is).
  */
 import { blockOf, is6GhzPsc, type Band, type ChannelWidth } from '../../protocol/wifi-channels.js';
 import { pick, type Rng } from './common.js';
@@ -13,7 +13,7 @@ export interface Occupant {
   weight?: number;
 }
 
-/** 2.4 GHz channels within ±4 overlap (OVERLAP_WINDOW, reference §4.1). */
+/** 2.4 GHz channels within ±4 overlap (OVERLAP_WINDOW, docs/upstream.md#rrm-algorithms). */
 const OVERLAP_2G = 4;
 const PREFERRED_2G = [1, 6, 11];
 

@@ -1,7 +1,7 @@
 /**
- * Shared pieces of the optimizers: the input/plan types, seeded randomness, channel candidates
- * of an AP (reference §4.2 H5/H6 with the §8 #2/#3/#7 fixes) and tx power choices (§4.6, with
- * the §8 #10 fix). Pure: no clock, no I/O, no Math.random.
+ * Shared pieces of the optimizers: the input/plan types, seeded randomness, channel candidates of
+ * an AP (docs/upstream.md#rrm-algorithms with docs/rrm.md) and tx power choices
+ * (docs/upstream.md#rrm-algorithms, with docs/rrm.md). Pure: no clock, no I/O, no Math.random.
  */
 import {
   ALL_CHANNELS, blockOf, isDfsChannel, type Band, type ChannelWidth,
@@ -34,7 +34,9 @@ export function pick<T>(rng: Rng, list: readonly T[]): T {
   return list[Math.min(list.length - 1, Math.floor(rng() * list.length))]!;
 }
 
-/** Output in a stable order: serials ascending, bands ascending (reference §4.6). */
+/**
+ * Output in a stable order: serials ascending, bands ascending (docs/upstream.md#rrm-algorithms).
+ */
 export function sortedPlan(plan: Plan): Plan {
   const out: Plan = {};
   for (const s of Object.keys(plan).sort()) {
@@ -48,7 +50,10 @@ export function setPlan(plan: Plan, serial: string, band: Band, value: number): 
   (plan[serial] ??= {})[band] = value;
 }
 
-/** Defaults without capabilities (reference §4.1; 6 GHz: every channel, PSC preferred later). */
+/**
+ * Defaults without capabilities (docs/upstream.md#rrm-algorithms; 6 GHz: every channel, PSC
+ * preferred later).
+ */
 const DEFAULT_CHANNELS: Readonly<Record<Band, readonly number[]>> = {
   '2G': ALL_CHANNELS['2G'].filter((c) => c <= 11),
   '5G': [36, 40, 44, 48, 149, 153, 157, 161, 165],
@@ -106,10 +111,10 @@ export function powerLimit(ap: ApView, band: Band): number {
 }
 
 /**
- * Allowed tx powers of an AP in a band, ascending: [userTxPowers] when set, else 0..30
- * intersected with allowedTxPowers; never above `limit` (the radio's regulatory and capability
- * maximum, powerLimit): a user power above it becomes the limit, as the AP would clip it.
- * Empty means "no valid power" and the AP is left alone (upstream silently reset to 0..30, §8 #10).
+ * Allowed tx powers of an AP in a band, ascending: [userTxPowers] when set, else 0..30 intersected
+ * with allowedTxPowers; never above `limit` (the radio's regulatory and capability maximum,
+ * powerLimit): a user power above it becomes the limit, as the AP would clip it. Empty means "no
+ * valid power" and the AP is left alone (upstream silently reset to 0..30, docs/rrm.md).
  */
 export function txChoices(cfg: EffectiveConfig | undefined, band: Band, limit = MAX_TX_POWER_DBM): number[] {
   const user = cfg?.userTxPowers?.[band];
@@ -123,7 +128,10 @@ export function apTxChoices(cfg: EffectiveConfig | undefined, ap: ApView, band: 
   return txChoices(cfg, band, powerLimit(ap, band));
 }
 
-/** Nearest allowed power; ties go to the higher one (keeps coverage, reference §4.7 step 5). */
+/**
+ * Nearest allowed power; ties go to the higher one (keeps coverage,
+ * docs/upstream.md#rrm-algorithms).
+ */
 export function snapPower(value: number, choices: readonly number[]): number {
   let best = choices[0]!;
   for (const c of choices) {

@@ -1,8 +1,8 @@
 /**
- * The location model of `location_optimal` (reference §4.7, device-protocol §8.1): APs on a
- * square grid, rx = min(tx − 20 − 40·log10(d + 0.01), −30) dBm; the score of a power assignment
- * is the share of points with SINR ≤ 20 dB when fewer than 30 % of points are below −80 dBm,
- * else +∞ (lower is better).
+ * The location model of `location_optimal` (docs/upstream.md#rrm-algorithms,
+ * #rrms-radio-constants): APs on a square grid, rx = min(tx − 20 − 40·log10(d + 0.01), −30) dBm;
+ * the score of a power assignment is the share of points with SINR ≤ 20 dB when fewer than 30 % of
+ * points are below −80 dBm, else +∞ (lower is better).
  *
  * Work is O(points × APs) per score, so the grid is sampled: at most 100 × 100 points, and
  * fewer for big groups (points × APs ≤ POINT_AP_BUDGET), step = ceil(side / points per side).

@@ -1,6 +1,6 @@
 /**
  * `coverage_cci` TPC: the most coverage at the least co-channel interference, by coordinate
- * descent on the power figures of score/power.ts (issue 34 point 3).
+ * descent on the power figures of score/power.ts (docs/rrm.md#the-objective-modes).
  *
  * From the powers the radios run now (snapped to the allowed ones, never above a radio's
  * limit), in rounds:

@@ -1,6 +1,6 @@
 /**
- * `location_optimal` TPC (reference §4.7): per (band, channel) group of APs with a known
- * position, the powers with the best coverage-grid score (coverage-grid.ts).
+ * `location_optimal` TPC (docs/upstream.md#rrm-algorithms): per (band, channel) group of APs with a
+ * known position, the powers with the best coverage-grid score (coverage-grid.ts).
  *
  * Positions: the RRM `location` when set, else the AP's reported `gps` (state; protocol/geo.ts).
  * Without a site those gps positions are placed relative to the zone's south-west-most AP.
@@ -12,7 +12,7 @@
  * zone's power figures (score/power.ts: client and grid coverage, CCI) are no worse with them
  * than with the current powers, so the mode never makes a venue worse than it is.
  *
- * Fixes (§8 #11, docs/rrm.md): not capped at 1,000 combinations. When the exhaustive search
+ * Fixes (docs/rrm.md): not capped at 1,000 combinations. When the exhaustive search
  * fits EXHAUSTIVE_BUDGET it runs as upstream (lexicographic, first AP slowest, first strictly
  * best wins, all +∞ -> all max); otherwise a coordinate descent starts from all-max and only
  * accepts strict improvements, so it never scores worse than all-max. Each AP has its own

@@ -1,12 +1,11 @@
 /**
- * `measure_ap_ap` TPC, the default (reference §4.7, device-protocol §8.2): move each radio's
- * power so that the n-th weakest managed neighbour hears it at `coverageThreshold` (default
- * −70 dBm): new = current + (threshold − rssi), clamped and snapped to the allowed powers; no
- * neighbour hears it -> maximum.
- * Fixes (§8 #8, #13): the result is always an allowed power; SSIDs on every interface count;
- * SSIDs without BSSID or radio ref are skipped, not fatal; all BSSIDs of a radio pool their
- * RSSIs (one value per hearing AP, its strongest) instead of "last SSID wins"; only scans of the
- * radio's band count; an empty scan list cannot crash.
+ * `measure_ap_ap` TPC, the default (docs/upstream.md#rrm-algorithms, #rrms-radio-constants): move
+ * each radio's power so that the n-th weakest managed neighbour hears it at `coverageThreshold`
+ * (default −70 dBm): new = current + (threshold − rssi), clamped and snapped to the allowed powers;
+ * no neighbour hears it -> maximum. Fixes (docs/rrm.md): the result is always an allowed power;
+ * SSIDs on every interface count; SSIDs without BSSID or radio ref are skipped, not fatal; all
+ * BSSIDs of a radio pool their RSSIs (one value per hearing AP, its strongest) instead of "last
+ * SSID wins"; only scans of the radio's band count; an empty scan list cannot crash.
  */
 import { zoneView } from '../model/view.js';
 import { setPlan, snapPower, sortedPlan, apTxChoices, type AlgorithmInput, type Plan } from './common.js';

@@ -1,10 +1,10 @@
 /**
- * `measure_ap_client` TPC (reference §4.7, device-protocol §8.3): the lowest power that still
- * gives the weakest client the SNR of `targetMcs` (default 8), lowering the MCS when even the
- * maximum cannot. Fixes (§8 #9): clients are taken per radio (SSIDs pointing at it), not across
- * every band; a radio without clients keeps its current power (upstream dropped to the minimum,
- * a coverage hole); APs without usable radios get no entry; targetMcs is validated by the
- * registry (0..9).
+ * `measure_ap_client` TPC (docs/upstream.md#rrm-algorithms, #rrms-radio-constants): the lowest
+ * power that still gives the weakest client the SNR of `targetMcs` (default 8), lowering the MCS
+ * when even the maximum cannot. Fixes (docs/rrm.md): clients are taken per radio (SSIDs pointing at
+ * it), not across every band; a radio without clients keeps its current power (upstream dropped to
+ * the minimum, a coverage hole); APs without usable radios get no entry; targetMcs is validated by
+ * the registry (0..9).
  */
 import { zoneView } from '../model/view.js';
 import { setPlan, snapPower, sortedPlan, apTxChoices, type AlgorithmInput, type Plan } from './common.js';
@@ -19,7 +19,7 @@ const MARGIN_DB = 2;
 /** Thermal noise power (dBm) over `widthMhz`: 10·log10(k·T·B·1000). */
 export const noisePowerDbm = (widthMhz: number): number => 10 * Math.log10(1.38e-23 * 290 * widthMhz * 1e6 * 1000);
 
-/** The power the weakest client needs, before snapping (§4.7 step 4). */
+/** The power the weakest client needs, before snapping (docs/upstream.md#rrm-algorithms). */
 export function clientTargetPower(current: number, minRssi: number, widthMhz: number, targetMcs: number, min: number, max: number): number {
   const np = noisePowerDbm(widthMhz);
   for (let mcs = targetMcs; mcs >= 0; mcs--) {

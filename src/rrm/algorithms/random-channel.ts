@@ -1,8 +1,8 @@
 /**
- * `random` channel initializer (reference §4.3): one random channel for the whole band, or one
- * per AP with `setDifferentChannelPerAp=true`. Fixes (§8 #7): each AP's width, capabilities,
- * DFS and allowedChannels are respected, userChannels win, and the rng is drawn only for APs
- * that get an output. When the APs share no candidate, each gets its own random pick.
+ * `random` channel initializer (docs/upstream.md#rrm-algorithms): one random channel for the whole
+ * band, or one per AP with `setDifferentChannelPerAp=true`. Fixes (docs/rrm.md): each AP's width,
+ * capabilities, DFS and allowedChannels are respected, userChannels win, and the rng is drawn only
+ * for APs that get an output. When the APs share no candidate, each gets its own random pick.
  */
 import { BANDS } from '../../protocol/wifi-channels.js';
 import { zoneView } from '../model/view.js';

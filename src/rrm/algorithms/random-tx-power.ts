@@ -1,8 +1,8 @@
 /**
- * `random` tx power initializer (reference §4.7): one random power for every radio of the zone,
- * or one per AP and band with `setDifferentTxPowerPerAp=true`. Fixes (§8 #10): the shared power
- * is drawn from the powers every AP allows (per-AP picks when they share none), userTxPowers
- * win, and a band whose constraints leave no power is left alone.
+ * `random` tx power initializer (docs/upstream.md#rrm-algorithms): one random power for every radio
+ * of the zone, or one per AP and band with `setDifferentTxPowerPerAp=true`. Fixes (docs/rrm.md):
+ * the shared power is drawn from the powers every AP allows (per-AP picks when they share none),
+ * userTxPowers win, and a band whose constraints leave no power is left alone.
  */
 import { zoneView } from '../model/view.js';
 import { pick, setPlan, sortedPlan, apTxChoices, type AlgorithmInput, type Plan } from './common.js';

@@ -1,8 +1,8 @@
 /**
- * The algorithm registry (reference §5): the list served by GET /algorithms, mode resolution,
- * argument validation and the one entry point that runs an optimizer with a seeded rng.
- * ClientSteering is not offered: the spec's RunResult has no field for it and upstream marks it
- * non-functional (§4.8).
+ * The algorithm registry (docs/upstream.md#rrm-algorithms): the list served by GET /algorithms,
+ * mode resolution, argument validation and the one entry point that runs an optimizer with a seeded
+ * rng. ClientSteering is not offered: the spec's RunResult has no field for it and upstream marks
+ * it non-functional (docs/upstream.md#rrm-algorithms).
  */
 import seedrandom from 'seedrandom';
 import { badRequest } from '../../errors.js';
@@ -139,7 +139,7 @@ export const modesOf = (t: AlgorithmType): string[] => Object.keys(REGISTRY[t].m
 /** Plug-in modes of a type. */
 export const pluginModesOf = (t: AlgorithmType): readonly string[] => PLUGIN_MODES[t];
 
-/** reference §1.3: the `k=v(,k=v)*` regex and samples upstream publishes. */
+/** docs/upstream.md#rrm-api: the `k=v(,k=v)*` regex and samples upstream publishes. */
 export const PARAMETER_FORMAT = '((([^,=])+)=(([^,=])+))(,(([^,=])+)=(([^,=])+))*';
 export const PARAMETER_SAMPLES = ['mode=random', 'key1=val1,key2=val2'];
 
@@ -152,13 +152,17 @@ export function listAlgorithms(helper: string): Algorithm[] {
       description: plugins.length === 0 ? REGISTRY[t].description : `${REGISTRY[t].description}; plug-in modes: ${plugins.join(', ')}`,
       shortName: t, parameterFormat: PARAMETER_FORMAT,
       parameterSamples: [...PARAMETER_SAMPLES, ...plugins.map((m) => `mode=${m}`)], helper,
+      modes: Object.entries(REGISTRY[t].modes).map(([name, m]) => ({ name, description: m.description, plugin: plugins.includes(name) })),
     };
   });
 }
 
 export const isAlgorithmType = (v: unknown): v is AlgorithmType => typeof v === 'string' && v in REGISTRY;
 
-/** Mode of a run (§5.3): `args.mode`, else the default when allowed; unknown -> BAD_REQUEST. */
+/**
+ * Mode of a run (docs/upstream.md#rrm-algorithms): `args.mode`, else the default when allowed;
+ * unknown -> BAD_REQUEST.
+ */
 export function resolveMode(algorithm: AlgorithmType, mode: string | undefined, allowDefault: boolean): string {
   const def = REGISTRY[algorithm];
   const m = mode === undefined || mode === '' ? (allowDefault ? def.defaultMode : '') : mode;
@@ -213,7 +217,8 @@ export function runAlgorithm(req: RunRequest): RunOutcome {
   for (const [name, spec] of Object.entries(def.args)) args[name] = argValue(name, raw[name], spec);
   const seed = raw.seed !== undefined && raw.seed !== '' ? raw.seed : req.seed;
   const rng = seedrandom(`${seed}:${req.algorithm}:${mode}:${req.zone.name}`);
-  // Devices with enableRRM off are not optimised (upstream drops their model data, §3.2).
+  // Devices with enableRRM off are not optimised (upstream drops their model data,
+  // docs/upstream.md#rrm-data-model).
   const serials = req.zone.serials.filter((s) => req.configs.get(s)?.enableRRM !== false);
   const zone = { name: req.zone.name, serials };
   const plan = def.run({ model: req.model, zone, configs: req.configs, rng: () => rng(), args, ...(req.site ? { site: req.site } : {}) });

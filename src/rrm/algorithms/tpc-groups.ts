@@ -1,6 +1,6 @@
 /**
- * Radios grouped by (band, channel), the unit of TPC (reference §4.6 getApsPerChannel), built
- * from the zone view. A device appears once per group (upstream could list it twice, §8 #11).
+ * Radios grouped by (band, channel), the unit of TPC (docs/upstream.md#rrm-algorithms), built
+ * from the zone view. A device appears once per group (upstream could list it twice, docs/rrm.md).
  */
 import type { Band } from '../../protocol/wifi-channels.js';
 import type { ApRadio, ApView } from '../model/view.js';

@@ -1,9 +1,9 @@
 /**
- * `unmanaged_aware` channel optimizer, the default (reference §4.5): weight of a channel =
- * 2 × unmanaged neighbours + 1 × managed neighbours on it (W = D·N + M, D = 2).
- * Fixes and choices (docs/rrm.md):
+ * `unmanaged_aware` channel optimizer, the default (docs/upstream.md#rrm-algorithms): weight of a
+ * channel = 2 × unmanaged neighbours + 1 × managed neighbours on it (W = D·N + M, D = 2). Fixes and
+ * choices (docs/rrm.md):
  * - a managed neighbour counts at its channel in this run: its new channel once assigned, its
- *   current channel before that (upstream ignored it until assigned, §8 #6), once per AP;
+ *   current channel before that (upstream ignored it until assigned, docs/rrm.md), once per AP;
  * - passes repeat (best response, at most MAX_PASSES) until no AP moves, so optimising an
  *   optimised zone changes nothing; a move needs a strictly better channel (hysteresis);
  * - candidates, de-duplication, order, seeded picks and the interference guard as in
@@ -74,7 +74,8 @@ export function bestResponse(input: AlgorithmInput<Record<string, never>>, opts:
       slots.set(ap.serial, { channel: blockStart(band, r.channel, r.width), width: r.width });
     }
     const visit = inBand
-      // no scan, no decision (§4.10), except that a user channel is always reported
+      // no scan, no decision (docs/upstream.md#rrm-algorithms), except that a user channel is
+      // always reported
       .filter((ap) => ap.scanned || input.configs.get(ap.serial)?.userChannels?.[band] !== undefined)
       .map((ap) => ({ ap, n: ap.byBand[band]?.length ?? 0 }))
       .sort((a, b) => b.n - a.n || (a.ap.serial < b.ap.serial ? -1 : 1))
@@ -119,7 +120,7 @@ function prepare(
   const base = candidateWeights(band, width, candidates, unmanaged, blocks);
   const managed = [...heard].map(([serial, h]) => ({ serial, heard: h }));
   // Alone = nothing in the scan (managed neighbours where they were heard) overlaps the
-  // current channel, which is a candidate: such an AP never moves (issue 7 §7).
+  // current channel, which is a candidate: such an AP never moves.
   const ci = candidates.indexOf(slot.channel);
   const alone = user === undefined && opts.keepAlone && ci >= 0 && base[ci] === 0
     && !managed.some((m) => hits(index, ci, m.heard));

@@ -1,10 +1,11 @@
 /**
- * The layered device configuration as pure functions (reference §2). Every operation takes the
- * current layers (and topology) and returns new layers; the caller persists them.
+ * The layered device configuration as pure functions (docs/upstream.md#rrm-behaviour). Every
+ * operation takes the current layers (and topology) and returns new layers; the caller persists
+ * them.
  *
  * effective(serial) = defaults ⊕ network ⊕ zone(serial) ⊕ ap(serial), where ⊕ copies every
  * non-null field of the later layer over the earlier one, whole values (maps are not merged
- * key-by-key, §2.2).
+ * key-by-key, docs/upstream.md#rrm-behaviour).
  */
 import { Value } from 'typebox/value';
 import { badRequest, notFound } from '../../errors.js';
@@ -16,7 +17,7 @@ import type { Topology } from '../schemas/topology.js';
 import { validateSchedule } from './schedule.js';
 import { allSerials, isZoneInTopology, normalizeSerial, zoneOfSerial } from './topology.js';
 
-/** Base layer (§2.1): the three switches on, everything else unset. */
+/** Base layer (docs/upstream.md#rrm-behaviour): the three switches on, everything else unset. */
 export function defaultEffectiveConfig(): EffectiveConfig {
   return {
     enableRRM: true, schedule: null, enableConfig: true, enableWifiScan: true, boundary: null,
@@ -36,19 +37,25 @@ function applyLayer(base: EffectiveConfig, layer: DeviceConfig | undefined): Eff
   return out as EffectiveConfig;
 }
 
-/** defaults ⊕ network ⊕ zone: what the scheduler reads for a zone (§2.2, §6.1). */
+/**
+ * defaults ⊕ network ⊕ zone: what the scheduler reads for a zone (docs/upstream.md#rrm-behaviour,
+ * #rrm-schedules).
+ */
 export function zoneEffectiveConfig(layers: LayeredConfig, zone: string): EffectiveConfig {
   return applyLayer(applyLayer(defaultEffectiveConfig(), layers.networkConfig), layers.zoneConfig[zone]);
 }
 
-/** Effective configuration of one AP, or null when the serial is in no zone (§2.2, §2.3). */
+/**
+ * Effective configuration of one AP, or null when the serial is in no zone
+ * (docs/upstream.md#rrm-behaviour).
+ */
 export function effectiveConfig(layers: LayeredConfig, topology: Topology, serial: string): EffectiveConfig | null {
   const zone = zoneOfSerial(topology, serial);
   if (zone === null) return null;
   return applyLayer(zoneEffectiveConfig(layers, zone), layers.apConfig[normalizeSerial(serial)]);
 }
 
-/** serial -> effective config for every AP of a zone (§2.4 getAllDeviceConfigs). */
+/** serial -> effective config for every AP of a zone (docs/upstream.md#rrm-behaviour). */
 export function zoneDeviceConfigs(layers: LayeredConfig, topology: Topology, zone: string): Map<string, EffectiveConfig> {
   if (!isZoneInTopology(topology, zone)) throw notFound('zone', `Unknown zone '${zone}'.`);
   const base = zoneEffectiveConfig(layers, zone);
@@ -61,10 +68,11 @@ const isEmptyConfig = (c: DeviceConfig | undefined): boolean =>
   !c || DEVICE_CONFIG_FIELDS.every((f) => c[f] === undefined || c[f] === null);
 
 /**
- * Parses a request body into one layer. Unknown keys and null values are dropped (null means
- * "not set", §1.4); wrong types are BAD_REQUEST naming the field. Values are range-checked so a
- * layer can never hold a power or channel the AP cannot use (divergence, §8 #18: upstream
- * stores anything). `null`/`undefined` bodies return null (= delete the layer).
+ * Parses a request body into one layer. Unknown keys and null values are dropped (null means "not
+ * set", docs/upstream.md#rrm-behaviour); wrong types are BAD_REQUEST naming the field. Values are
+ * range-checked so a layer can never hold a power or channel the AP cannot use (divergence,
+ * docs/rrm.md: upstream stores anything). `null`/`undefined` bodies return null (= delete the
+ * layer).
  */
 export function parseDeviceConfig(body: unknown, knownAlgorithms: readonly string[]): DeviceConfig | null {
   if (body === null || body === undefined) return null;
@@ -114,7 +122,7 @@ function checkRanges(cfg: DeviceConfig): void {
 
 /**
  * Drops zone layers of zones not in the topology, AP layers of serials not in it, and empty
- * layers (§2.4 sanitation). Runs after every change and after setTopology.
+ * layers (docs/upstream.md#rrm-behaviour). Runs after every change and after setTopology.
  */
 export function sanitizeLayers(layers: LayeredConfig, topology: Topology): LayeredConfig {
   const serials = allSerials(topology);
@@ -129,7 +137,10 @@ export function sanitizeLayers(layers: LayeredConfig, topology: Topology): Layer
   return { apConfig, zoneConfig, networkConfig: layers.networkConfig ?? {} };
 }
 
-/** setDeviceNetworkConfig: replaces the network layer; null resets it to {} (§1.3). */
+/**
+ * setDeviceNetworkConfig: replaces the network layer; null resets it to {}
+ * (docs/upstream.md#rrm-api).
+ */
 export function setNetworkLayer(layers: LayeredConfig, topology: Topology, cfg: DeviceConfig | null): LayeredConfig {
   return sanitizeLayers({ ...layers, networkConfig: cfg ?? {} }, topology);
 }
@@ -147,7 +158,9 @@ function requireSerial(topology: Topology, serial: string | undefined): string {
   return s;
 }
 
-/** setDeviceZoneConfig: replaces one zone's layer; null deletes it (§2.4). */
+/**
+ * setDeviceZoneConfig: replaces one zone's layer; null deletes it (docs/upstream.md#rrm-behaviour).
+ */
 export function setZoneLayer(layers: LayeredConfig, topology: Topology, zone: string | undefined, cfg: DeviceConfig | null): LayeredConfig {
   const z = requireZone(topology, zone);
   const zoneConfig = { ...layers.zoneConfig };
@@ -156,7 +169,7 @@ export function setZoneLayer(layers: LayeredConfig, topology: Topology, zone: st
   return sanitizeLayers({ ...layers, zoneConfig }, topology);
 }
 
-/** setDeviceApConfig: replaces one AP's layer; null deletes it (§2.4). */
+/** setDeviceApConfig: replaces one AP's layer; null deletes it (docs/upstream.md#rrm-behaviour). */
 export function setApLayer(layers: LayeredConfig, topology: Topology, serial: string | undefined, cfg: DeviceConfig | null): LayeredConfig {
   const s = requireSerial(topology, serial);
   const apConfig = { ...layers.apConfig };
@@ -167,7 +180,7 @@ export function setApLayer(layers: LayeredConfig, topology: Topology, serial: st
 
 /**
  * modifyDeviceApConfig: shallow merge into one AP's layer: a field absent (or null) in the body
- * is kept; a body with no supported field is BAD_REQUEST (§1.3).
+ * is kept; a body with no supported field is BAD_REQUEST (docs/upstream.md#rrm-api).
  */
 export function modifyApLayer(layers: LayeredConfig, topology: Topology, serial: string | undefined, cfg: DeviceConfig | null): LayeredConfig {
   const s = requireSerial(topology, serial);
@@ -187,8 +200,9 @@ export function getDeviceConfig(layers: LayeredConfig, topology: Topology, seria
 }
 
 /**
- * Writes algorithm results into AP layers (§4.9), keeping the auto values of bands this run did
- * not compute (divergence, §8 #18: upstream replaces the whole map).
+ * Writes algorithm results into AP layers (docs/upstream.md#how-rrm-applies-results), keeping the
+ * auto values of bands this run did not compute (divergence, docs/rrm.md: upstream replaces the
+ * whole map).
  */
 export function writeAutoValues(
   layers: LayeredConfig, topology: Topology, field: 'autoChannels' | 'autoTxPowers',

@@ -1,8 +1,9 @@
 /**
- * Schedule validation (issue 7 §6: invalid cron expressions are rejected when set, 400).
- * Upstream uses Quartz crons (6–7 fields, `?` in day-of-month or day-of-week, optional year,
- * reference §6.1) and silently skips invalid ones; we parse with cron-parser, which accepts 5- or
- * 6-field expressions and `?`. A 7th Quartz year field is accepted when it is `*` and dropped.
+ * Schedule validation (invalid cron expressions are rejected when set, 400). Upstream uses Quartz
+ * crons (6–7 fields, `?` in day-of-month or day-of-week, optional year,
+ * docs/upstream.md#rrm-schedules) and silently skips invalid ones; we parse with cron-parser, which
+ * accepts 5- or 6-field expressions and `?`. A 7th Quartz year field is accepted when it is `*` and
+ * dropped.
  */
 import { CronExpressionParser } from 'cron-parser';
 import { badRequest } from '../../errors.js';
@@ -58,9 +59,9 @@ export function nextFireTime(expr: string, afterMs: number): number | null {
 }
 
 /**
- * The algorithm runs a schedule asks for (§6.1): its list, or OptimizeChannel then
- * OptimizeTxPower with default modes when the list is missing or empty. Missing args are `{}`
- * (upstream failed with "Null algorithm name or arguments?", §8 #14).
+ * The algorithm runs a schedule asks for (docs/upstream.md#rrm-schedules): its list, or
+ * OptimizeChannel then OptimizeTxPower with default modes when the list is missing or empty.
+ * Missing args are `{}` (upstream failed with "Null algorithm name or arguments?", docs/rrm.md).
  */
 export function scheduledRuns(s: Schedule | null | undefined): { name: string; args: Record<string, string> }[] {
   const list = s?.algorithms ?? [];

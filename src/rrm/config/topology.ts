@@ -1,9 +1,8 @@
 /**
- * Topology: zones of APs (reference §3.1). Pure functions; persistence lives in the store.
- * Divergences (docs/rrm.md): serials are trimmed, lower-cased and written without MAC
- * separators (as the gateway stores them), a topology serial must be 12 hex digits, and a
- * rejected topology never replaces the stored one (the caller only stores what
- * `validateTopology` returns).
+ * Topology: zones of APs (docs/upstream.md#rrm-behaviour). Pure functions; persistence lives in the
+ * store. Divergences (docs/rrm.md): serials are trimmed, lower-cased and written without MAC
+ * separators (as the gateway stores them), a topology serial must be 12 hex digits, and a rejected
+ * topology never replaces the stored one (the caller only stores what `validateTopology` returns).
  */
 import { badRequest } from '../../errors.js';
 import type { Topology } from '../schemas/topology.js';
@@ -21,10 +20,9 @@ const MAC = /^[0-9a-f]{2}([:-][0-9a-f]{2}){5}$/;
 const SERIAL = /^[0-9a-f]{12}$/;
 
 /**
- * Validates a topology body and returns its normal form: zones sorted by name, serials
- * normalised (normalizeSerial) and de-duplicated in first-seen order (set semantics, §1.4).
- * Throws BAD_REQUEST naming the zone or device: empty zone name, empty serial, a serial that is
- * not 12 hex digits, a device in two zones, or a non-object body.
+ * Validates a topology body and returns its normal form: zones sorted by name, serials normalised
+ * (normalizeSerial) and de-duplicated in first-seen order (set semantics). Throws BAD_REQUEST naming the zone or device: empty zone name, empty
+ * serial, a serial that is not 12 hex digits, a device in two zones, or a non-object body.
  */
 export function validateTopology(raw: unknown): Topology {
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
@@ -63,7 +61,10 @@ export function validateTopology(raw: unknown): Topology {
   return out;
 }
 
-/** The zone holding `serial`, or null when the device is not managed (§2.3). */
+/**
+ * The zone holding `serial`, or null when the device is not managed
+ * (docs/upstream.md#rrm-behaviour).
+ */
 export function zoneOfSerial(topology: Topology, serial: string): string | null {
   const s = normalizeSerial(serial);
   if (s === '') return null;

@@ -1,7 +1,7 @@
 /**
- * Band of a state radio (issue 7 §2): from the capabilities phy, the state's own `band`, or the
- * frequency. Upstream only used the capabilities (§3.4) and called every non-2.4 GHz frequency
- * "5G" (§8 #3); here 6 GHz is its own band.
+ * Band of a state radio: from the capabilities phy, the state's own `band`, or the frequency.
+ * Upstream only used the capabilities (docs/upstream.md#rrm-data-model) and called every
+ * non-2.4 GHz frequency "5G" (docs/rrm.md); here 6 GHz is its own band.
  */
 import type { PhyCapabilities } from '../../protocol/capabilities.js';
 import { bandOfFrequency, isBand, type Band } from '../../protocol/wifi-channels.js';
@@ -16,7 +16,8 @@ export interface LooseRadio {
 
 export function radioBand(radio: LooseRadio, phys: Record<string, PhyCapabilities> | undefined): Band | undefined {
   const phy = typeof radio.phy === 'string' ? radio.phy : '';
-  // fw appends ":<BAND>" to radio.phy when one phy serves several bands (device-protocol §2.2).
+  // fw appends ":<BAND>" to radio.phy when one phy serves several bands
+  // (docs/upstream.md#the-state-document).
   const suffix = phy.includes(':') ? phy.slice(phy.lastIndexOf(':') + 1) : '';
   if (isBand(suffix)) return suffix;
   const capBands = (phys?.[phy] ?? phys?.[phy.split(':')[0] ?? ''])?.band;

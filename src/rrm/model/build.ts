@@ -1,7 +1,7 @@
 /**
- * Pure builder of the RRM data model from raw documents (issue 7 §2): what the store's queries
+ * Pure builder of the RRM data model from raw documents: what the store's queries
  * return (states, scans, capabilities, active configuration per device) becomes the model of
- * reference §3.3. Works the same whatever link a device has, with or without a
+ * docs/upstream.md#rrm-data-model. Works the same whatever link a device has, with or without a
  * stored configuration.
  */
 import type { Capabilities, PhyCapabilities } from '../../protocol/capabilities.js';
@@ -23,26 +23,29 @@ export interface DeviceDocuments {
 }
 
 export interface BuildOptions {
-  /** Keep only devices for which this is true (e.g. effective enableRRM, §3.2). */
+  /**
+   * Keep only devices for which this is true (e.g. effective enableRRM,
+   * docs/upstream.md#rrm-data-model).
+   */
   include?: (serial: string) => boolean;
-  /** Per-device buffer of states and scans (default 10, reference §6.6). */
+  /** Per-device buffer of states and scans (default 10, docs/upstream.md#rrm-data-collection). */
   bufferSize?: number;
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /** Scan entries that carry what RRM reads (bssid, frequency, channel, signal); others dropped. */
-function usableEntry(e: unknown): e is WifiScanEntry {
+export function usableEntry(e: unknown): e is WifiScanEntry {
   return isObject(e) && typeof e.bssid === 'string' && typeof e.frequency === 'number'
     && typeof e.channel === 'number' && typeof e.signal === 'number';
 }
 
 /**
- * RRM's model of a scan entry (reference §3.3/§3.4 WifiScanEntryResult + unixTimeMs), always
- * built with the same keys in the same order: entries from different firmware and bands then
- * share one object shape, which keeps the optimizers' hot loops fast (bench/rrm.ts). Fields
- * outside RRM's model (ies, sta_count, tip_*) are not kept, as upstream, except the HE Operation
- * element from `ies[]` as `he_oper` (6 GHz widths).
+ * RRM's model of a scan entry (docs/upstream.md#rrm-data-model WifiScanEntryResult + unixTimeMs),
+ * always built with the same keys in the same order: entries from different firmware and bands then
+ * share one object shape, which keeps the optimizers' hot loops fast (bench/rrm.ts). Fields outside
+ * RRM's model (ies, sta_count, tip_*) are not kept, as upstream, except the HE Operation element
+ * from `ies[]` as `he_oper` (6 GHz widths).
  */
 function scanEntry(e: WifiScanEntry, recorded: number): ModelScanEntry {
   return {
@@ -52,7 +55,7 @@ function scanEntry(e: WifiScanEntry, recorded: number): ModelScanEntry {
   };
 }
 
-/** The radio list from a state when no configuration is known (issue 7 §2). */
+/** The radio list from a state when no configuration is known. */
 export function radiosFromState(state: ModelState | undefined, phys: Record<string, PhyCapabilities> | undefined): RadioConfig[] {
   const out: RadioConfig[] = [];
   for (const r of Array.isArray(state?.radios) ? state.radios : []) {
@@ -85,7 +88,8 @@ export function buildModel(devices: readonly DeviceDocuments[], opts: BuildOptio
       .map((s) => ({ ...(s.state as ModelState), timestamp: s.recorded }));
     if (states.length > 0) model.latestStates[d.serial] = states;
 
-    // A scan without one usable entry is skipped, so a device never gets an empty list (§8 #13).
+    // A scan without one usable entry is skipped, so a device never gets an empty list
+    // (docs/rrm.md).
     const scans = d.scans
       .map((s) => ({ recorded: s.recorded, entries: (Array.isArray(s.entries) ? s.entries : []).filter(usableEntry) }))
       .filter((s) => s.entries.length > 0)
@@ -102,7 +106,10 @@ export function buildModel(devices: readonly DeviceDocuments[], opts: BuildOptio
   return model;
 }
 
-/** The model restricted to some serials (optimizers only see their zone, §3.2). */
+/**
+ * The model restricted to some serials (optimizers only see their zone,
+ * docs/upstream.md#rrm-data-model).
+ */
 export function modelForSerials(model: RrmModel, serials: Iterable<string>): RrmModel {
   const keep = new Set(serials);
   const pick = <T>(m: Record<string, T>): Record<string, T> =>

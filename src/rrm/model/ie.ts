@@ -1,9 +1,10 @@
 /**
- * Width of a scanned neighbour from its HT / VHT Operation elements (reference §4.2 H1,
- * device-protocol §3.4) and, for a 6 GHz BSS, which has neither, from its HE Operation element
- * (IEEE 802.11ax 9.4.2.249). Bodies are base64 without element id/length. Of HT and VHT only the
- * first bytes matter (HT byte 1, VHT bytes 0–2), so only the first four base64 characters are
- * decoded: a 1,000-AP zone has ~10^5 entries per run (bench/rrm.ts).
+ * Width of a scanned neighbour from its HT / VHT Operation elements
+ * (docs/upstream.md#rrm-algorithms, docs/upstream.md#wifi-scan-results) and, for a 6 GHz BSS, which
+ * has neither, from its HE Operation element (IEEE 802.11ax 9.4.2.249). Bodies are base64 without
+ * element id/length. Of HT and VHT only the first bytes matter (HT byte 1, VHT bytes 0–2), so only
+ * the first four base64 characters are decoded: a 1,000-AP zone has ~10^5 entries per run
+ * (bench/rrm.ts).
  */
 import type { ChannelWidth } from '../../protocol/wifi-channels.js';
 import { HE_OPERATION_EXT_ID, IE_EXTENSION } from '../../protocol/wifiscan.js';

@@ -1,8 +1,8 @@
 /**
- * The RRM data model (reference §3.2–3.4): per device, the last scans, the last states, the
- * radio configuration list and the capabilities phys. This is exactly what GET currentModel
- * returns. Documents come from APs (any link) and may miss fields, so the
- * algorithms read them through `view.ts`, which never assumes a field is present.
+ * The RRM data model (docs/upstream.md#rrm-data-model): per device, the last scans, the last
+ * states, the radio configuration list and the capabilities phys. This is exactly what GET
+ * currentModel returns. Documents come from APs (any link) and may miss fields, so the algorithms
+ * read them through `view.ts`, which never assumes a field is present.
  */
 import type { PhyCapabilities } from '../../protocol/capabilities.js';
 import type { StateDocument } from '../../protocol/state.js';
@@ -19,7 +19,10 @@ export type ModelScanEntry = WifiScanEntry & { unixTimeMs?: number; he_oper?: st
 /** A state as stored, stamped with the time it was recorded (ms). */
 export type ModelState = StateDocument & { timestamp?: number };
 
-/** One `radios[]` entry of the uCentral configuration document (device-protocol §5.2). */
+/**
+ * One `radios[]` entry of the uCentral configuration document
+ * (docs/upstream.md#the-configuration-document).
+ */
 export interface RadioConfig {
   band?: string;
   channel?: number | string;
@@ -43,5 +46,5 @@ export const emptyModel = (): RrmModel => ({
   latestWifiScans: {}, latestStates: {}, latestDeviceStatusRadios: {}, latestDeviceCapabilitiesPhy: {},
 });
 
-/** Buffer sizes of the model (reference §6.6 modelerParams: wifiScanBufferSize, stateBufferSize). */
+/** Buffer sizes of the model (docs/upstream.md#rrm-data-collection). */
 export const MODEL_BUFFER_SIZE = 10;

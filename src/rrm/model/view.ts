@@ -1,7 +1,7 @@
 /**
  * A defensive, per-zone reading of the model for the optimizers: one pass that resolves bands,
  * widths, BSSIDs and neighbours, so the algorithms never touch raw documents and a missing field
- * drops one radio or entry instead of crashing (§8 #8, #13, #19).
+ * drops one radio or entry instead of crashing (docs/rrm.md).
  */
 import type { PhyCapabilities } from '../../protocol/capabilities.js';
 import {
@@ -45,10 +45,13 @@ export interface ApView {
   serial: string;
   /** The AP's regulatory country (its configuration's `radios[].country`), when known. */
   country?: string;
-  /** Radios of the latest state with a band and a channel (channel 0 = no radio, §4.2 H4). */
+  /**
+   * Radios of the latest state with a band and a channel (channel 0 = no radio,
+   * docs/upstream.md#rrm-algorithms).
+   */
   radios: ApRadio[];
   phys: Record<string, PhyCapabilities>;
-  /** The most recent scan, one entry per BSSID (the strongest) (§8 #4). */
+  /** The most recent scan, one entry per BSSID (the strongest) (docs/rrm.md). */
   neighbours: Neighbour[];
   /** The same neighbours split by band. */
   byBand: Partial<Record<Band, Neighbour[]>>;
@@ -58,7 +61,7 @@ export interface ApView {
 
 export interface ZoneView {
   aps: ApView[];
-  /** managed BSSID -> serial (reference §3.4 getBssidsMap) */
+  /** managed BSSID -> serial (docs/upstream.md#rrm-data-model) */
   managed: Map<string, string>;
 }
 
@@ -93,13 +96,16 @@ interface Memo {
   cover: Map<number, { width: ChannelWidth; covered: readonly number[] }>;
 }
 
-/** Highest tx power of the configuration schema and of upstream RRM (reference §4.6 MAX_TX_POWER). */
+/**
+ * Highest tx power of the configuration schema and of upstream RRM
+ * (docs/upstream.md#rrm-algorithms).
+ */
 export const MAX_TX_POWER_DBM = 30;
 
 /**
  * The country an AP runs under: every uCentral configuration names it per radio (`country`);
  * the radio of the band first, else any. Capabilities do not carry tx power limits
- * (device-protocol §4.2), so this is where the regulatory limit comes from.
+ * (docs/upstream.md#capabilities), so this is where the regulatory limit comes from.
  */
 function countryOf(model: RrmModel, serial: string): string | undefined {
   for (const r of model.latestDeviceStatusRadios[serial] ?? []) {
@@ -136,8 +142,8 @@ function buildAp(model: RrmModel, serial: string, memo: Memo): ApView {
     radios.push(radio);
     byIndex.set(index, radio);
   });
-  // SSIDs on every interface (upstream only read interfaces[0], §8 #8). A SSID without $ref is
-  // matched to the only radio of its band, by its `band` string or its phy.
+  // SSIDs on every interface (upstream only read interfaces[0], docs/rrm.md). A SSID without $ref
+  // is matched to the only radio of its band, by its `band` string or its phy.
   for (const iface of arr(state?.interfaces)) {
     for (const s of arr(obj(iface)?.ssids)) {
       const ssid = obj(s);
@@ -194,8 +200,36 @@ function neighboursOf(model: RrmModel, serial: string, memo: Memo): Neighbour[] 
   return [...best.values()];
 }
 
+/** Views built inside `sharingZoneViews`, per model and zone; undefined outside it. */
+let shared: Map<RrmModel, Map<string, ZoneView>> | undefined;
+
+/**
+ * Runs `fn` with every zoneView of one model and zone built once: a request runs the optimizer
+ * and then scores its plan on the same model, and a 200-AP view costs tens of ms. The views are
+ * read-only for their users, and the model must not change while `fn` runs (it is synchronous).
+ */
+export function sharingZoneViews<T>(fn: () => T): T {
+  const outer = shared;
+  shared = new Map();
+  try {
+    return fn();
+  } finally {
+    shared = outer;
+  }
+}
+
 /** The view of the zone's APs (serials in the given order; devices without data included). */
 export function zoneView(model: RrmModel, serials: readonly string[]): ZoneView {
+  if (!shared) return buildZoneView(model, serials);
+  let views = shared.get(model);
+  if (!views) shared.set(model, (views = new Map()));
+  const key = serials.join('\u0000');
+  let view = views.get(key);
+  if (!view) views.set(key, (view = buildZoneView(model, serials)));
+  return view;
+}
+
+function buildZoneView(model: RrmModel, serials: readonly string[]): ZoneView {
   const memo: Memo = { freq: new Map(), cover: new Map() };
   const aps = serials.map((s) => buildAp(model, s, memo));
   const managed = new Map<string, string>();

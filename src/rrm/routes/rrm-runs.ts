@@ -1,8 +1,8 @@
 /**
- * Algorithm runs over HTTP (reference §1.3): optimizeChannel / optimizeTxPower (mode required,
- * no other args) and runRRM (`args` as k=v,...; default mode allowed). Unless dry_run / mock the
- * result is applied (src/rrm/apply.ts). Errors: blank zone/venue 400, unknown zone/venue 404,
- * bad mode / algorithm / args 400 naming them.
+ * Algorithm runs over HTTP (docs/upstream.md#rrm-api): optimizeChannel / optimizeTxPower (mode
+ * required, no other args) and runRRM (`args` as k=v,...; default mode allowed). Unless dry_run /
+ * mock the result is applied (src/rrm/apply.ts). Errors: blank zone/venue 400, unknown zone/venue
+ * 404, bad mode / algorithm / args 400 naming them.
  */
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';

@@ -1,7 +1,7 @@
 // Long by design: one route plugin declaring each RRM route with its schema; every handler is short.
 /**
- * The RRM API (spec rrm-service-api.md, reference §1.3): layered configuration, topology, the
- * data model, provider and the algorithm list here; runs in rrm-runs.ts. `system` is served by
+ * The RRM API (spec rrm-service-api.md, docs/upstream.md#rrm-api): layered configuration, topology,
+ * the data model, provider and the algorithm list here; runs in rrm-runs.ts. `system` is served by
  * src/server/system-routes.ts for both services.
  *
  * Errors (docs/rrm.md "HTTP API and apply"): a missing or blank serial / zone is 400
@@ -52,7 +52,7 @@ const CurrentModel = Type.Object({
   latestStates: Type.Record(Type.String(), Type.Array(Type.Object({}, { additionalProperties: true }))),
   latestDeviceStatusRadios: Type.Record(Type.String(), Type.Array(Type.Object({}, { additionalProperties: true }))),
   latestDeviceCapabilitiesPhy: Type.Record(Type.String(), Type.Record(Type.String(), Type.Object({}, { additionalProperties: true }))),
-}, { description: 'reference §3.3: per device the last 10 scans and states (oldest first), the radio list and the capabilities phys.' });
+}, { description: 'As upstream RRM: per device the last 10 scans and states (oldest first), the radio list and the capabilities phys.' });
 
 export async function rrmRoutes(api: FastifyInstance, deps: RrmDeps): Promise<void> {
   const rrm = deps.rrm.store;
@@ -75,7 +75,8 @@ export async function rrmRoutes(api: FastifyInstance, deps: RrmDeps): Promise<vo
   }, async () => {
     const topology = rrm.topology();
     const layers = rrm.layers();
-    // As upstream's Modeler: only devices of a zone with enableRRM keep model data (§3.2).
+    // As upstream's Modeler: only devices of a zone with enableRRM keep model data
+    // (docs/upstream.md#rrm-data-model).
     const serials = Object.values(topology).flat().filter((s) => effectiveConfig(layers, topology, s)?.enableRRM !== false);
     return queryModel(deps.store, serials);
   });

@@ -1,6 +1,6 @@
 /**
- * Algorithm list entries, optimisation results and run results
- * (spec: rrm-service-api.md "Algorithm", "Allocation", "RunResult"; reference §1.3, §5).
+ * Algorithm list entries, optimisation results and run results (spec: rrm-service-api.md
+ * "Algorithm", "Allocation", "RunResult"; docs/upstream.md#rrm-api, #rrm-algorithms).
  */
 import { Type, type Static } from 'typebox';
 import { ScorePair } from './score.js';
@@ -12,6 +12,11 @@ export const Algorithm = Type.Object({
   parameterFormat: Type.String(),
   parameterSamples: Type.Array(Type.String()),
   helper: Type.String(),
+  modes: Type.Optional(Type.Array(Type.Object({
+    name: Type.String({ description: 'The `mode` argument.' }),
+    description: Type.String(),
+    plugin: Type.Boolean({ description: 'Added by an optimizer plug-in (--rrm-plugin).' }),
+  }), { description: 'Beyond the spec: every mode of the algorithm, built-in first, then plug-ins.' })),
 }, { $id: 'Algorithm', title: 'Algorithm' });
 export type Algorithm = Static<typeof Algorithm>;
 
@@ -24,7 +29,10 @@ const NotPushed = Type.Optional(Type.Record(Type.String(), Type.String(), {
   description: 'Devices whose new values went into their layers but were not sent to the AP, with why (an AP whose link takes no new command, such as one played back from a recording).',
 }));
 
-/** Beyond the spec (issue 34): the plan's score before and after, on the model it was computed from. */
+/**
+ * Beyond the spec (docs/rrm.md#scores-runs-and-the-measured-effect): the plan's score before and
+ * after, on the model it was computed from.
+ */
 const Score = Type.Optional(ScorePair);
 
 export const Allocation = Type.Object({ data: BandValueMap, notPushed: NotPushed, score: Score }, { $id: 'Allocation', title: 'Allocation' });

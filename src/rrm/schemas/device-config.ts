@@ -1,12 +1,15 @@
 /**
  * DeviceConfig: one layer of the layered RRM configuration, and the effective configuration
- * (spec: rrm-service-api.md "DeviceConfig"; reference: rrm-behaviour.md §2.1).
+ * (spec: rrm-service-api.md "DeviceConfig"; docs/upstream.md#rrm-behaviour).
  * Every field is optional in a layer (absent = "not set at this layer"); the effective
- * configuration has all 13 keys, null where no layer sets them (§1.3 getDeviceConfig).
+ * configuration has all 13 keys, null where no layer sets them (docs/upstream.md#rrm-api).
  */
 import { Type, type Static } from 'typebox';
 
-/** One scheduled algorithm run: `name` is the type id, `args` the parsed `k=v` pairs (§6.1). */
+/**
+ * One scheduled algorithm run: `name` is the type id, `args` the parsed `k=v` pairs
+ * (docs/upstream.md#rrm-schedules).
+ */
 export const ScheduledAlgorithm = Type.Object({
   name: Type.String({ minLength: 1 }),
   args: Type.Optional(Type.Record(Type.String(), Type.String())),
@@ -14,8 +17,9 @@ export const ScheduledAlgorithm = Type.Object({
 export type ScheduledAlgorithm = Static<typeof ScheduledAlgorithm>;
 
 /**
- * Schedule. The persisted upstream form is `crons: string[]` (§6.1); the public spec table names
- * a single `cron` string, so both are accepted and the scheduler fires on the union.
+ * Schedule. The persisted upstream form is `crons: string[]` (docs/upstream.md#rrm-schedules); the
+ * public spec table names a single `cron` string, so both are accepted and the scheduler fires on
+ * the union.
  */
 export const Schedule = Type.Object({
   cron: Type.Optional(Type.String()),
@@ -47,7 +51,10 @@ const fields = {
 export const DEVICE_CONFIG_FIELDS = Object.keys(fields) as (keyof typeof fields)[];
 export type DeviceConfigField = keyof typeof fields;
 
-/** One layer. Unknown keys are ignored by the caller (§1.4), so additionalProperties is allowed. */
+/**
+ * One layer. Unknown keys are ignored by the caller (docs/upstream.md#rrm-behaviour), so
+ * additionalProperties is allowed.
+ */
 export const DeviceConfig = Type.Object({
   enableRRM: Type.Optional(fields.enableRRM),
   schedule: Type.Optional(fields.schedule),

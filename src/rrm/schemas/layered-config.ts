@@ -1,4 +1,4 @@
-/** LayeredConfig (spec: rrm-service-api.md "LayeredConfig"; reference §2.4–2.5). */
+/** LayeredConfig (spec: rrm-service-api.md "LayeredConfig"; docs/upstream.md#rrm-behaviour). */
 import { Type, type Static } from 'typebox';
 import { DeviceConfig } from './device-config.js';
 

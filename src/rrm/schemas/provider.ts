@@ -1,4 +1,4 @@
-/** ProviderInfo and SystemInfo (spec: rrm-service-api.md; reference §1.3). */
+/** ProviderInfo and SystemInfo (spec: rrm-service-api.md; docs/upstream.md#rrm-api). */
 import { Type, type Static } from 'typebox';
 
 export const ProviderInfo = Type.Object({

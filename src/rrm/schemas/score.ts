@@ -1,6 +1,7 @@
 /**
- * Scores of plans and the run history (an addition to the spec, issue 34): every optimisation
- * answer carries `score: {before, after}`; GET /runs lists the runs kept with their scores.
+ * Scores of plans and the run history, an addition to the spec
+ * (docs/rrm.md#scores-runs-and-the-measured-effect): every optimisation answer carries
+ * `score: {before, after}`; GET /runs lists the runs kept with their scores.
  */
 import { Type, type Static } from 'typebox';
 

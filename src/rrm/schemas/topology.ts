@@ -1,4 +1,4 @@
-/** DeviceTopology: `{"<zone>": ["<serial>", ...]}` (reference §3.1). */
+/** DeviceTopology: `{"<zone>": ["<serial>", ...]}` (docs/upstream.md#rrm-behaviour). */
 import { Type, type Static } from 'typebox';
 
 export const Topology = Type.Record(Type.String(), Type.Array(Type.String()), { $id: 'Topology', title: 'Topology' });

@@ -1,5 +1,5 @@
 /**
- * The figures of a power plan (issue 34 "The objective"), pure functions of the model:
+ * The figures of a power plan (docs/rrm.md#the-objective), pure functions of the model:
  * - coverage: share of associated clients whose downlink RSSI is at least -67 dBm;
  * - grid coverage: share of grid points over the venue's floors (per band) that a managed radio
  *   reaches at -67 dBm or more, where the site and the APs' positions are known (site.ts);

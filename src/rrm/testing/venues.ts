@@ -1,9 +1,9 @@
 /**
- * Seeded synthetic venues for RRM tests, the rrm benchmark and the optimizer testing kit: APs on a square floor, unmanaged
- * neighbours, clients, and the documents an AP would report (states, scans, capabilities),
- * turned into the RRM model with the real builder. Scan signals follow one path-loss law and
- * move dB for dB with the transmitter's tx power (device-protocol §8.6), so applying a plan
- * and re-scanning shows its effect.
+ * Seeded synthetic venues for RRM tests, the rrm benchmark and the optimizer testing kit: APs on a
+ * square floor, unmanaged neighbours, clients, and the documents an AP would report (states, scans,
+ * capabilities), turned into the RRM model with the real builder. Scan signals follow one path-loss
+ * law and move dB for dB with the transmitter's tx power (docs/upstream.md#rrms-radio-constants),
+ * so applying a plan and re-scanning shows its effect.
  */
 import seedrandom from 'seedrandom';
 import {
@@ -203,7 +203,7 @@ export function defaultConfigs(v: SynthVenue, patch: (serial: string, i: number)
 }
 
 /**
- * Total co-channel interference (issue 7 §7): over pairs of managed radios whose 20 MHz
+ * Total co-channel interference: over pairs of managed radios whose 20 MHz
  * channels overlap, the received power above −82 dBm, in mW (both directions).
  */
 export function coChannelInterferenceMw(v: SynthVenue): number {

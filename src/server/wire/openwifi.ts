@@ -2,7 +2,7 @@ import { Type } from 'typebox';
 import { envelope, envelopeAnswer, type WireProfile, type WireShapes } from './profile.js';
 
 /**
- * Upstream's numbered answers to token failures (reference/gateway-behaviour.md §2.0, §3): HTTP 403
+ * Upstream's numbered answers to token failures (docs/upstream.md#rest-conventions): HTTP 403
  * whose `ErrorCode` is the number, so the OpenWiFi UI logs the operator out (it does on 8 and 9).
  */
 const TOKEN_FAILURES: Readonly<Record<string, readonly [number, string]>> = {

@@ -44,7 +44,7 @@ export interface WireProfile {
   undeclaredQuery(names: string[], request: FastifyRequest): void;
 }
 
-/** The error envelope both services send (architecture.md, "Errors"). */
+/** The error envelope both services send (docs/ERRORS.md). */
 export function envelope(status: number, details: string, description: string) {
   return { ErrorCode: status, ErrorDetails: details, ErrorDescription: description };
 }

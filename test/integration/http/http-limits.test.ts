@@ -1,3 +1,4 @@
+import { once } from 'node:events';
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadServeConfig } from '../../../src/config/load.js';
@@ -81,23 +82,27 @@ describe('the connection cap (#33 point 8)', () => {
   it('closes connections past the cap on each listener and takes new ones once others close', async () => {
     for (const [url, server] of [[s.running.gatewayUrl, s.running.gateway.server], [s.running.rrmUrl, s.running.rrm.server]] as const) {
       const port = Number(new URL(url).port);
+      // The server's side of each accepted connection: it counts one from its 'connection' event
+      // until that socket's 'close'.
+      const accepted: net.Socket[] = [];
+      const onConnection = (socket: net.Socket) => accepted.push(socket);
+      server.on('connection', onConnection);
       const open = await Promise.all([0, 1].map(() => new Promise<net.Socket>((resolve) => {
         const c = net.connect(port, '127.0.0.1', () => resolve(c));
       })));
       // Once the server counts both, a third is refused.
+      while (accepted.length < 2) await once(server, 'connection');
+      server.off('connection', onConnection);
       const count = () => new Promise<number>((resolve) => server.getConnections((_e, n) => resolve(n)));
-      for (let i = 0; i < 400 && (await count()) < 2; i++) await new Promise((r) => setTimeout(r, 25));
       expect(await count()).toBe(2);
       const third = await rawRequest(url, 'GET /openapi.json HTTP/1.1\r\nHost: x\r\n\r\n');
       expect(third.end).not.toBe('open');
       expect(third.text).toBe('');
-      for (const c of open) c.destroy();
       // Once the server saw them close, a request goes through again.
-      let status = 0;
-      for (let i = 0; i < 100 && status !== 200; i++) {
-        status = (await rawRequest(url, 'GET /openapi.json HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n')).status;
-        if (status !== 200) await new Promise((r) => setTimeout(r, 50));
-      }
+      const closed = accepted.map((socket) => (socket.closed ? Promise.resolve() : once(socket, 'close')));
+      for (const c of open) c.destroy();
+      await Promise.all(closed);
+      const status = (await rawRequest(url, 'GET /openapi.json HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n')).status;
       expect(status).toBe(200);
     }
   });

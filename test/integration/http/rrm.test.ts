@@ -44,8 +44,13 @@ describe('service information', () => {
         parameterFormat: '((([^,=])+)=(([^,=])+))(,(([^,=])+)=(([^,=])+))*', helper: expect.any(String),
         // upstream's samples, then one per plug-in mode (this server loads examples/rrm-plugin.ts)
         parameterSamples: x.shortName === 'OptimizeChannel' ? ['mode=random', 'key1=val1,key2=val2', 'mode=quietest'] : ['mode=random', 'key1=val1,key2=val2'],
+        modes: expect.any(Array),
       });
     }
+    // Beyond the spec: every mode, built-in first, plug-ins marked.
+    const modes = (t: string) => (a.body.find((x: { shortName: string }) => x.shortName === t).modes as { name: string; plugin: boolean }[]);
+    expect(modes('OptimizeChannel').map((m) => `${m.name}${m.plugin ? '*' : ''}`)).toEqual(['random', 'least_used', 'unmanaged_aware', 'weighted', 'annealing', 'exact', 'quietest*']);
+    expect(modes('OptimizeTxPower').map((m) => m.name)).toEqual(['random', 'measure_ap_client', 'measure_ap_ap', 'location_optimal', 'coverage_cci']);
   });
 
   it('answers provider info, and needs a token like every route', async () => {

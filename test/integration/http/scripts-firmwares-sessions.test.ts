@@ -3,7 +3,7 @@ import { expectEnvelope, startTestServer, USER_TOKEN, type TestServer } from '..
 import { until } from '../../helpers/until.js';
 
 /**
- * Endpoints beyond the API documents that the OpenWiFi clients call (issue 32 point 20), stored
+ * Endpoints beyond the API documents that the OpenWiFi clients call, stored
  * in DuckDB: stored scripts (and a script command by scriptId), default firmwares, and the
  * RADIUS sessions of the simulated APs' stations. Both wires answer them; spec here, where the
  * record shapes are the same.

@@ -4,7 +4,7 @@ import { ADMIN_TOKEN, startTestServer, type TestServer } from '../../helpers/ser
 import { until } from '../../helpers/until.js';
 
 /**
- * GET /api/v1/ws, the OpenWiFi UI's notification socket (issue 32 point 17), end to end on the
+ * GET /api/v1/ws, the OpenWiFi UI's notification socket, end to end on the
  * `lab` venue at 20x: no header on the upgrade, the token as first frame, the notification types,
  * a serial search, and notifications live from the fleet (a rebooting AP disconnects, connects
  * and reports statistics). The same on both wires.

@@ -4,7 +4,7 @@ import { expectEnvelope, startTestServer, USER_TOKEN, type TestServer } from '..
 import { until } from '../../helpers/until.js';
 
 /**
- * What both wire profiles do alike (issue 32 points 10-13, 16, 19): exact JSON content type,
+ * What both wire profiles do alike (docs/wire-profiles.md): exact JSON content type,
  * empty JSON bodies, CORS, the device list's platform and health filters, DELETE /devices,
  * a UUID as text on create, the status figures, and refused websocket upgrades.
  */

@@ -6,7 +6,7 @@ import { expectEnvelope, startTestServer, type TestServer } from '../../helpers/
 import { until } from '../../helpers/until.js';
 
 /**
- * The two wire profiles side by side (docs/wire-profiles.md, issue 32 points 1-9): the same
+ * The two wire profiles side by side (docs/wire-profiles.md): the same
  * requests to a gateway on the openwifi wire (what the OpenWiFi gateway sends) and one on the
  * spec wire (the API documents). Both run the `lab` venue at 20x.
  */

@@ -155,7 +155,7 @@ describe('serve --replay --speed N, after the last line', () => {
         return (clock.now() - c) / (Date.now() - w);
       };
       // Once the replay's rows are flushed, the clock follows the wall (a command's timeout takes
-      // as long as on a live service); before the fix it ran on at 60x.
+      // as long as on a live service), not on at 60x.
       const end = clock.now();
       await until('the clock at wall speed', rate, (r) => r > 0.5 && r < 2, 10_000);
       // From where it was (no jump), which is about the wall's time: the two recorded minutes

@@ -167,11 +167,13 @@ describe('a stream given to replay: - (standard input) or a pipe', () => {
     const stdin = new PassThrough();
     stdin.write(`${line(0)}\n`);
     const ctl = new AbortController();
+    // The copy is under way once it pipes standard input, which then starts flowing.
+    const copying = new Promise<void>((r) => stdin.once('resume', () => r()));
     const { result, left } = await withTmp('stopped', async () => {
       const running = runReplay({ file: '-', dataDir: join(dir, 'stopped-data') }, { out: new PassThrough().resume(), stdin, stop: ctl.signal })
         .then(() => undefined, (e: unknown) => e);
       // The stream never ends: only the stop ends the copy.
-      await new Promise((r) => setTimeout(r, 50));
+      await copying;
       ctl.abort();
       return running;
     });

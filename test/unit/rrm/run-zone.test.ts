@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { runAlgorithm } from '../../../src/rrm/algorithms/registry.js';
+import { zoneDeviceConfigs } from '../../../src/rrm/config/layered.js';
+import { modelForSerials } from '../../../src/rrm/model/build.js';
 import { runZone, toAllocation, toRunResult } from '../../../src/rrm/run-zone.js';
+import { scorePair } from '../../../src/rrm/score/plan.js';
 import { emptyLayeredConfig } from '../../../src/rrm/schemas/layered-config.js';
 import { AirtwinError } from '../../../src/errors.js';
 import { genVenue, venueDocuments, venueModel } from '../../helpers/rrm-models.js';
@@ -33,6 +37,17 @@ describe('runZone', () => {
     // the plan's churn is the radios it moves; the CCI never counts what a dry run would not hear
     expect(r.score.before.churn).toBe(0);
     expect(r.score.after.cci_mw).toBeGreaterThanOrEqual(0);
+  });
+
+  it('gives the plan and score of the optimizer and the scorer run apart (one shared zone view)', () => {
+    for (const [algorithm, args] of [['OptimizeChannel', 'mode=unmanaged_aware'], ['OptimizeChannel', 'mode=least_used'], ['OptimizeTxPower', 'mode=measure_ap_ap']] as const) {
+      const r = runZone({ ...base, algorithm, args, dryRun: true });
+      const configs = zoneDeviceConfigs(base.layers, topology, 'z');
+      const model = modelForSerials(base.model, topology.z);
+      const o = runAlgorithm({ algorithm, args, allowDefaultMode: false, model, zone: { name: 'z', serials: topology.z }, configs, seed: base.seed });
+      expect(r.outcome).toEqual(o);
+      expect(r.score).toEqual(scorePair(o.kind, model, topology.z, o.plan, { location: (s) => configs.get(s)?.location }));
+    }
   });
 
   it('dry run changes nothing', () => {
