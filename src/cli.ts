@@ -1,3 +1,4 @@
+// Long by design: the commander definition of every subcommand and option; each action only loads config and calls its command.
 /**
  * The `airtwin` command: the composition root. The only module that reads process.env and
  * process.argv, handles signals and decides exit codes (0 ok, 1 failure, 2 bad usage or config).

@@ -1,3 +1,4 @@
+// Long by design: the device machine's pure steps and effects, many short functions the machine imports as one module.
 import { isObject, type CommandFrame, type JsonObject } from '../../src/protocol/frame.js';
 import type { DeviceLink } from '../../src/protocol/device-link.js';
 import {

@@ -1,3 +1,4 @@
+// Long by design: handleCommand is one switch with a short case per uCentral command, the AP's whole command table in one place.
 /**
  * How a simulated AP answers each command (docs/upstream.md#commands): result codes 0 = done, 1 = done with substitutions
  * (configure `rejected[]`) or unsupported, 2 = refused. Side effects (radio changes, reboots,

@@ -9,7 +9,7 @@ import type { DefaultConfigsRepo } from '../store/default-configs-repo.js';
 import type { CommandsRepo } from '../store/commands-repo.js';
 import type { ScriptsRepo } from '../store/scripts-repo.js';
 import type { DeviceStatusSource } from '../gateway/device-status-source.js';
-import { Fleet } from '../../actors/fleet.js';
+import { Fleet, type FleetEvent } from '../../actors/fleet.js';
 import { CommandService } from '../../actors/command-service.js';
 import type { RttyServer, ScriptSource, ScriptType } from '../../actors/command-params.js';
 import { decodeFrame, paramOutOfRange } from '../../actors/device/frame-decoder.js';
@@ -148,44 +148,97 @@ export interface FleetRuntime {
   close(reason?: string, opts?: { keepQueued?: boolean }): Promise<void>;
 }
 
-/**
- * The fleet as the gateway sees it: device records gate admission (known devices are admitted;
- * unknown ones are auto-provisioned or refused), stored configurations drive uuid reconciliation,
- * and what APs report keeps their records current (firmware, model, last contact).
- */
-export function startFleetRuntime(deps: FleetRuntimeDeps): FleetRuntime {
-  const { clock, devices, logger } = deps;
-  let writes: Promise<unknown> = Promise.resolve();
-  /**
-   * Changes a device record in event order, starting from the record as it is when the write
-   * runs (DevicesRepo queues its writes, API ones too); a device deleted meanwhile is skipped.
-   * A failure is logged, never thrown at an AP.
-   */
-  const patch = (what: string, serial: string, change: (current: StoredDevice) => Partial<StoredDevice>) => {
-    writes = writes.then(() => devices.update(serial, (current) => ({ ...current, ...change(current) }))).catch((e: unknown) => {
-      if (!(isAirtwinError(e) && e.code === 'NOT_FOUND')) logger.error({ err: e }, `device record ${what} failed`);
-    });
+/** The record an unknown AP's connect creates (a matching default configuration, else the AP's uuid). */
+function autoProvisionedRecord(serial: string, params: JsonObject, clock: Clock, defaultConfigs: DefaultConfigsRepo): StoredDevice {
+  const caps = (params.capabilities ?? {}) as JsonObject;
+  const compatible = String(caps.compatible ?? '');
+  const now = nowSeconds(clock);
+  const reportedUuid = typeof params.uuid === 'number' ? params.uuid : 0;
+  const match = defaultConfigs.match(compatible);
+  // A matching default configuration gets a fresh uuid, so reconciliation pushes it at once.
+  const configuration = match ? { ...(JSON.parse(match.configuration) as JsonObject), uuid: now } : { uuid: reportedUuid };
+  return {
+    serialNumber: serial, deviceType: String(caps.platform ?? 'ap').toUpperCase() === 'SWITCH' ? 'SWITCH' : 'AP',
+    macAddress: serialToMac(serial), manufacturer: String(caps.model ?? ''), UUID: configuration.uuid as number,
+    configuration: JSON.stringify(configuration),
+    notes: [{ created: now, createdBy: 'airtwin', note: match ? `Auto-provisioned with default configuration ${match.name}.` : 'Auto-provisioned.' }],
+    createdTimestamp: now, lastConfigurationChange: now, lastConfigurationDownload: 0, firmware: String(params.firmware ?? ''),
+    devicePassword: '', owner: '', location: '', venue: '', subscriber: '', entity: '', modified: now, locale: String(caps.country ?? '').slice(0, 2),
+    compatible, lastFWUpdate: 0, lastRecordedContact: now, simulated: false, connectReason: '',
   };
+}
 
-  /** The record an unknown AP's connect creates (a matching default configuration, else the AP's uuid). */
-  const recordFor = (serial: string, params: JsonObject): StoredDevice => {
-    const caps = (params.capabilities ?? {}) as JsonObject;
-    const compatible = String(caps.compatible ?? '');
-    const now = nowSeconds(clock);
-    const reportedUuid = typeof params.uuid === 'number' ? params.uuid : 0;
-    const match = deps.defaultConfigs.match(compatible);
-    // A matching default configuration gets a fresh uuid, so reconciliation pushes it at once.
-    const configuration = match ? { ...(JSON.parse(match.configuration) as JsonObject), uuid: now } : { uuid: reportedUuid };
-    return {
-      serialNumber: serial, deviceType: String(caps.platform ?? 'ap').toUpperCase() === 'SWITCH' ? 'SWITCH' : 'AP',
-      macAddress: serialToMac(serial), manufacturer: String(caps.model ?? ''), UUID: configuration.uuid as number,
-      configuration: JSON.stringify(configuration),
-      notes: [{ created: now, createdBy: 'airtwin', note: match ? `Auto-provisioned with default configuration ${match.name}.` : 'Auto-provisioned.' }],
-      createdTimestamp: now, lastConfigurationChange: now, lastConfigurationDownload: 0, firmware: String(params.firmware ?? ''),
-      devicePassword: '', owner: '', location: '', venue: '', subscriber: '', entity: '', modified: now, locale: String(caps.country ?? '').slice(0, 2),
-      compatible, lastFWUpdate: 0, lastRecordedContact: now, simulated: false, connectReason: '',
-    };
-  };
+/**
+ * What the actors refuse is logged here, whichever link the AP came by (the edge logs only
+ * what it refuses itself): every drop and protocol error (at most 10 per link session before
+ * the drop), and ignored frames at their 1st, 10th, 100th... per AP, which bounds the volume.
+ */
+function logRefusal(logger: RuntimeLogger, e: FleetEvent): void {
+  switch (e.type) {
+    case 'dropped':
+      logger.warn({ serial: e.serial, reason: e.payload.reason, detail: e.payload.detail }, 'device dropped');
+      break;
+    case 'protocol-error':
+      logger.warn({ serial: e.serial, reason: e.payload.reason, count: e.payload.count }, 'device protocol error');
+      break;
+    case 'frame-ignored':
+      if (Number.isInteger(Math.log10(e.payload.count))) {
+        logger.warn({ serial: e.serial, method: e.payload.method, reason: e.payload.reason, count: e.payload.count }, 'device frame ignored');
+      }
+      break;
+    default:
+      break;
+  }
+}
+
+/** The change to a device's record that a fleet event makes, if any, handed to `patch`. */
+function keepRecordCurrent(e: FleetEvent, d: StoredDevice, patch: RecordPatch): void {
+  const at = Math.floor(e.at / 1000);
+  switch (e.type) {
+    case 'connected': {
+      const compatible = String(e.payload.capabilities.compatible ?? d.compatible);
+      const manufacturer = String(e.payload.capabilities.model ?? d.manufacturer);
+      if (compatible !== d.compatible || manufacturer !== d.manufacturer || e.payload.firmware !== d.firmware) {
+        patch('connect', e.serial, () => ({ compatible, manufacturer, firmware: e.payload.firmware || d.firmware, modified: at }));
+      }
+      break;
+    }
+    case 'disconnected':
+      patch('disconnect', e.serial, () => ({ lastRecordedContact: at }));
+      break;
+    case 'firmware-changed':
+      patch('firmware', e.serial, () => ({ firmware: e.payload.newFirmware, lastFWUpdate: at, modified: at }));
+      break;
+    case 'command-updated': {
+      const c = e.payload.command;
+      // The AP took a configuration (error 0, or 1: applied with substitutions): that is its
+      // configuration download, and the configuration becomes the device's stored one (the
+      // gateway makes a pending configuration active), so the record shows what the AP runs
+      // and reconciliation after a factory reset pushes it back instead of an older one.
+      if (c.command === 'configure' && c.status === 'completed' && (c.errorCode === 0 || c.errorCode === 1)) {
+        const sent = sentConfiguration(c.details);
+        patch('configure', e.serial, (current) => ({
+          lastConfigurationDownload: at,
+          ...(sent !== undefined && sent.uuid > current.UUID
+            ? { configuration: JSON.stringify(sent.config), UUID: sent.uuid, lastConfigurationChange: at, modified: at } : {}),
+        }));
+      }
+      break;
+    }
+    default:
+      break;
+  }
+}
+
+type RecordPatch = (what: string, serial: string, change: (current: StoredDevice) => Partial<StoredDevice>) => void;
+
+/**
+ * Auto-provisioning of unknown APs: one record per serial, whether a live connect or a
+ * replay's `provisionAll` asks first; refused when auto-provisioning is off.
+ */
+function provisioning(deps: FleetRuntimeDeps): Pick<FleetRuntime, 'provision' | 'provisionAll'> {
+  const { clock, devices } = deps;
+  const recordFor = (serial: string, params: JsonObject): StoredDevice => autoProvisionedRecord(serial, params, clock, deps.defaultConfigs);
 
   // Records being inserted, by serial: a live AP's connect and a replay's provisionAll may want
   // the same record at once, and the repo's cache knows a record only once it is committed.
@@ -220,6 +273,29 @@ export function startFleetRuntime(deps: FleetRuntimeDeps): FleetRuntime {
     }
     if (fresh.size > 0) await reserve([...fresh.keys()], devices.insertMany([...fresh.values()]));
   };
+  return { provision, provisionAll };
+}
+
+/**
+ * The fleet as the gateway sees it: device records gate admission (known devices are admitted;
+ * unknown ones are auto-provisioned or refused), stored configurations drive uuid reconciliation,
+ * and what APs report keeps their records current (firmware, model, last contact).
+ */
+export function startFleetRuntime(deps: FleetRuntimeDeps): FleetRuntime {
+  const { clock, devices, logger } = deps;
+  let writes: Promise<unknown> = Promise.resolve();
+  /**
+   * Changes a device record in event order, starting from the record as it is when the write
+   * runs (DevicesRepo queues its writes, API ones too); a device deleted meanwhile is skipped.
+   * A failure is logged, never thrown at an AP.
+   */
+  const patch: RecordPatch = (what, serial, change) => {
+    writes = writes.then(() => devices.update(serial, (current) => ({ ...current, ...change(current) }))).catch((e: unknown) => {
+      if (!(isAirtwinError(e) && e.code === 'NOT_FOUND')) logger.error({ err: e }, `device record ${what} failed`);
+    });
+  };
+
+  const { provision, provisionAll } = provisioning(deps);
 
   const fleet = new Fleet({
     clock,
@@ -234,61 +310,9 @@ export function startFleetRuntime(deps: FleetRuntimeDeps): FleetRuntime {
   });
 
   const subscription = fleet.events$.subscribe((e) => {
-    // What the actors refuse is logged here, whichever link the AP came by (the edge logs only
-    // what it refuses itself): every drop and protocol error (at most 10 per link session before
-    // the drop), and ignored frames at their 1st, 10th, 100th... per AP, which bounds the volume.
-    switch (e.type) {
-      case 'dropped':
-        logger.warn({ serial: e.serial, reason: e.payload.reason, detail: e.payload.detail }, 'device dropped');
-        break;
-      case 'protocol-error':
-        logger.warn({ serial: e.serial, reason: e.payload.reason, count: e.payload.count }, 'device protocol error');
-        break;
-      case 'frame-ignored':
-        if (Number.isInteger(Math.log10(e.payload.count))) {
-          logger.warn({ serial: e.serial, method: e.payload.method, reason: e.payload.reason, count: e.payload.count }, 'device frame ignored');
-        }
-        break;
-      default:
-        break;
-    }
+    logRefusal(logger, e);
     const d = devices.get(e.serial);
-    if (!d) return;
-    const at = Math.floor(e.at / 1000);
-    switch (e.type) {
-      case 'connected': {
-        const compatible = String(e.payload.capabilities.compatible ?? d.compatible);
-        const manufacturer = String(e.payload.capabilities.model ?? d.manufacturer);
-        if (compatible !== d.compatible || manufacturer !== d.manufacturer || e.payload.firmware !== d.firmware) {
-          patch('connect', e.serial, () => ({ compatible, manufacturer, firmware: e.payload.firmware || d.firmware, modified: at }));
-        }
-        break;
-      }
-      case 'disconnected':
-        patch('disconnect', e.serial, () => ({ lastRecordedContact: at }));
-        break;
-      case 'firmware-changed':
-        patch('firmware', e.serial, () => ({ firmware: e.payload.newFirmware, lastFWUpdate: at, modified: at }));
-        break;
-      case 'command-updated': {
-        const c = e.payload.command;
-        // The AP took a configuration (error 0, or 1: applied with substitutions): that is its
-        // configuration download, and the configuration becomes the device's stored one (the
-        // gateway makes a pending configuration active), so the record shows what the AP runs
-        // and reconciliation after a factory reset pushes it back instead of an older one.
-        if (c.command === 'configure' && c.status === 'completed' && (c.errorCode === 0 || c.errorCode === 1)) {
-          const sent = sentConfiguration(c.details);
-          patch('configure', e.serial, (current) => ({
-            lastConfigurationDownload: at,
-            ...(sent !== undefined && sent.uuid > current.UUID
-              ? { configuration: JSON.stringify(sent.config), UUID: sent.uuid, lastConfigurationChange: at, modified: at } : {}),
-          }));
-        }
-        break;
-      }
-      default:
-        break;
-    }
+    if (d) keepRecordCurrent(e, d, patch);
   });
 
   const commandService = new CommandService({

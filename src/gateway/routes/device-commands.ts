@@ -1,3 +1,4 @@
+// Long by design: one route plugin declaring each device command route with its schema; every handler is short.
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type, type Static, type TSchema } from 'typebox';

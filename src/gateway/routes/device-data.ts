@@ -1,3 +1,4 @@
+// Long by design: one route plugin declaring each /device/{serial} data route with its schema; every handler is short.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { deviceOffline, notFound, nothingToDelete } from '../../errors.js';

@@ -1,3 +1,4 @@
+// Long by design: one route plugin declaring each /devices route with its schema; every handler is short.
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { notFound, airtwinError } from '../../errors.js';

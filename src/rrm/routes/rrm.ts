@@ -1,3 +1,4 @@
+// Long by design: one route plugin declaring each RRM route with its schema; every handler is short.
 /**
  * The RRM API (spec rrm-service-api.md, docs/upstream.md#rrm-api): layered configuration, topology,
  * the data model, provider and the algorithm list here; runs in rrm-runs.ts. `system` is served by
