@@ -15,7 +15,7 @@ import type { RrmModel } from './model/types.js';
 import type { Allocation, RunResult } from './schemas/algorithm.js';
 import type { LayeredConfig } from './schemas/layered-config.js';
 import type { Topology } from './schemas/topology.js';
-import { scorePair } from './score/plan.js';
+import { scorePair, withLowerBound } from './score/plan.js';
 import type { ScorePair } from './score/types.js';
 import type { Site } from './site.js';
 
@@ -66,10 +66,8 @@ export function runZone(req: ZoneRunRequest): ZoneRunResult {
       model, zone: { name: req.zone!, serials }, configs, seed: req.seed,
       ...(req.site ? { site: req.site } : {}),
     });
-    return {
-      outcome: o,
-      score: scorePair(o.kind, model, serials, o.plan, { ...(req.site ? { site: req.site } : {}), location: (s) => configs.get(s)?.location }),
-    };
+    const pair = scorePair(o.kind, model, serials, o.plan, { ...(req.site ? { site: req.site } : {}), location: (s) => configs.get(s)?.location });
+    return { outcome: o, score: o.lowerBound_mw === undefined ? pair : withLowerBound(pair, o.lowerBound_mw) };
   });
   const base = { outcome, score, serials: [...serials] };
   if (req.dryRun || Object.keys(outcome.plan).length === 0) return { ...base, layers: req.layers, commands: new Map(), notPushed: {} };

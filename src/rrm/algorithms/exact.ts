@@ -100,7 +100,9 @@ export function solveBand(p: BandProblem, timeLimit: number, warm?: Int32Array):
   ].join('\n');
   void warm;
   return solver.withModel({ format: 'lp', data: lp }, (m) => {
-    m.options.set({ output_flag: false, time_limit: timeLimit, mip_rel_gap: 1e-7, random_seed: 1 });
+    // No absolute gap: zone objectives of a fraction of a nW would otherwise stop at a bound
+    // micro-percent below the plan; the relative gap alone ends the search.
+    m.options.set({ output_flag: false, time_limit: timeLimit, mip_rel_gap: 1e-7, mip_abs_gap: 0, random_seed: 1 });
     m.run();
     const primal = Number(m.info.get('mip_dual_bound'));
     const colValue = m.getSolution().colValue;
@@ -138,10 +140,14 @@ export function solveExact(problem: ChannelProblem, timeLimit: number, rng: () =
   return { plan: planOf(problem, xs), bound, optimal };
 }
 
-export function exactChannels(input: AlgorithmInput<ExactArgs>): Plan {
+/** The plan and the proven lower bound on the zone's CCI (absent when a band is out of reach). */
+export function exactSolve(input: AlgorithmInput<ExactArgs>): { plan: Plan; lowerBound_mw?: number } {
   if (!solver) throw new Error('the exact mode needs the HiGHS solver loaded first (loadSolver)');
-  return solveExact(channelProblem(input), input.args.timeLimit, input.rng).plan;
+  const r = solveExact(channelProblem(input), input.args.timeLimit, input.rng);
+  return { plan: r.plan, ...(r.bound !== undefined ? { lowerBound_mw: r.bound } : {}) };
 }
+
+export const exactChannels = (input: AlgorithmInput<ExactArgs>): Plan => exactSolve(input).plan;
 
 /**
  * The proven gap of a plan: (CCI of the plan − lower bound) / lower bound, from the solver's

@@ -14,7 +14,7 @@ import { argValue, parseArgs, type ArgSpec } from './args.js';
 import type { AlgorithmInput, Plan } from './common.js';
 import { annealing, weightedBestResponse } from './channel-search.js';
 import { coverageCci } from './coverage-tpc.js';
-import { exactChannels } from './exact.js';
+import { exactChannels, exactSolve } from './exact.js';
 import { leastUsed } from './least-used.js';
 import type { RrmOptimizer } from './plugin.js';
 import { locationOptimal } from './location-optimal.js';
@@ -32,6 +32,9 @@ interface ModeDef {
   args: Record<string, ArgSpec>;
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   run: (input: AlgorithmInput<any>) => Plan;
+  /** Modes that prove a lower bound on the objective (`exact`): the plan with that bound. */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  solve?: (input: AlgorithmInput<any>) => { plan: Plan; lowerBound_mw?: number };
 }
 
 interface TypeDef {
@@ -74,6 +77,7 @@ export const REGISTRY: Record<AlgorithmType, TypeDef> = {
         description: 'the optimum of the co-channel interference as a MILP (HiGHS), for zones small enough',
         args: { timeLimit: { kind: 'integer', default: 20, min: 1, max: 3600, description: 'solver time limit per band, s' } },
         run: exactChannels,
+        solve: exactSolve,
       },
     },
   },
@@ -197,6 +201,12 @@ export interface RunOutcome {
   seed: string;
   /** serial -> band -> channel or dBm, zone members only. */
   plan: Plan;
+  /**
+   * Proven lower bound on the zone's CCI, mW, from modes that prove one (`exact`); absent when
+   * the zone could not be solved, or when devices with enableRRM off left the optimised zone
+   * smaller than the scored one (the bound would be on another objective).
+   */
+  lowerBound_mw?: number;
 }
 
 /** Validates the request and runs one optimizer. Throws BAD_REQUEST naming what is wrong. */
@@ -221,6 +231,10 @@ export function runAlgorithm(req: RunRequest): RunOutcome {
   // docs/upstream.md#rrm-data-model).
   const serials = req.zone.serials.filter((s) => req.configs.get(s)?.enableRRM !== false);
   const zone = { name: req.zone.name, serials };
-  const plan = def.run({ model: req.model, zone, configs: req.configs, rng: () => rng(), args, ...(req.site ? { site: req.site } : {}) });
-  return { algorithm: req.algorithm, mode, kind: REGISTRY[req.algorithm].kind, seed, plan };
+  const input = { model: req.model, zone, configs: req.configs, rng: () => rng(), args, ...(req.site ? { site: req.site } : {}) };
+  const base = { algorithm: req.algorithm, mode, kind: REGISTRY[req.algorithm].kind, seed };
+  if (!def.solve) return { ...base, plan: def.run(input) };
+  const { plan, lowerBound_mw } = def.solve(input);
+  const sameZone = serials.length === req.zone.serials.length;
+  return { ...base, plan, ...(lowerBound_mw !== undefined && sameZone ? { lowerBound_mw } : {}) };
 }

@@ -13,11 +13,13 @@ export const PlanScore = Type.Object({
   coverage: Type.Optional(Type.Number({ description: 'Share of associated clients with downlink RSSI ≥ −67 dBm.' })),
   gridCoverage: Type.Optional(Type.Number({ description: 'Share of venue grid points covered at ≥ −67 dBm.' })),
   medianSinrDb: Type.Optional(Type.Number({ description: 'Median SINR at the clients, dB.' })),
+  gapPct: Type.Optional(Type.Number({ description: 'Proven gap of this plan to the optimum, %: (cci_mw − lowerBound_mw) / lowerBound_mw × 100; 0 for a plan proven optimal. Only beside lowerBound_mw, and absent when the bound is 0 and cci_mw is not.' })),
 });
 
 export const ScorePair = Type.Object({
   before: PlanScore,
   after: PlanScore,
+  lowerBound_mw: Type.Optional(Type.Number({ description: 'Proven lower bound on the zone\'s cci_mw (no channel plan does better), from modes that prove one (OptimizeChannel `exact`, HiGHS); absent when the zone is too large to solve or RRM-disabled devices are left out of the optimised zone. After a solver time limit it is the bound proven so far, so gaps are larger.' })),
 }, { description: 'The plan scored on the model it was computed from: the zone as it runs (before) and with the plan applied (after).' });
 
 export const RunEntry = Type.Object({

@@ -38,3 +38,24 @@ export function scorePair(kind: ScoredKind, model: RrmModel, serials: readonly s
 export function scoreNow(model: RrmModel, serials: readonly string[]): PlanScore {
   return scoreInstance(cciInstance(model, serials));
 }
+
+/**
+ * The proven gap of a CCI to a lower bound on it, in %: 0 at the bound (within rounding, as the
+ * score and the solver add the same terms in another order); undefined when the bound is 0 and
+ * the CCI is not (no finite relative gap).
+ */
+export function gapPct(cci: number, bound: number): number | undefined {
+  const slack = cci - bound;
+  if (slack <= 1e-9 * Math.max(bound, 1e-15)) return 0;
+  if (bound <= 0) return undefined;
+  return (slack / bound) * 100;
+}
+
+/** A score pair with the proven lower bound of its zone and the gap of both plans to it. */
+export function withLowerBound(pair: ScorePair, bound: number): ScorePair {
+  const side = (s: PlanScore): PlanScore => {
+    const g = gapPct(s.cci_mw, bound);
+    return g === undefined ? s : { ...s, gapPct: g };
+  };
+  return { before: side(pair.before), after: side(pair.after), lowerBound_mw: bound };
+}

@@ -19,10 +19,17 @@ export interface PlanScore {
   gridCoverage?: number;
   /** Median SINR at the clients, dB (power plans). */
   medianSinrDb?: number;
+  /**
+   * (CCI − lower bound) / lower bound, in %, against the proven bound of the pair (`exact`
+   * runs); absent without a bound, or when the bound is 0 and this CCI is not.
+   */
+  gapPct?: number;
 }
 
 /** A plan's score before (the current configuration) and after (the plan applied). */
 export interface ScorePair {
   before: PlanScore;
   after: PlanScore;
+  /** Proven lower bound on the zone's CCI, mW, where the mode proves one (`exact`). */
+  lowerBound_mw?: number;
 }

@@ -310,6 +310,49 @@ describe('runs', () => {
     }
   });
 
+  it('exact answers carry the proven lower bound and the gap of the plan before and after', async () => {
+    interface Side { cci_mw: number; gapPct?: number }
+    interface Score { before: Side; after: Side; lowerBound_mw?: number }
+    const expectGaps = (score: Score) => {
+      const bound = score.lowerBound_mw!;
+      expect(bound).toEqual(expect.any(Number));
+      expect(bound).toBeGreaterThanOrEqual(0);
+      // the lab's zone solves to optimality (relative gap 1e-7) well within the time limit
+      expect(score.after.cci_mw).toBeGreaterThanOrEqual(bound);
+      expect(score.after.gapPct).toBeLessThanOrEqual(1e-5);
+      if (bound > 0) expect(score.before.gapPct).toBeCloseTo(((score.before.cci_mw - bound) / bound) * 100, 6);
+      else expect(score.before.gapPct).toBe(score.before.cci_mw === 0 ? 0 : undefined);
+    };
+    const r = await s.rrm('GET', '/optimizeChannel?mode=exact&zone=lab&dry_run=true&seed=1');
+    expect(r.status, r.text).toBe(200);
+    expectGaps(r.body.score);
+    const run = await s.rrm('PUT', '/runRRM?algorithm=OptimizeChannel&venue=lab&mock=true&args=mode=exact,seed=1');
+    expect(run.status, run.text).toBe(200);
+    // (the venue runs on: the model may have moved between the two calls)
+    expectGaps(run.body.score);
+    const kept = (await s.rrm('GET', '/runs?zone=lab&limit=1')).body as { mode: string; score: Score }[];
+    expect(kept[0]).toMatchObject({ mode: 'exact', score: run.body.score });
+    // modes that prove nothing carry no bound and no gap
+    const w = await s.rrm('GET', '/optimizeChannel?mode=weighted&zone=lab&dry_run=true&seed=1');
+    expect(w.body.score.lowerBound_mw).toBeUndefined();
+    expect([w.body.score.before.gapPct, w.body.score.after.gapPct]).toEqual([undefined, undefined]);
+    // the served OpenAPI documents both
+    const api = JSON.stringify((await s.rrm('GET', '/openapi.json')).body.components.schemas.Allocation);
+    for (const name of ['"lowerBound_mw"', '"gapPct"']) expect(api).toContain(name);
+    // a device left out (enableRRM off) makes the optimised zone another one than the scored
+    // zone: no bound is claimed
+    const member = (await s.rrm('GET', '/getTopology')).body.lab[0] as string;
+    await s.rrm('POST', `/setDeviceApConfig?serial=${member}`, { body: { enableRRM: false } });
+    try {
+      const off = await s.rrm('GET', '/optimizeChannel?mode=exact&zone=lab&dry_run=true&seed=1');
+      expect(off.status, off.text).toBe(200);
+      expect(off.body.score.lowerBound_mw).toBeUndefined();
+      expect(off.body.score.after.gapPct).toBeUndefined();
+    } finally {
+      await s.rrm('POST', `/setDeviceApConfig?serial=${member}`);
+    }
+  });
+
   it('seed: the same seed gives the same plan on optimizeChannel, optimizeTxPower and runRRM, and is kept', async () => {
     for (const path of ['/optimizeChannel?mode=random', '/optimizeTxPower?mode=random']) {
       const a = await s.rrm('GET', `${path}&zone=lab&dry_run=true&seed=abc`);
