@@ -8,7 +8,8 @@
  *   import { checkOptimizer } from 'airtwin/rrm-testing';
  *   it('keeps the invariants', () => checkOptimizer(myOptimizer));
  *
- * Needs fast-check (a peer dependency of this entry point).
+ * Needs fast-check, an optional peer dependency of the package (package.json): installed by
+ * the project that uses the kit.
  */
 import fc from 'fast-check';
 import seedrandom from 'seedrandom';
