@@ -96,16 +96,19 @@ function httpPlumbing(app: FastifyInstance): void {
     }
     json(request, body as string, done);
   });
-  app.addHook('onSend', async (request, reply) => {
+  // Callback-style hooks on every request: an async one costs a promise per request per hook.
+  app.addHook('onSend', (request, reply, payload, done) => {
     reply.header('x-request-id', request.id);
     const type = reply.getHeader('content-type');
     if (typeof type === 'string' && type.startsWith('application/json;')) reply.header('content-type', 'application/json');
+    done(null, payload);
   });
   // An upgrade refused before a websocket route took it (404, a failed auth hook, a plain route)
   // is answered on a socket the HTTP server no longer tracks: it would stay open (CLOSE-WAIT once
   // the client leaves) and keep the process from shutting down. Close it once answered.
-  app.addHook('onResponse', async (request) => {
+  app.addHook('onResponse', (request, _reply, done) => {
     if (!(request as { ws?: boolean }).ws && request.headers.upgrade?.toLowerCase() === 'websocket') request.raw.socket.destroy();
+    done();
   });
 }
 
@@ -148,15 +151,16 @@ export async function buildServiceApp(opts: ServiceAppOptions): Promise<FastifyI
   app.addHook('preClose', async () => {
     closing = true;
   });
-  app.addHook('onRequest', async (request, reply) => {
+  app.addHook('onRequest', (request, reply, done) => {
     if (closing) {
       reply.header('connection', 'close');
-      throw airtwinError('SHUTTING_DOWN', request.method, 'The service is shutting down; retry on another instance or after its restart.');
+      return done(airtwinError('SHUTTING_DOWN', request.method, 'The service is shutting down; retry on another instance or after its restart.'));
     }
     // Node would refuse an HTTP/1.1 request without Host with a bare 400 (requireHostHeader: false leaves it here).
     if (request.raw.httpVersion === '1.1' && request.headers.host === undefined) {
-      throw airtwinError('BAD_REQUEST', 'Host', 'An HTTP/1.1 request needs a Host header.');
+      return done(airtwinError('BAD_REQUEST', 'Host', 'An HTTP/1.1 request needs a Host header.'));
     }
+    done();
   });
   // Query strings and path params arrive as text, so they are coerced ("5" -> 5); a JSON body
   // already has types, and a wrong one is the client's error (400), never silently converted.
@@ -242,9 +246,14 @@ export async function registerApi(app: FastifyInstance, authenticator: Authentic
       request.principal = await authenticator.verify(request.headers.authorization);
       checkAccess(accessFor(keyOf(request)), request.principal.role, `${request.method} ${request.routeOptions.url ?? request.url}`);
     });
-    api.addHook('preValidation', async (request) => {
+    api.addHook('preValidation', (request, _reply, done) => {
       const key = keyOf(request);
-      if (dependsOnBody(key)) checkAccess(accessFor(key, request.body), request.principal.role, `${request.method} ${request.routeOptions.url ?? request.url}`);
+      try {
+        if (dependsOnBody(key)) checkAccess(accessFor(key, request.body), request.principal.role, `${request.method} ${request.routeOptions.url ?? request.url}`);
+      } catch (e) {
+        return done(e as Error);
+      }
+      done();
     });
     await routes(api);
   }, { prefix: '/api/v1' });

@@ -66,9 +66,10 @@ export class HttpMetrics {
    * the URL, so the series stay few.
    */
   observe(app: FastifyInstance, service: string): void {
-    app.addHook('onResponse', async (request, reply) => {
+    app.addHook('onResponse', (request, reply, done) => {
       const route = request.routeOptions.url ?? 'unmatched';
       this.durations.observe({ service, method: request.method, route, status_code: String(reply.statusCode) }, reply.elapsedTime / 1000);
+      done();
     });
   }
 }

@@ -85,10 +85,14 @@ describe.each(['spec', 'openwifi'] as const)('hostile input on the %s wire', (wi
       asEnvelope(await rawRequest(s.running.rrmUrl, `GET /api/v1/%E0%A4%A HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`), 400);
     });
     it('400 for requests Node cannot parse', async () => {
-      for (const bad of ['GARBAGE\r\n\r\n', 'GET / HTTP/9.9\r\n\r\n', 'GET /api/v1/devices HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n',
-        'POST /api/v1/devices HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n']) {
+      for (const bad of ['GARBAGE\r\n\r\n', 'GET / HTTP/9.9\r\n\r\n', 'GET /api/v1/devices HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n']) {
         asEnvelope(await rawRequest(s.running.gatewayUrl, bad), 400);
       }
+      // A bad chunk after good headers: whichever comes first, the route's answer (no such route:
+      // 404) or the parser's 400, it carries the envelope.
+      const chunked = await rawRequest(s.running.gatewayUrl, 'POST /api/v1/devices HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n');
+      expect([400, 404]).toContain(chunked.status);
+      asEnvelope(chunked, chunked.status);
     });
     it('400 for HTTP/1.1 without Host', async () => {
       expect(asEnvelope(await rawRequest(s.running.gatewayUrl, `GET /api/v1/devices HTTP/1.1\r\nConnection: close\r\n${auth}\r\n`), 400).ErrorDetails).toBe('Host');
