@@ -8,30 +8,14 @@
  * Usage: npx tsx bench/rrm-http.ts [mode] (default annealing).
  * Result: ms per dry run of the 200-AP zone (baseline: the 1,000 ms target).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { Writable } from 'node:stream';
-import { SERVE_DEFAULTS } from '../src/config/schema.js';
-import { startServe } from '../src/commands/serve.js';
+import { rmSync } from 'node:fs';
+import { startScannedHall } from './_hall-scanned.js';
 import { median, report } from './_report.js';
 
 const mode = process.argv[2] ?? 'annealing';
 const TOKEN = 'bench-rrm-http-token';
-const dataDir = mkdtempSync(join(tmpdir(), 'airtwin-bench-rrm-http-'));
-const silent = new Writable({ write: (_c, _e, cb) => cb() });
-const serve = await startServe({ ...SERVE_DEFAULTS, dataDir, gatewayPort: 0, rrmPort: 0, scenario: 'hall', speed: 20, logLevel: 'silent', apiTokens: [`${TOKEN}:admin`] }, { print: () => undefined, logDestination: silent });
+const { serve, dataDir, serials, began } = await startScannedHall('rrm-http', [`${TOKEN}:admin`]);
 try {
-  const serials = serve.sim!.venue.aps.map((a) => a.serial);
-  const began = Date.now();
-  for (;;) {
-    await serve.ingest.flush();
-    const [st] = await serve.store.query<{ n: number }>('SELECT count(DISTINCT serial)::INTEGER AS n FROM statistics');
-    const [sc] = await serve.store.query<{ n: number }>('SELECT count(DISTINCT serial)::INTEGER AS n FROM wifi_scan_entries');
-    if (st!.n >= serials.length && sc!.n >= serials.length) break;
-    if (Date.now() - began > 180_000) throw new Error(`after 3 minutes: ${st!.n} APs with a state, ${sc!.n} with a scan`);
-    await new Promise((r) => setTimeout(r, 1000));
-  }
   await serve.sim!.close();
   await serve.ingest.flush();
   const get = async (path: string): Promise<unknown> => {

@@ -9,31 +9,15 @@
  * Result: ms to build the run model of the 200-AP zone (target <= 100 ms; baseline: the same
  * model with every document read from DuckDB, measured in the same run).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { Writable } from 'node:stream';
-import { SERVE_DEFAULTS } from '../src/config/schema.js';
-import { startServe } from '../src/commands/serve.js';
+import { rmSync } from 'node:fs';
+import { startScannedHall } from './_hall-scanned.js';
 import { RUN_BUFFER } from '../src/rrm/apply.js';
 import { buildModel } from '../src/rrm/model/build.js';
 import { deviceDocuments, queryModel } from '../src/rrm/model-query.js';
 import { median, report } from './_report.js';
 
-const dataDir = mkdtempSync(join(tmpdir(), 'airtwin-bench-rrm-model-'));
-const silent = new Writable({ write: (_c, _e, cb) => cb() });
-const serve = await startServe({ ...SERVE_DEFAULTS, dataDir, gatewayPort: 0, rrmPort: 0, scenario: 'hall', speed: 20, logLevel: 'silent' }, { print: () => undefined, logDestination: silent });
+const { serve, dataDir, serials, began } = await startScannedHall('rrm-model');
 try {
-  const serials = serve.sim!.venue.aps.map((a) => a.serial);
-  const began = Date.now();
-  for (;;) {
-    await serve.ingest.flush();
-    const [st] = await serve.store.query<{ n: number }>('SELECT count(DISTINCT serial)::INTEGER AS n FROM statistics');
-    const [sc] = await serve.store.query<{ n: number }>('SELECT count(DISTINCT serial)::INTEGER AS n FROM wifi_scan_entries');
-    if (st!.n >= serials.length && sc!.n >= serials.length) break;
-    if (Date.now() - began > 180_000) throw new Error(`after 3 minutes: ${st!.n} APs with a state, ${sc!.n} with a scan`);
-    await new Promise((r) => setTimeout(r, 1000));
-  }
   const [rows] = await serve.store.query<{ s: number; e: number }>('SELECT (SELECT count(*) FROM statistics)::INTEGER AS s, (SELECT count(*) FROM wifi_scan_entries)::INTEGER AS e');
   // The venue stops (and ingest drains) before timing: the figure is the model's cost, not the
   // simulation's contention for the one event loop (at --speed 20 the hall alone keeps it busy).

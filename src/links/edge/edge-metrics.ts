@@ -4,7 +4,7 @@
  * Counters are read from the edge's stats at each scrape.
  */
 import { createServer, type Server } from 'node:http';
-import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
+import { counterFrom, gaugeFrom, processRegistry, type Registry } from '../../server/prom.js';
 import type { Edge } from './edge-server.js';
 
 type Stats = ReturnType<Edge['stats']>;
@@ -38,24 +38,15 @@ export interface EdgeMetrics {
 
 /** The edge's registry: process metrics and the edge's counters, gauges and link state. */
 export function edgeRegistry(edge: Edge): Registry {
-  const registry = new Registry();
-  collectDefaultMetrics({ register: registry });
+  const registry = processRegistry();
   const stat = (k: keyof Stats): number => Number(edge.stats()[k]);
-  for (const [key, name, help] of COUNTERS) {
-    new Counter({ name, help, registers: [registry], collect() { this.reset(); this.inc(stat(key)); } });
-  }
-  new Counter({
-    name: 'airtwin_edge_frames_dropped_total', help: 'Frames from APs that did not reach NATS, by reason', labelNames: ['reason'], registers: [registry],
-    collect() {
-      this.reset();
-      for (const [key, reason] of DROPPED) this.inc({ reason }, stat(key));
-    },
-  });
-  const gauge = (name: string, help: string, read: () => number) => new Gauge({ name, help, registers: [registry], collect() { this.set(read()); } });
-  gauge('airtwin_edge_sessions', 'APs with a known serial on this edge', () => stat('sessions'));
-  gauge('airtwin_edge_sockets', 'Open AP websockets (also those before their connect)', () => stat('sockets'));
-  gauge('airtwin_edge_outage_held', 'Frames held now while NATS is down', () => stat('held'));
-  gauge('airtwin_edge_nats_connected', 'NATS link state (1 connected, 0 down or closed)', () => (edge.natsConnected() ? 1 : 0));
+  for (const [key, name, help] of COUNTERS) counterFrom(registry, name, help, () => stat(key));
+  counterFrom(registry, 'airtwin_edge_frames_dropped_total', 'Frames from APs that did not reach NATS, by reason',
+    () => DROPPED.map(([key, reason]) => [{ reason }, stat(key)]), ['reason']);
+  gaugeFrom(registry, 'airtwin_edge_sessions', 'APs with a known serial on this edge', () => stat('sessions'));
+  gaugeFrom(registry, 'airtwin_edge_sockets', 'Open AP websockets (also those before their connect)', () => stat('sockets'));
+  gaugeFrom(registry, 'airtwin_edge_outage_held', 'Frames held now while NATS is down', () => stat('held'));
+  gaugeFrom(registry, 'airtwin_edge_nats_connected', 'NATS link state (1 connected, 0 down or closed)', () => (edge.natsConnected() ? 1 : 0));
   return registry;
 }
 
