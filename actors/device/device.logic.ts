@@ -4,7 +4,7 @@ import type { DeviceLink } from '../../src/protocol/device-link.js';
 import {
   commandFrame, executedRecord, expiredRecord, failedRecord, reconcileSubmission, recoveryRebootSubmission, refusedRecord, resultRecord, scanEntries,
   sentRecord, survivesRestart, timedOutRecord, type Pending, type Running,
-} from './commands.js';
+} from './command-lifecycle.js';
 import { restrictionRefusal, restrictionsOf } from './restrictions.js';
 import type { DeviceEvent } from './device.events.js';
 import {

@@ -25,7 +25,7 @@ import { closeSync, openSync, readSync } from 'node:fs';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import type { Observable } from 'rxjs';
 import type { DeviceEvent } from '../../../actors/device/device.events.js';
-import { commandTimeoutMs } from '../../../actors/device/commands.js';
+import { commandTimeoutMs } from '../../../actors/device/command-lifecycle.js';
 import { STARTS_NO_COMMAND, type Command, type CommandSubmission, type DevicePolicy, type RestartKind } from '../../../actors/device/device.types.js';
 import type { Clock } from '../../protocol/clock.js';
 import type { DeviceLink } from '../../protocol/device-link.js';
