@@ -43,3 +43,25 @@ export const wallClock: Clock = {
 export function nowSeconds(clock: Clock): number {
   return Math.floor(clock.now() / 1000);
 }
+
+/**
+ * Runs `fn` every `everyMs` on `clock` until the returned function is called. Housekeeping: a
+ * wall timer is unref'd, so it does not keep alive a process that has nothing else to do.
+ */
+export function every(clock: Clock, everyMs: number, fn: () => void): () => void {
+  let stopped = false;
+  let id: unknown;
+  const arm = (): void => {
+    id = clock.setTimeout(() => {
+      if (stopped) return;
+      arm();
+      fn();
+    }, everyMs);
+    (id as { unref?: () => void } | undefined)?.unref?.();
+  };
+  arm();
+  return () => {
+    stopped = true;
+    clock.clearTimeout(id);
+  };
+}
