@@ -40,7 +40,7 @@ export interface DeviceContext {
   /** The `connect` of an AP the admission hook is asked about, and when the AP sent it. */
   heldConnect?: { params: JsonObject; at: number };
   /** What the link said while admission was pending, handed on once it says yes. */
-  held?: HeldEvents;
+  heldEvents?: HeldEvents;
   protocolErrors: number;
   /** Notifications ignored for a missing params.serial, over the actor's life; not protocol errors. */
   ignoredFrames: number;
@@ -85,9 +85,9 @@ export interface HeldEvents {
 }
 
 /** The held events, oldest first. */
-export function inOrder(held: HeldEvents | undefined): HeldLinkEvent[] {
+export function inOrder(events: HeldEvents | undefined): HeldLinkEvent[] {
   const out: HeldLinkEvent[] = [];
-  for (let h = held; h; h = h.before) out.push(h.event);
+  for (let h = events; h; h = h.before) out.push(h.event);
   return out.reverse();
 }
 
@@ -127,7 +127,7 @@ export function initialContext(serial: string, deps: DeviceDeps, timeouts: Devic
   // order is already known as a fast shape, which the spread below records once.
   const ctx: EveryField<DeviceContext> = {
     serial, deps, timeouts, maxPending, link, status: emptyStatus(serial), lastState: undefined, lastHealthcheck: undefined,
-    capabilities: undefined, linkUp: false, sessionOpen: false, provisioned: false, heldConnect: undefined, held: undefined,
+    capabilities: undefined, linkUp: false, sessionOpen: false, provisioned: false, heldConnect: undefined, heldEvents: undefined,
     protocolErrors: 0, ignoredFrames: 0, nextRpcId: 2, current: undefined, pending: [], closedRpcIds: [], reportWaiters: [],
     maintenance: undefined, pushedConfigUuid: undefined,
   };
@@ -214,7 +214,7 @@ export function abortCurrent(ctx: DeviceContext, reason: string): Effects {
 export function linkConnected(ctx: DeviceContext, e: { at: number; ipAddress?: string; certificate?: VerifiedCertificate }): Effects {
   return chain(ctx, (c) => abortCurrent(c, 'The device opened a new connection before replying.'), (c) => ({
     ctx: {
-      linkUp: true, sessionOpen: false, protocolErrors: 0, heldConnect: undefined, held: undefined,
+      linkUp: true, sessionOpen: false, protocolErrors: 0, heldConnect: undefined, heldEvents: undefined,
       status: { ...c.status, connected: false, ipAddress: e.ipAddress ?? '', verifiedCertificate: e.certificate ?? 'NO_CERTIFICATE', lastContact: contactAt(c, frameTime(c, e.at)) },
     },
   }));
@@ -222,7 +222,7 @@ export function linkConnected(ctx: DeviceContext, e: { at: number; ipAddress?: s
 
 export function linkDisconnected(ctx: DeviceContext, reason: string, at = ctx.deps.now()): Effects {
   return chain(ctx, (c) => abortCurrent(c, 'The device disconnected before replying.'), (c) => ({
-    ctx: { linkUp: false, sessionOpen: false, heldConnect: undefined, held: undefined, status: { ...c.status, connected: false, started: 0 } },
+    ctx: { linkUp: false, sessionOpen: false, heldConnect: undefined, heldEvents: undefined, status: { ...c.status, connected: false, started: 0 } },
     emit: [deviceEvent(c, { type: 'disconnected', payload: { reason } }, frameTime(c, at))],
   }));
 }
@@ -230,7 +230,7 @@ export function linkDisconnected(ctx: DeviceContext, reason: string, at = ctx.de
 /** Drop the AP: close its link and say why. The link's `disconnected` follows. */
 export function drop(ctx: DeviceContext, reason: Extract<DeviceEvent, { type: 'dropped' }>['payload']['reason'], detail: string): Effects {
   return chain(ctx, (c) => abortCurrent(c, `The device was dropped: ${detail}`), (c) => ({
-    ctx: { sessionOpen: false, heldConnect: undefined, held: undefined, status: { ...c.status, connected: false, started: 0 } },
+    ctx: { sessionOpen: false, heldConnect: undefined, heldEvents: undefined, status: { ...c.status, connected: false, started: 0 } },
     emit: [deviceEvent(c, { type: 'dropped', payload: { reason, detail } })],
     close: detail,
   }));
@@ -289,10 +289,10 @@ export function protocolError(ctx: DeviceContext, reason: string): Effects {
  * as traffic and as ignored, with its reason, as a frame without params.serial does.
  */
 export function holdLinkEvent(ctx: DeviceContext, e: HeldLinkEvent): Effects {
-  const { held } = ctx;
-  const count = (held?.count ?? 0) + 1;
-  const bytes = held?.bytes ?? 0;
-  if (e.type !== 'link.frame') return { ctx: { held: { event: e, before: held, count, bytes, linkChange: true } } };
+  const previous = ctx.heldEvents;
+  const count = (previous?.count ?? 0) + 1;
+  const bytes = previous?.bytes ?? 0;
+  if (e.type !== 'link.frame') return { ctx: { heldEvents: { event: e, before: previous, count, bytes, linkChange: true } } };
   if (count > MAX_HELD_EVENTS || bytes + e.bytes > MAX_HELD_BYTES) {
     const method = 'method' in e.frame ? e.frame.method : e.frame.kind;
     const ignored = ctx.ignoredFrames + 1;
@@ -301,7 +301,7 @@ export function holdLinkEvent(ctx: DeviceContext, e: HeldLinkEvent): Effects {
       emit: [deviceEvent(ctx, { type: 'frame-ignored', payload: { method, reason: HELD_OVERFLOW, count: ignored } })],
     };
   }
-  return { ctx: { held: { event: e, before: held, count, bytes: bytes + e.bytes, linkChange: held?.linkChange ?? false } } };
+  return { ctx: { heldEvents: { event: e, before: previous, count, bytes: bytes + e.bytes, linkChange: previous?.linkChange ?? false } } };
 }
 
 /** A notification without params.serial: counted as traffic and as ignored, nothing else. */
@@ -334,7 +334,7 @@ export function openSession(ctx: DeviceContext, params: JsonObject, at = ctx.dep
   emit.push(deviceEvent(ctx, { type: 'connected', payload: { ipAddress: ctx.status.ipAddress, firmware, uuid, capabilities, reason, params } }, when));
   return chain(ctx, (c) => abortCurrent(c, 'The device reconnected before replying.'), (c) => ({
     ctx: {
-      sessionOpen: true, provisioned: true, heldConnect: undefined, held: undefined, capabilities, maintenance: undefined, pushedConfigUuid: undefined,
+      sessionOpen: true, provisioned: true, heldConnect: undefined, heldEvents: undefined, capabilities, maintenance: undefined, pushedConfigUuid: undefined,
       status: { ...c.status, connected: true, UUID: uuid, firmware, compatible, connectReason: reason, started: sec(when) },
     },
     emit,

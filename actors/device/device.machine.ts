@@ -122,7 +122,7 @@ export const deviceMachine = setup({
     nextIsRefused: ({ context }) => nextRefusal(context) !== undefined,
     sessionOpen: ({ context }) => context.sessionOpen,
     /** A disconnect or reconnect of the link is held: what follows belongs to a later session. */
-    heldLinkChange: ({ context }) => context.held?.linkChange === true,
+    heldLinkChange: ({ context }) => context.heldEvents?.linkChange === true,
   },
   actions: {
     countFrame: enqueueActions(({ context, event, enqueue }) => run(enqueue, countFrame(context, (event as Ev<'link.frame'>).bytes, (event as Ev<'link.frame'>).at))),
@@ -149,11 +149,11 @@ export const deviceMachine = setup({
       if (event.type === 'link.frame' && f?.kind === 'notification') run(enqueue, openSession(context, f.params, event.at));
     }),
     openSessionFromHeld: enqueueActions(({ context, enqueue }) => {
-      const held = inOrder(context.held);
+      const heldInOrder = inOrder(context.heldEvents);
       run(enqueue, openSession(context, context.heldConnect?.params ?? {}, context.heldConnect?.at));
       // Replayed in order through the root handlers, so blacklist and protocol checks still
       // apply, and a held disconnect (then maybe a next session) comes after the frames before it.
-      for (const h of held) enqueue.raise(h);
+      for (const h of heldInOrder) enqueue.raise(h);
     }),
     holdLinkEvent: enqueueActions(({ context, event, enqueue }) => {
       if (event.type === 'link.frame' || event.type === 'link.connected' || event.type === 'link.disconnected') run(enqueue, holdLinkEvent(context, event));
