@@ -112,7 +112,7 @@ export async function runEdge(opts: EdgeCommandOptions): Promise<RunningEdge> {
   // A failed write stops the recording, never the edge: the APs' traffic goes on to NATS.
   const recorder = opts.record
     ? createRecorder({
-      path: opts.record, maxBytes: opts.recordMaxBytes, clock: wallClock, held: true,
+      path: opts.record, maxBytes: opts.recordMaxBytes, clock: wallClock, openLater: true,
       onError: (err) => logger.error({ err: err.message }, 'recording stopped'),
       onDropped: (droppedLines) => logger.warn({ file: opts.record, droppedLines }, 'recording is behind the disk; lines dropped'),
     })
