@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { processClock, warmUpSpeed } from '../../../src/commands/fleet-runtime.js';
+import { processClock, warmUpSpeed } from '../../../src/runtime/fleet-runtime.js';
 import { VirtualClock } from '../../../simulator/clock.js';
 
 const WALL0 = 1_800_000_000_000;
