@@ -65,8 +65,8 @@ export interface RecorderTap {
 
 export interface Recorder {
   /**
-   * A held recorder starts writing (removing the parts of an earlier recording, truncating the
-   * file); says what it replaced, if anything. Nothing for a recorder that is not held.
+   * A recorder made with `openLater` starts writing (removing the parts of an earlier recording,
+   * truncating the file); says what it replaced, if anything. Nothing for any other recorder.
    */
   open(): Replaced | undefined;
   /** The same link, recorded. Wrap each link once. */

@@ -2,8 +2,9 @@
  * Where a recorder's lines go: the recording's files (ndjson-writer.ts), through a bounded
  * buffer. Lines gather in chunks and wait for the disk; when more than `maxBufferedBytes` wait
  * (the disk cannot keep up) new lines are dropped and counted rather than growing without bound,
- * so a link never waits on it. A held output touches no file until `open()`: its lines wait in
- * memory (bounded as ever). The first failed write stops the output, never the links.
+ * so a link never waits on it. An output made with `openLater` touches no file until `open()`:
+ * its lines wait in memory (bounded as ever). The first failed write stops the output, never
+ * the links.
  */
 import { earlierParts, NdjsonParts, RecordingError, regularFileBytes } from './ndjson-writer.js';
 
@@ -35,7 +36,7 @@ export interface OutputOptions {
    * opens its recording once its ports are bound, so a start that fails (a port in use) leaves
    * an earlier recording at the path as it was instead of truncating it.
    */
-  held?: boolean;
+  openLater?: boolean;
 }
 
 export interface RecorderStats {
@@ -66,7 +67,7 @@ const DROP_REPORT_MS = 60_000;
 
 export class RecordingOutput {
   private parts: NdjsonParts | undefined;
-  /** Lines written while held, for open(). */
+  /** Lines written before open(), for it. */
   private readonly waiting: string[] = [];
   /** Bytes handed to the writer since its last flush, and bytes flushed but not yet on disk. */
   private unflushed = 0;
@@ -84,7 +85,7 @@ export class RecordingOutput {
   constructor(private readonly opts: OutputOptions) {
     this.maxBuffered = opts.maxBufferedBytes ?? 64 * 1024 * 1024;
     this.wallNow = opts.wallNow ?? (() => performance.now());
-    this.parts = opts.held ? undefined : new NdjsonParts(opts.path, opts.maxBytes);
+    this.parts = opts.openLater ? undefined : new NdjsonParts(opts.path, opts.maxBytes);
     // Wall time, not the process clock: a virtual clock may stand still between replayed lines.
     this.flushTimer = setInterval(() => { if (this.unflushed > 0) void this.flushNow(); }, opts.flushEveryMs ?? 1000);
     this.flushTimer.unref();
@@ -108,7 +109,7 @@ export class RecordingOutput {
     this.st.malformedSkipped++;
   }
 
-  /** A held output starts writing (removing the parts of an earlier recording, truncating the file); says what it replaced. */
+  /** An output opened later starts writing (removing the parts of an earlier recording, truncating the file); says what it replaced. */
   open(): Replaced | undefined {
     const { path, maxBytes } = this.opts;
     if (this.parts || this.closed) return undefined;

@@ -118,7 +118,7 @@ class Input {
     return true;
   }
 
-  take(n: number): void {
+  consume(n: number): void {
     this.bytes = this.bytes.subarray(n);
     this.used += n;
   }
@@ -133,12 +133,12 @@ async function* memberTexts(source: AsyncGenerator<FileChunk>, chunkSize: number
       if (input.bytes.length > MAX_HEADER) throw corrupt('header too long');
       if (!(await input.more())) throw cutOff();
     }
-    input.take(header);
+    input.consume(header);
     const { crc, length } = yield* inflateMember(input, chunkSize);
     while (input.bytes.length < 8) if (!(await input.more())) throw cutOff();
     if (input.bytes.readUInt32LE(0) !== crc) throw corrupt('incorrect data check');
     if (input.bytes.readUInt32LE(4) !== length) throw corrupt('incorrect length check');
-    input.take(8);
+    input.consume(8);
   }
 }
 
@@ -150,10 +150,10 @@ async function nextMember(input: Input): Promise<boolean> {
   for (;;) {
     const at = firstNonZero(input.bytes);
     if (at >= 0) {
-      input.take(at);
+      input.consume(at);
       break;
     }
-    input.take(input.bytes.length);
+    input.consume(input.bytes.length);
     if (!(await input.more())) return false;
   }
   while (input.bytes.length < 2 && (await input.more()));
