@@ -309,7 +309,7 @@ export function startReplay(opts: ReplayOptions): ReplayHandle {
       case 'up': {
         delivering = rec.serial;
         refusal = undefined;
-        const delivered = link.deliver(rec.frame, rec.bytes, at);
+        const delivered = link.deliver(rec.frame, rec.bytes, at, rec.stateText);
         delivering = undefined;
         if (delivered === 'unmatched') {
           unmatched(line, `result for recorded command id ${String(rec.frame.id)}, which the device actor did not run in this replay (not recorded before it, or not run): not delivered`, file);
