@@ -31,7 +31,7 @@
  * - A down frame is written when handed to the link, before `send` resolves: if the AP answers
  *   at once, its result still comes after the command in the file.
  */
-import type { Clock } from '../../protocol/clock.js';
+import { wallClock, type Clock } from '../../protocol/clock.js';
 import type { DeviceLink, LinkEvent } from '../../protocol/device-link.js';
 import type { DownFrame } from '../../protocol/frame.js';
 import { earlierParts, NdjsonParts, RecordingError, regularFileBytes } from './ndjson-writer.js';
@@ -67,7 +67,7 @@ export interface RecorderOptions {
    * opens its recording once its ports are bound, so a start that fails (a port in use) leaves
    * an earlier recording at the path as it was instead of truncating it.
    */
-  held?: boolean;
+  openLater?: boolean;
 }
 
 export interface RecorderStats {
@@ -137,13 +137,14 @@ export const CLOSE_WAIT_MS = 10_000;
  * Closes `recorder` and logs what it holds: a warning when it dropped lines, an error when a
  * write failed (serve, edge). Waits at most `waitMs` for the file: a recording to a stalled
  * target (a pipe nobody reads, a hung network mount) must not hold the shutdown forever; the
- * lines still waiting are then lost, and the log says so.
+ * lines still waiting are then lost, and the log says so. `clock` is wall time in a process (a
+ * shutdown waits on the disk, not on a replay's or a simulation's time).
  */
-export async function closeRecorder(recorder: Recorder, logger: RecorderLogger, waitMs = CLOSE_WAIT_MS): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  const gaveUp = new Promise<true>((resolve) => { timer = setTimeout(() => resolve(true), waitMs); });
+export async function closeRecorder(recorder: Recorder, logger: RecorderLogger, waitMs = CLOSE_WAIT_MS, clock: Clock = wallClock): Promise<void> {
+  let timer: unknown;
+  const gaveUp = new Promise<true>((resolve) => { timer = clock.setTimeout(() => resolve(true), waitMs); });
   const closed = await Promise.race([recorder.close().then(() => false as const), gaveUp]);
-  clearTimeout(timer);
+  clock.clearTimeout(timer);
   const { lines, bytes, droppedLines, files, error, unwritten } = recorder.stats();
   if (closed === true) logger.error({ lines, bytes, droppedLines, files, waitedMs: waitMs }, 'recording not finished: the file took no more lines; the lines still waiting are lost');
   else if (error !== undefined) logger.error({ lines, bytes, unwritten, droppedLines, files, error }, 'recording closed after a failed write');
@@ -160,7 +161,7 @@ export function createRecorder(opts: RecorderOptions): Recorder {
   const { path, maxBytes, clock } = opts;
   const maxBuffered = opts.maxBufferedBytes ?? 64 * 1024 * 1024;
   const wallNow = opts.wallNow ?? (() => performance.now());
-  let parts = opts.held ? undefined : new NdjsonParts(path, maxBytes);
+  let parts = opts.openLater ? undefined : new NdjsonParts(path, maxBytes);
   /** Lines written while held, for open(). */
   const waiting: string[] = [];
   /** Bytes handed to the writer since its last flush, and bytes flushed but not yet on disk. */

@@ -1,6 +1,6 @@
 /**
  * `airtwin edge`: the uCentral device websocket in front of NATS (src/links/edge). The lead wires
- * it in src/cli.ts with these flags:
+ * it in src/cli/ with these flags:
  *
  *   --port <n>          device port (default 15002)
  *   --host <addr>       listen address (default 0.0.0.0: APs are on the network)
@@ -24,11 +24,11 @@
  *   --upload-port <n>   port of that relay (default 16003; TLS with --tls-cert/--tls-key when given)
  *   --log-level <lvl>
  *
- * Partial TLS flags are a configuration error (exit 2 in cli.ts): a half-configured device port
+ * Partial TLS flags are a configuration error (exit 2 in src/cli/): a half-configured device port
  * would silently run without authentication.
  */
 import { readFileSync } from 'node:fs';
-import type { NatsConnection } from 'nats';
+import type { NatsConnection } from '@nats-io/nats-core';
 import { pino, type LevelWithSilent } from 'pino';
 import { ConfigError, checkRecordFile } from '../config/flags.js';
 import { createEdge, type Edge } from '../links/edge/edge-server.js';
@@ -112,7 +112,7 @@ export async function runEdge(opts: EdgeCommandOptions): Promise<RunningEdge> {
   // A failed write stops the recording, never the edge: the APs' traffic goes on to NATS.
   const recorder = opts.record
     ? createRecorder({
-      path: opts.record, maxBytes: opts.recordMaxBytes, clock: wallClock, held: true,
+      path: opts.record, maxBytes: opts.recordMaxBytes, clock: wallClock, openLater: true,
       onError: (err) => logger.error({ err: err.message }, 'recording stopped'),
       onDropped: (droppedLines) => logger.warn({ file: opts.record, droppedLines }, 'recording is behind the disk; lines dropped'),
     })
