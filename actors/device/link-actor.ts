@@ -25,7 +25,7 @@ function toMachineEvent(e: LinkEvent): LinkMachineEvent {
     case 'disconnected':
       return { type: 'link.disconnected', at: e.at, reason: e.reason };
     case 'frame':
-      return { type: 'link.frame', at: e.at, bytes: e.bytes, frame: decodeFrame(e.frame) };
+      return { type: 'link.frame', at: e.at, bytes: e.bytes, frame: decodeFrame(e.frame, e.stateText) };
     case 'malformed':
       return { type: 'link.frame', at: e.at, bytes: e.bytes, frame: { kind: 'invalid', reason: e.reason } };
   }

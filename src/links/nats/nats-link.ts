@@ -9,6 +9,7 @@ import { airtwinError, deviceOffline } from '../../errors.js';
 import type { Clock } from '../../protocol/clock.js';
 import type { DeviceLink, LinkEvent } from '../../protocol/device-link.js';
 import type { DownFrame, UpFrame } from '../../protocol/frame.js';
+import type { StateText } from '../../protocol/json-source.js';
 import { HDR_CONTROL, HDR_REASON, downSubject, type Presence } from './subjects.js';
 
 /**
@@ -112,13 +113,13 @@ export class NatsLink implements DeviceLink {
     return true;
   }
 
-  /** An `.up` frame, already parsed. */
-  frame(frame: UpFrame, bytes: number, at: number, resync = false): void {
+  /** An `.up` frame, already parsed; `stateText`: its state's source text (LinkEvent). */
+  frame(frame: UpFrame, bytes: number, at: number, resync = false, stateText?: StateText): void {
     const method = 'method' in frame ? frame.method : undefined;
     // A re-announced connect for a session this serve already has: the actor must not restart it.
     if (resync && method === 'connect' && this.connected && this.seenConnect) return;
     this.ensureConnected(at);
-    const event: LinkEvent = { type: 'frame', at, frame, bytes };
+    const event: LinkEvent = { type: 'frame', at, frame, bytes, stateText };
     if (method === 'connect') {
       this.seenConnect = true;
       this.dispatch(event);
