@@ -168,6 +168,8 @@ export async function startServe(config: Readonly<ServeConfig>, io: ServeIo): Pr
       close: () => closers.close(),
     };
   } catch (e) {
+    // A warm start's clock still held (the venue never ran) would keep the closers' timers from firing.
+    driver.release();
     await closers.close();
     if (e instanceof Error && 'code' in e && (e as NodeJS.ErrnoException).code === 'EADDRINUSE') {
       throw new ConfigError(`port in use: ${(e as NodeJS.ErrnoException & { port?: number }).port ?? ''} (choose another with --gateway-port / --rrm-port / --upload-port)`);
