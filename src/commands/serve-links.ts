@@ -24,6 +24,7 @@ import { keptTimeOverlap, replayProgressBar, replaySummaryLines } from './replay
 import { inputLabel, partsAfterGapNote, type ReplayInput } from './replay-input.js';
 import { startSimVenue, type SimVenue } from './sim-venue.js';
 import { simUpload } from './sim-upload.js';
+import { simRtty } from './sim-rtty.js';
 import type { Closers } from './serve-services.js';
 import type { ClockDriver, ServeIo } from './serve-inputs.js';
 
@@ -82,11 +83,13 @@ export async function startSimSource(
   config: Readonly<ServeConfig>,
   ctx: { clock: Clock; logging: Logging; fleet: Fleet; devices: DevicesRepo; wrap(link: DeviceLink): DeviceLink; cert?: Buffer; closers: Closers },
 ): Promise<SimSource> {
+  const rtty = simRtty({ clock: ctx.clock, logger: ctx.logging.for('simulator'), tls: ctx.cert !== undefined });
   const sim = await startSimVenue({
     scenario: config.scenario, seed: config.seed, clock: ctx.clock, fleet: ctx.fleet, devices: ctx.devices, wrap: ctx.wrap,
-    upload: simUpload(ctx.logging.for('gateway'), ctx.cert),
+    upload: simUpload(ctx.logging.for('gateway'), ctx.cert), rtty: rtty.rtty,
   });
   ctx.closers.push(() => sim.close());
+  ctx.closers.push(async () => rtty.close());
   return {
     sim,
     banner: () => [`  venue    ${sim.venue.name}: ${sim.venue.aps.length} APs, ${sim.venue.clients.length} clients, seed ${sim.seed}, speed ${config.speed}`],
