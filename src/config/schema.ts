@@ -42,7 +42,7 @@ export const ServeConfigSchema = Type.Object({
   rrmPlugin: Type.Optional(Type.String({ minLength: 1, description: 'RRM: a TypeScript/JavaScript module exporting an optimizer (docs/rrm.md "Your own optimizer"); it becomes a mode of its algorithm.' })),
   rrmConfigDebounce: Type.Optional(Type.Integer({ minimum: 0, description: 'RRM apply: seconds a device waits after one configure before the next (default 30).' })),
   rtty: Type.Boolean({ description: 'GET /device/{serial}/rtty opens remote sessions; false answers 503 RTTY_DISABLED, like the gateway with rtty.enabled=false.' }),
-  rttyServer: Type.Optional(Type.String({ minLength: 1, description: 'Host of an external rtty server (rttys) GET /device/{serial}/rtty sends the APs to; absent: airtwin runs its own (docs/gateway-api.md#rtty).' })),
+  rttyServer: Type.Optional(Type.String({ minLength: 1, description: 'Host of an external rtty server (rttys) GET /device/{serial}/rtty sends the APs to; absent: airtwin runs its own (docs/gateway-api.md#remote-sessions-rtty).' })),
   rttyHost: Type.Optional(Type.String({ minLength: 1, description: 'Host the internal rtty server is named by in GET rtty answers, for APs and browsers (default localhost).' })),
   rttyPort: Type.Optional(Type.Integer({ minimum: 0, maximum: 65535, description: "rtty port for devices: the external server's (default 5912), or where the internal one listens (default 5912, a free one when busy or gatewayPort is 0; 0: a free one)." })),
   rttyViewport: Type.Optional(Type.Integer({ minimum: 0, maximum: 65535, description: "rtty web view port: the external server's (default 5913), or where the internal one serves /connect/<id> (default 5913, as rttyPort)." })),

@@ -1,6 +1,6 @@
 /**
  * The rtty wire protocol between an AP's rtty client and an rtty server, in the form OpenWiFi
- * APs speak it (rtty 7.x, the one the gateway's internal server reads; docs/gateway-api.md#rtty):
+ * APs speak it (rtty 7.x, the one the gateway's internal server reads; docs/upstream.md#remote-sessions):
  * every message is `type (1 byte) | length (2 bytes, big endian) | payload`. A session is one
  * byte (`sid`) that the device picks when the server asks it to log in.
  *

@@ -1,5 +1,5 @@
 /**
- * airtwin's own rtty server (the gateway's `rtty.internal`, docs/gateway-api.md#rtty): APs'
+ * airtwin's own rtty server (the gateway's `rtty.internal`, docs/gateway-api.md#remote-sessions-rtty): APs'
  * rtty clients connect to the device port and register with the session id and token that
  * GET /device/{serial}/rtty sent them; a browser opens `/connect/<id>` on the viewport and its
  * websocket is relayed to the device's terminal. A session that no device and viewer took up
