@@ -29,7 +29,7 @@ class LongTimer {
 }
 
 /**
- * Wall-clock time. The only place outside src/cli.ts allowed to read the system clock. Its
+ * Wall-clock time. The only place outside src/cli/ allowed to read the system clock. Its
  * timers run when due however far ahead (a command's `when` weeks away, its expiry 4 h later):
  * past MAX_TIMER_MS, Node alone would run them at once.
  */
@@ -42,4 +42,26 @@ export const wallClock: Clock = {
 /** Epoch seconds, as the gateway API stores timestamps. */
 export function nowSeconds(clock: Clock): number {
   return Math.floor(clock.now() / 1000);
+}
+
+/**
+ * Runs `fn` every `everyMs` on `clock` until the returned function is called. Housekeeping: a
+ * wall timer is unref'd, so it does not keep alive a process that has nothing else to do.
+ */
+export function every(clock: Clock, everyMs: number, fn: () => void): () => void {
+  let stopped = false;
+  let id: unknown;
+  const arm = (): void => {
+    id = clock.setTimeout(() => {
+      if (stopped) return;
+      arm();
+      fn();
+    }, everyMs);
+    (id as { unref?: () => void } | undefined)?.unref?.();
+  };
+  arm();
+  return () => {
+    stopped = true;
+    clock.clearTimeout(id);
+  };
 }

@@ -2,7 +2,7 @@
  * The device side of rtty, as an AP's rtty 7.x client does it: connect to the server (TLS or
  * plain), register with the session id and token, answer each `login` with a terminal (up to
  * five at once), carry its bytes as `termdata`, and send a heartbeat every few seconds on the
- * injected clock. Simulated APs use it (src/commands/sim-rtty.ts), and so do tests as the device.
+ * injected clock. Simulated APs use it (src/runtime/sim-rtty.ts), and so do tests as the device.
  */
 import { connect as netConnect, type Socket } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';

@@ -2,6 +2,7 @@ import { accessSync, constants, existsSync, mkdirSync, statSync, statfsSync } fr
 import { dirname, join, resolve } from 'node:path';
 import { DuckDBInstance, DuckDBTableFunction, type DuckDBConnection, type DuckDBDataChunk, type DuckDBType, type DuckDBValue, type DuckDBAppender } from '@duckdb/node-api';
 import { storeFailure } from '../errors.js';
+import { every, wallClock, type Clock } from '../protocol/clock.js';
 import { MIGRATIONS, type Migration } from './migrations.js';
 
 export type Row = Record<string, unknown>;
@@ -46,7 +47,7 @@ export const CHECKPOINT_EVERY_MS = 10_000;
 export const CHECKPOINT_SPARE_BYTES = 16 * 1024 * 1024;
 
 /** How often (wall ms) the store looks at the free space of its disk. */
-const SPACE_CHECK_MS = 1000;
+export const SPACE_CHECK_MS = 1000;
 
 /**
  * DuckDB's threads, the calling one included (its default: one per core). Every statement of
@@ -97,6 +98,11 @@ export function storeFile(dataDir: string): string {
 export interface StoreOptions {
   /** Checkpoint a WAL that is not empty this often, in wall ms (default CHECKPOINT_EVERY_MS; 0: never). */
   checkpointEveryMs?: number;
+  /**
+   * Time of the checkpoint and free-space timers (default wallClock). Wall time in a process, even
+   * one on a virtual or scaled clock: what a crash leaves in the WAL grows with wall time.
+   */
+  clock?: Clock;
 }
 
 export class Store {
@@ -106,7 +112,7 @@ export class Store {
   /** Inserts in flight (tableInserter): close() waits for them. */
   private readonly inserting = new Set<Promise<void>>();
   /** The periodic checkpoint: its timer, its connection and the checkpoint in flight. */
-  private checkpoints?: { timer: ReturnType<typeof setInterval>; conn: DuckDBConnection; running?: Promise<void>; space?: ReturnType<typeof setInterval> };
+  private checkpoints?: { stop: () => void; conn: DuckDBConnection; running?: Promise<void> };
   /** Too little free space for a checkpoint (CHECKPOINT_SPARE_BYTES): checkpoints are put off. */
   private low = false;
 
@@ -114,6 +120,7 @@ export class Store {
     readonly path: string,
     private readonly instance: DuckDBInstance,
     private readonly conn: DuckDBConnection,
+    private readonly clock: Clock,
   ) {}
 
   /** Opens (creating if needed) the file and applies pending migrations. */
@@ -128,7 +135,7 @@ export class Store {
       memory_limit: DUCKDB_MEMORY_LIMIT, checkpoint_threshold: DUCKDB_CHECKPOINT_THRESHOLD, threads: DUCKDB_THREADS,
     });
     const conn = await instance.connect();
-    const store = new Store(path, instance, conn);
+    const store = new Store(path, instance, conn, opts.clock ?? wallClock);
     await store.migrate(migrations);
     await store.checkpointEvery(opts.checkpointEveryMs ?? CHECKPOINT_EVERY_MS);
     return store;
@@ -137,7 +144,7 @@ export class Store {
   /**
    * Checkpoints a WAL that holds anything: at once (what a crash left, which opening re-applied
    * but DuckDB keeps, so that a crash loop does not re-apply it again and again) and then every
-   * `everyMs` of wall time, on a connection of its own (a pool thread; API statements and
+   * `everyMs` on the store's clock, on a connection of its own (a pool thread; API statements and
    * inserts go on meanwhile). One at a time; a failed one leaves the WAL as it was, for the next
    * tick or close() to try again.
    */
@@ -152,11 +159,9 @@ export class Store {
         c.running = undefined;
       });
     };
-    const timer = setInterval(tick, everyMs);
-    // Housekeeping: it must not keep a process alive that has nothing else to do.
-    timer.unref();
+    const stopTicks = every(this.clock, everyMs, tick);
     // DuckDB's own checkpoints (at the WAL threshold, at shutdown) are turned off while space is low.
-    const space = setInterval(() => {
+    const stopSpace = every(this.clock, SPACE_CHECK_MS, () => {
       const c = this.checkpoints;
       if (!c || this.closed) return;
       const low = !this.roomForCheckpoint(Number.parseInt(DUCKDB_CHECKPOINT_THRESHOLD, 10) * 1024 * 1024);
@@ -166,9 +171,8 @@ export class Store {
         ? "SET GLOBAL checkpoint_threshold = '1000TB'; PRAGMA disable_checkpoint_on_shutdown"
         : `SET GLOBAL checkpoint_threshold = '${DUCKDB_CHECKPOINT_THRESHOLD}'; PRAGMA enable_checkpoint_on_shutdown`;
       void conn.run(sql).catch(() => undefined);
-    }, SPACE_CHECK_MS);
-    space.unref();
-    this.checkpoints = { timer, conn, space };
+    });
+    this.checkpoints = { stop: () => { stopTicks(); stopSpace(); }, conn };
     tick();
   }
 
@@ -264,8 +268,11 @@ export class Store {
     return {
       appender,
       close: () => {
-        appender.closeSync();
-        conn.closeSync();
+        try {
+          appender.closeSync();
+        } finally {
+          conn.closeSync();
+        }
       },
     };
   }
@@ -348,7 +355,7 @@ export class Store {
       if (applied.has(m.version)) continue;
       await this.transaction(async (tx) => {
         for (const stmt of m.statements) await tx.run(stmt);
-        await tx.run('INSERT INTO schema_migrations VALUES ($1, $2, $3)', [m.version, m.name, Math.floor(Date.now() / 1000)]);
+        await tx.run('INSERT INTO schema_migrations VALUES ($1, $2, $3)', [m.version, m.name, Math.floor(this.clock.now() / 1000)]);
       });
     }
   }
@@ -359,8 +366,7 @@ export class Store {
     this.closed = true;
     const c = this.checkpoints;
     if (c) {
-      clearInterval(c.timer);
-      clearInterval(c.space);
+      c.stop();
       await c.running;
       c.conn.closeSync();
     }

@@ -31,7 +31,7 @@
  * - A down frame is written when handed to the link, before `send` resolves: if the AP answers
  *   at once, its result still comes after the command in the file.
  */
-import type { Clock } from '../../protocol/clock.js';
+import { wallClock, type Clock } from '../../protocol/clock.js';
 import type { DeviceLink, LinkEvent } from '../../protocol/device-link.js';
 import type { DownFrame } from '../../protocol/frame.js';
 import { earlierParts, NdjsonParts, RecordingError, regularFileBytes } from './ndjson-writer.js';
@@ -137,13 +137,14 @@ export const CLOSE_WAIT_MS = 10_000;
  * Closes `recorder` and logs what it holds: a warning when it dropped lines, an error when a
  * write failed (serve, edge). Waits at most `waitMs` for the file: a recording to a stalled
  * target (a pipe nobody reads, a hung network mount) must not hold the shutdown forever; the
- * lines still waiting are then lost, and the log says so.
+ * lines still waiting are then lost, and the log says so. `clock` is wall time in a process (a
+ * shutdown waits on the disk, not on a replay's or a simulation's time).
  */
-export async function closeRecorder(recorder: Recorder, logger: RecorderLogger, waitMs = CLOSE_WAIT_MS): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  const gaveUp = new Promise<true>((resolve) => { timer = setTimeout(() => resolve(true), waitMs); });
+export async function closeRecorder(recorder: Recorder, logger: RecorderLogger, waitMs = CLOSE_WAIT_MS, clock: Clock = wallClock): Promise<void> {
+  let timer: unknown;
+  const gaveUp = new Promise<true>((resolve) => { timer = clock.setTimeout(() => resolve(true), waitMs); });
   const closed = await Promise.race([recorder.close().then(() => false as const), gaveUp]);
-  clearTimeout(timer);
+  clock.clearTimeout(timer);
   const { lines, bytes, droppedLines, files, error, unwritten } = recorder.stats();
   if (closed === true) logger.error({ lines, bytes, droppedLines, files, waitedMs: waitMs }, 'recording not finished: the file took no more lines; the lines still waiting are lost');
   else if (error !== undefined) logger.error({ lines, bytes, unwritten, droppedLines, files, error }, 'recording closed after a failed write');

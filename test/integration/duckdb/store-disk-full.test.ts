@@ -3,11 +3,14 @@
  * database until the process restarts, so with a full disk the store puts checkpoints off. A
  * commit that cannot write its WAL fails alone, as 507 INSUFFICIENT_STORAGE.
  */
+import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { VirtualClock } from '../../../simulator/clock.js';
 import { isAirtwinError } from '../../../src/errors.js';
-import { Store } from '../../../src/store/duckdb.js';
+import { SPACE_CHECK_MS, Store } from '../../../src/store/duckdb.js';
 import { smallDisk } from '../../helpers/tmpfs.js';
+import { until } from '../../helpers/until.js';
 
 const disk = smallDisk(40);
 
@@ -16,7 +19,9 @@ describe.skipIf(disk === undefined)('Store on a full disk', () => {
 
   it('refuses writes with INSUFFICIENT_STORAGE, skips its checkpoints, and writes again once there is room', async () => {
     const dir = join(disk!.dir, 'data');
-    const store = await Store.open(dir, undefined, { checkpointEveryMs: 50 });
+    const clock = new VirtualClock(1_767_600_000_000);
+    const store = await Store.open(dir, undefined, { checkpointEveryMs: 50, clock });
+    const threshold = async () => (await store.query<{ v: string }>("SELECT current_setting('checkpoint_threshold') AS v"))[0]!.v;
     await store.run('CREATE TABLE t (i INTEGER, s VARCHAR)');
     await store.run("INSERT INTO t SELECT i, repeat('x', 200) FROM range(1000) r(i)");
     disk!.fill();
@@ -26,8 +31,12 @@ describe.skipIf(disk === undefined)('Store on a full disk', () => {
     }
     expect(isAirtwinError(refused) && [refused.code, refused.status]).toEqual(['INSUFFICIENT_STORAGE', 507]);
     expect(store.spaceLow).toBe(true);
-    // Ticks of the checkpoint timer pass while the disk is full (each would have invalidated the database).
-    for (let i = 0; i < 20; i++) await new Promise((r) => setTimeout(r, 50));
+    // A free-space check and twenty checkpoint ticks pass while the disk is full: each checkpoint
+    // would have invalidated the database, so none ran (the WAL still holds the rows), and
+    // DuckDB's own automatic checkpoint is put off.
+    clock.increment(SPACE_CHECK_MS);
+    expect(statSync(`${store.path}.wal`).size).toBeGreaterThan(0);
+    await until('automatic checkpoints put off', threshold, (v) => /T(i)?B$/.test(v));
     disk!.free();
     await store.run("INSERT INTO t VALUES (-1, 'after')");
     expect((await store.query<{ n: number }>('SELECT count(*) AS n FROM t'))[0]!.n).toBe(1001);

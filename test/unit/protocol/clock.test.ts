@@ -1,7 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { CommandService } from '../../../actors/command-service.js';
 import { Fleet } from '../../../actors/fleet.js';
-import { wallClock } from '../../../src/protocol/clock.js';
+import { VirtualClock } from '../../../simulator/clock.js';
+import { every, wallClock } from '../../../src/protocol/clock.js';
 import { FakeLink } from '../../helpers/fake-link.js';
 import { MemoryCommandStore } from '../../helpers/memory-command-store.js';
 
@@ -59,5 +60,27 @@ describe('a command scheduled beyond 24.8 days on the wall clock', () => {
     await vi.advanceTimersByTimeAsync(29 * DAY);
     expect(link.last()).toMatchObject({ method: 'reboot', params: { when } });
     fleet.stopAll();
+  });
+});
+
+describe('every', () => {
+  it('runs at each period on the clock it is given, and not once stopped', () => {
+    const clock = new VirtualClock(0);
+    const ran: number[] = [];
+    const stop = every(clock, 50, () => ran.push(clock.now()));
+    clock.increment(175);
+    expect(ran).toEqual([50, 100, 150]);
+    stop();
+    clock.increment(1_000);
+    expect(ran).toEqual([50, 100, 150]);
+    expect(clock.nextAt()).toBeUndefined();
+  });
+
+  it('can be stopped from inside its own run', () => {
+    const clock = new VirtualClock(0);
+    let runs = 0;
+    const stop = every(clock, 10, () => { if (++runs === 2) stop(); });
+    clock.increment(100);
+    expect(runs).toBe(2);
   });
 });
