@@ -1,7 +1,7 @@
 import { airtwinError, badRequest } from '../src/errors.js';
 import { COMMAND_METHODS, isObject, type CommandMethod, type JsonObject } from '../src/protocol/frame.js';
 import { jsonDepth, MAX_JSON_DEPTH } from '../src/protocol/json-depth.js';
-import { COMMAND_TIMEOUT_MS, commandTimeoutMs } from './device/commands.js';
+import { COMMAND_TIMEOUT_MS, commandTimeoutMs } from './device/command-lifecycle.js';
 import type { Command, CommandSubmission, RestartKind } from './device/device.types.js';
 
 /**

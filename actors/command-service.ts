@@ -8,7 +8,7 @@ import {
   type ScriptSource,
 } from './command-params.js';
 import type { CommandStore } from './command-store.js';
-import { blankCommand, expiredRecord, failedRecord, survivesRestart } from './device/commands.js';
+import { blankCommand, expiredRecord, failedRecord, survivesRestart } from './device/command-lifecycle.js';
 import type { DeviceEventOf } from './device/device.events.js';
 import { isFinalStatus, type Command, type CommandSubmission } from './device/device.types.js';
 import type { Fleet } from './fleet.js';

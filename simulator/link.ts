@@ -13,7 +13,7 @@ import type { DeviceLink, LinkEvent } from '../src/protocol/device-link.js';
 import { isNotification, isResult, type DownFrame, type UpFrame } from '../src/protocol/frame.js';
 import type { SimAp } from './ap/ap-state.js';
 import { zeroCounters } from './ap/ap-state.js';
-import { handleCommand, type ApControl } from './ap/commands.js';
+import { handleCommand, type ApControl } from './ap/command-handler.js';
 import type { ShellIo, SimShell } from './ap/shell.js';
 import { uplinkCounters, connectFrame, crashlogFrame, eventFrame, healthcheckFrame, logFrame, periodicScanFrame, stateFrame, telemetryFrame } from './ap/frames.js';
 import { apDown } from './clients/dynamics.js';

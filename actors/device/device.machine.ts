@@ -9,7 +9,7 @@ import {
   MAX_PROTOCOL_ERRORS, abandonAll, accept, completeCurrent, countFrame, drop, endMaintenance, expire, frameViolation, hasKeys, holdLinkEvent, ignoreFrame, inOrder,
   initialContext, isCurrentResult, isScheduledLater, keptSession, linkConnected, linkDisconnected, markDue, nextReady, nextRefusal, openSession, plainNotificationStep,
   protocolError, queueFull, receiveNotification, refuseNext, reject, restartAfter, restore, sendFailed, startNext, timeoutCurrent,
-  type DeviceContext, type Fx, type TimerEvent,
+  type DeviceContext, type Effects, type TimerEvent,
 } from './device.logic.js';
 import { linkActor, type LinkActorEvent, type LinkMachineEvent } from './link-actor.js';
 import type { LaneDevice, LaneStep } from './notification-lane.js';
@@ -48,14 +48,14 @@ interface Enqueue {
   cancel(id: string): void;
 }
 
-function run(enqueue: unknown, fx: Fx): void {
+function run(enqueue: unknown, effects: Effects): void {
   const q = enqueue as Enqueue;
-  if (hasKeys(fx.ctx)) q.assign(fx.ctx);
-  if (fx.cancel) for (const id of fx.cancel) q.cancel(id);
-  if (fx.timers) for (const t of fx.timers) q.raise(t.event, { delay: Math.max(0, t.delay), id: t.id });
-  if (fx.send) for (const frame of fx.send) q.sendTo('link', { type: 'send', frame });
-  if (fx.emit) for (const e of fx.emit) q.emit(e);
-  if (fx.close !== undefined) q.sendTo('link', { type: 'close', reason: fx.close });
+  if (hasKeys(effects.ctx)) q.assign(effects.ctx);
+  if (effects.cancel) for (const id of effects.cancel) q.cancel(id);
+  if (effects.timers) for (const t of effects.timers) q.raise(t.event, { delay: Math.max(0, t.delay), id: t.id });
+  if (effects.send) for (const frame of effects.send) q.sendTo('link', { type: 'send', frame });
+  if (effects.emit) for (const e of effects.emit) q.emit(e);
+  if (effects.close !== undefined) q.sendTo('link', { type: 'close', reason: effects.close });
 }
 
 type Ev<T extends DeviceMachineEvent['type']> = Extract<DeviceMachineEvent, { type: T }>;
@@ -122,7 +122,7 @@ export const deviceMachine = setup({
     nextIsRefused: ({ context }) => nextRefusal(context) !== undefined,
     sessionOpen: ({ context }) => context.sessionOpen,
     /** A disconnect or reconnect of the link is held: what follows belongs to a later session. */
-    heldLinkChange: ({ context }) => context.held?.linkChange === true,
+    heldLinkChange: ({ context }) => context.heldEvents?.linkChange === true,
   },
   actions: {
     countFrame: enqueueActions(({ context, event, enqueue }) => run(enqueue, countFrame(context, (event as Ev<'link.frame'>).bytes, (event as Ev<'link.frame'>).at))),
@@ -149,11 +149,11 @@ export const deviceMachine = setup({
       if (event.type === 'link.frame' && f?.kind === 'notification') run(enqueue, openSession(context, f.params, event.at));
     }),
     openSessionFromHeld: enqueueActions(({ context, enqueue }) => {
-      const held = inOrder(context.held);
+      const heldInOrder = inOrder(context.heldEvents);
       run(enqueue, openSession(context, context.heldConnect?.params ?? {}, context.heldConnect?.at));
       // Replayed in order through the root handlers, so blacklist and protocol checks still
       // apply, and a held disconnect (then maybe a next session) comes after the frames before it.
-      for (const h of held) enqueue.raise(h);
+      for (const h of heldInOrder) enqueue.raise(h);
     }),
     holdLinkEvent: enqueueActions(({ context, event, enqueue }) => {
       if (event.type === 'link.frame' || event.type === 'link.connected' || event.type === 'link.disconnected') run(enqueue, holdLinkEvent(context, event));

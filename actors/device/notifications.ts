@@ -126,9 +126,9 @@ export function eventOf(serial: string, method: NotificationMethod, params: Json
       return { serial, at: nowMs, type: 'telemetry', payload: { data: isObject(params.data) ? params.data : {}, adhoc: params.adhoc !== undefined && params.adhoc !== false } };
     case 'event': {
       // data.event = [<timestamp>, {type, payload}] (docs/upstream.md#events-and-telemetry)
-      const ev = isObject(params.data) ? arr(params.data.event) : [];
-      const body = isObject(ev[1]) ? ev[1] : {};
-      return { serial, at: nowMs, type: 'event', payload: { eventType: str(body.type), timestamp: num(ev[0]), payload: isObject(body.payload) ? body.payload : {} } };
+      const [timestamp, detail] = isObject(params.data) ? arr(params.data.event) : [];
+      const body = isObject(detail) ? detail : {};
+      return { serial, at: nowMs, type: 'event', payload: { eventType: str(body.type), timestamp: num(timestamp), payload: isObject(body.payload) ? body.payload : {} } };
     }
     case 'alarm':
       return { serial, at: nowMs, type: 'alarm', payload: { data: params.data } };

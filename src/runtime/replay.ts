@@ -34,7 +34,7 @@ import type { IngestMetrics } from '../pipelines/metrics.js';
 import { isPartName } from '../links/record/ndjson-writer.js';
 import { firstTime, lastTime, NotARecordingError, recordedConnects } from '../links/replay/read-recording.js';
 import { inputLabel, openReplayInput, partsAfterGapNote, type ReplayInput } from './replay-input.js';
-import { recordingTag, startReplay, type RejectedLine, type ReplayProgress, type ReplaySummary } from '../links/replay/replayer.js';
+import { recordingDigest, startReplay, type RejectedLine, type ReplayProgress, type ReplaySummary } from '../links/replay/replayer.js';
 
 export interface ReplayCommandOptions {
   file: string;
@@ -136,11 +136,11 @@ const quietLogger = (say: (line: string) => void): PipelineLogger => ({
 
 /**
  * Ids for commands the actors create themselves (a reconcile configure): stable per run of a
- * recording (`tag`, recordingTag), UUID-shaped, and apart from another recording's.
+ * recording (`digest`, recordingDigest), UUID-shaped, and apart from another recording's.
  */
-function systemIds(tag: string): () => string {
+function systemIds(digest: string): () => string {
   let n = 0;
-  return () => `${tag}00-0000-4000-9000-${(++n).toString(16).padStart(12, '0')}`;
+  return () => `${digest}00-0000-4000-9000-${(++n).toString(16).padStart(12, '0')}`;
 }
 
 /** The command history of a replay: a record whose UUID is already stored (a second replay of the same file) is replaced. */
@@ -286,7 +286,7 @@ export async function replayClock(input: ReplayInput, speed: number | 'max', kee
   if (speed === 'max') return new VirtualClock(start);
   // Held at the start until the first line plays (startReplay moves the hold line by line), so
   // the time the data dir and the fleet take to open does not run N times faster ahead of it.
-  return new ScaledClock(wallClock, speed, start, { held: true });
+  return new ScaledClock(wallClock, speed, start, { heldAtStart: true });
 }
 
 export async function runReplay(opts: ReplayCommandOptions, io: ReplayIo): Promise<ReplayResult> {
@@ -314,7 +314,7 @@ async function replayInto(input: ReplayInput, opts: ReplayCommandOptions, io: Re
 
   const store = await openDataDir(opts.dataDir);
   // One read of the recording's head names both the replayed commands and the actors' own.
-  const tag = recordingTag(files);
+  const digest = recordingDigest(files);
   let ingest: Ingest | undefined;
   let runtime: FleetRuntime | undefined;
   let stopped = false;
@@ -326,7 +326,7 @@ async function replayInto(input: ReplayInput, opts: ReplayCommandOptions, io: Re
     runtime = startFleetRuntime({
       clock, devices: await DevicesRepo.load(store), blacklist: await BlacklistRepo.load(store),
       defaultConfigs: await DefaultConfigsRepo.load(store), commands: new ReplacingCommands(store),
-      autoProvision: true, logger, newId: systemIds(tag),
+      autoProvision: true, logger, newId: systemIds(digest),
     });
     const { fleet } = runtime;
     const connects = await recordedConnects(files, acceptedConnect);
@@ -348,7 +348,7 @@ async function replayInto(input: ReplayInput, opts: ReplayCommandOptions, io: Re
     const running = ingest;
     const began = performance.now();
     const replay = startReplay({
-      file: files, tag, fleet, clock, speed, keepTime: opts.keepTime,
+      file: files, digest, fleet, clock, speed, keepTime: opts.keepTime,
       onProgress: (p) => bar?.update(p),
       // Paced replays move a line every few (scaled) seconds: show each one.
       progressEvery: max ? 1000 : 1,

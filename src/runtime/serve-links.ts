@@ -3,7 +3,7 @@
  * root's `Closers`) and its banner lines: the simulated venue, real APs over NATS, a replay.
  * The simulator and a replay exclude each other; NATS can join either.
  */
-import type { NatsConnection } from 'nats';
+import type { NatsConnection } from '@nats-io/nats-core';
 import type { ServeConfig } from '../config/schema.js';
 import type { Clock } from '../protocol/clock.js';
 import type { DeviceLink } from '../protocol/device-link.js';

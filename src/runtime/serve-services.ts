@@ -168,7 +168,7 @@ export async function startFleetCore(
   const ingest = startIngest({ events$: runtime.fleet.events$, store, scheduler: clockScheduler(clock), retryScheduler: asyncScheduler, logger: logging.for('pipelines') });
   const recorder = config.record
     ? createRecorder({
-      path: config.record, maxBytes: config.recordMaxBytes, clock, held: true,
+      path: config.record, maxBytes: config.recordMaxBytes, clock, openLater: true,
       onError: (e) => logging.for('links').error({ err: e }, 'recording stopped'),
       onDropped: (droppedLines) => logging.for('links').warn({ file: config.record, droppedLines }, 'recording is behind the disk; lines dropped'),
     })

@@ -12,7 +12,8 @@
  *   const nats = await NatsLinkManager.start({ url, logger, onDevice: (l) => fleet.attach(l), persisted: () => ingest.flush() });
  *   app.get('/health', () => nats.status());
  */
-import type { ConsumerMessages, JsMsg, NatsConnection, Subscription } from 'nats';
+import type { NatsConnection, Subscription } from '@nats-io/nats-core';
+import { jetstream, jetstreamManager, type ConsumerMessages, type JsMsg } from '@nats-io/jetstream';
 import { wallClock, type Clock } from '../../protocol/clock.js';
 import { DEFAULT_FRAME_BUDGET, FrameBudget, type FrameBudgetLimits } from '../../protocol/frame-budget.js';
 import { isObject, type UpFrame } from '../../protocol/frame.js';
@@ -188,7 +189,7 @@ export class NatsLinkManager {
 
   /** `takeOver` at start only: then frames a dead predecessor left unacknowledged come again at once. */
   private async ensure(takeOver: boolean): Promise<void> {
-    const jsm = await this.nc.jetstreamManager();
+    const jsm = await jetstreamManager(this.nc);
     await ensureStream(jsm, this.opts.stream);
     const { made, filtering, refused } = await ensureConsumer(jsm, this.durable, this.filter, { takeOver });
     const log = this.opts.logger;
@@ -255,7 +256,7 @@ export class NatsLinkManager {
 
   private async consume(): Promise<void> {
     await this.ensure(true);
-    const consumer = await this.nc.jetstream().consumers.get(STREAM, this.durable);
+    const consumer = await jetstream(this.nc).consumers.get(STREAM, this.durable);
     this.messages = await consumer.consume({ max_messages: 10_000, threshold_messages: 5_000, callback: (m) => this.onMessage(m) });
     this.alive = this.nc.subscribe(EDGE_ALIVE_SUBJECT, { callback: (err, m) => {
       if (err) return;

@@ -4,7 +4,7 @@
  * publishes on `.down`. The manager acknowledges what it fed here once it is stored; frames held
  * for a `connect` (`holding`) keep that ack back until they reach the actor.
  */
-import { headers, type NatsConnection } from 'nats';
+import { headers, type NatsConnection } from '@nats-io/nats-core';
 import { airtwinError, deviceOffline } from '../../errors.js';
 import type { Clock } from '../../protocol/clock.js';
 import type { DeviceLink, LinkEvent } from '../../protocol/device-link.js';

@@ -67,7 +67,7 @@ export interface RecorderOptions {
    * opens its recording once its ports are bound, so a start that fails (a port in use) leaves
    * an earlier recording at the path as it was instead of truncating it.
    */
-  held?: boolean;
+  openLater?: boolean;
 }
 
 export interface RecorderStats {
@@ -161,7 +161,7 @@ export function createRecorder(opts: RecorderOptions): Recorder {
   const { path, maxBytes, clock } = opts;
   const maxBuffered = opts.maxBufferedBytes ?? 64 * 1024 * 1024;
   const wallNow = opts.wallNow ?? (() => performance.now());
-  let parts = opts.held ? undefined : new NdjsonParts(path, maxBytes);
+  let parts = opts.openLater ? undefined : new NdjsonParts(path, maxBytes);
   /** Lines written while held, for open(). */
   const waiting: string[] = [];
   /** Bytes handed to the writer since its last flush, and bytes flushed but not yet on disk. */

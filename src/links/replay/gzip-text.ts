@@ -112,7 +112,7 @@ async function* memberTexts(source: AsyncGenerator<FileChunk>, chunkSize: number
     input = input.length > 0 ? Buffer.concat([input, r.value.data]) : r.value.data;
     return true;
   };
-  const take = (n: number): void => {
+  const consume = (n: number): void => {
     input = input.subarray(n);
     used += n;
   };
@@ -123,10 +123,10 @@ async function* memberTexts(source: AsyncGenerator<FileChunk>, chunkSize: number
       for (;;) {
         const at = firstNonZero(input);
         if (at >= 0) {
-          take(at);
+          consume(at);
           break;
         }
-        take(input.length);
+        consume(input.length);
         if (!(await more())) return;
       }
       while (input.length < 2 && (await more()));
@@ -146,7 +146,7 @@ async function* memberTexts(source: AsyncGenerator<FileChunk>, chunkSize: number
       if (input.length > MAX_HEADER) throw corrupt('header too long');
       if (!(await more())) throw cutOff();
     }
-    take(header);
+    consume(header);
 
     // The deflate data: written a file chunk at a time, each once the one before was inflated.
     const inflate = createInflateRaw({ chunkSize });
@@ -223,6 +223,6 @@ async function* memberTexts(source: AsyncGenerator<FileChunk>, chunkSize: number
     while (input.length < 8) if (!(await more())) throw cutOff();
     if (input.readUInt32LE(0) !== crc) throw corrupt('incorrect data check');
     if (input.readUInt32LE(4) !== length) throw corrupt('incorrect length check');
-    take(8);
+    consume(8);
   }
 }
