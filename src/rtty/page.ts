@@ -52,7 +52,7 @@ document.addEventListener('paste', (e) => {
 
 export function terminalPage(id: string, serial: string): string {
   return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>rtty ${escapeHtml(serial)}</title>
+<html lang="en"><head><meta charset="utf-8"><link rel="icon" href="data:,"><title>rtty ${escapeHtml(serial)}</title>
 <style>body{margin:0;background:#111;color:#ddd;font:14px monospace}header{padding:6px 10px;background:#222;position:sticky;top:0}
 pre{margin:0;padding:10px;white-space:pre-wrap;word-break:break-all;min-height:80vh}</style></head>
 <body><header>rtty session <span>${escapeHtml(id)}</span> to device <span>${escapeHtml(serial)}</span>: <span id="state">connecting</span></header>

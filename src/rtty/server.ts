@@ -79,6 +79,7 @@ export class InternalRttyServer {
     this.viewServer = opts.https ? createHttpsServer({ cert: opts.https.cert, key: opts.https.key }, onRequest) : createHttpServer(onRequest);
     this.viewServer.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => this.upgradeView(req, socket, head));
     this.deviceServer.on('tlsClientError', () => undefined);
+    this.viewServer.maxConnections = 256;
   }
 
   /** Binds both ports (0 = a free one) and answers the ports bound. */
