@@ -53,7 +53,7 @@ describe('remote session through the internal rtty server (plain)', () => {
   let s: TestServer;
   beforeAll(async () => {
     s = await startTestServer({ sim: true, scenario: 'lab', speed: 20, rttyTimeout: 600 });
-  }, 30_000);
+  }, 60_000);
   afterAll(async () => s?.close());
 
   it('GET rtty -> the AP registers -> /connect/<id> 200 -> a command through the websocket', async () => {
@@ -65,7 +65,7 @@ describe('remote session through the internal rtty server (plain)', () => {
       ws: (url) => new WebSocket(url),
     };
     await session(s, http, 'http');
-  }, 30_000);
+  }, 60_000);
 });
 
 describe('remote session through the internal rtty server (TLS)', () => {
@@ -77,7 +77,7 @@ describe('remote session through the internal rtty server (TLS)', () => {
       '-out', join(dir, 'cert.pem'), '-days', '2', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1'], { encoding: 'utf8' });
     expect(r.status, r.stderr).toBe(0);
     s = await startTestServer({ sim: true, scenario: 'lab', speed: 20, rttyTimeout: 600, tlsCert: join(dir, 'cert.pem'), tlsKey: join(dir, 'key.pem') });
-  }, 30_000);
+  }, 60_000);
   afterAll(async () => s?.close());
 
   it('both rtty ports speak TLS with the APIs\' certificate', async () => {
@@ -95,5 +95,5 @@ describe('remote session through the internal rtty server (TLS)', () => {
       ws: (url) => new WebSocket(url, { ca }),
     };
     await session(s, http, 'https');
-  }, 30_000);
+  }, 60_000);
 });
