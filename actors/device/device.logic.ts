@@ -225,7 +225,7 @@ export function plainNotificationStep(ctx: DeviceContext, bytes: number, f: Noti
 function notificationParts(ctx: DeviceContext, f: NotificationFrame, bytes: number, at: number): { effects: Effects; more: ((c: DeviceContext) => Effects)[] } {
   const now = ctx.deps.now();
   const when = frameTime(ctx, at);
-  const event = eventOf(ctx.serial, f.method, f.params, when, ctx.status.UUID);
+  const event = eventOf(ctx.serial, f.method, f.params, when, ctx.status.UUID, f.stateText);
   const status = countedStatus(ctx, bytes, when);
   let next: Partial<DeviceContext> = { status };
   let requestUuid: string | undefined;

@@ -1,7 +1,6 @@
 import { filter, map, type Observable, type SchedulerLike } from 'rxjs';
 import type { FleetEvent } from '../../actors/fleet.js';
 import { isObject } from '../protocol/frame.js';
-import { takeSource } from '../protocol/json-source.js';
 import type { Store } from '../store/duckdb.js';
 import { runBatches } from './batch.js';
 import { DuckDbSink, type PipelineLogger, type RetryPolicy } from './duckdb-sink.js';
@@ -27,10 +26,9 @@ export function eventRows(e: FleetEvent): RowSet | undefined {
   const recorded = sec(e.at);
   switch (e.type) {
     case 'state': {
-      const { uuid, state } = e.payload;
-      // The text the link parsed the state from (its bytes, from a recording), when it kept it;
-      // else serialised here. Taken first, so nothing thrown below leaves it remembered.
-      const text = takeSource(state) ?? json(state);
+      const { uuid, state, stateText } = e.payload;
+      // The text the link parsed the state from (its bytes, from a recording), when it kept it.
+      const text = stateText ?? json(state);
       const derived = stateRows(e.serial, recorded, uuid, state);
       // The statistics row first: the document itself is stored even when its parts are odd.
       derived.rows.unshift(row('statistics', [e.serial, uuid, text, recorded]));

@@ -17,7 +17,7 @@ import { jetstream, jetstreamManager, type ConsumerMessages, type JsMsg } from '
 import { wallClock, type Clock } from '../../protocol/clock.js';
 import { DEFAULT_FRAME_BUDGET, FrameBudget, type FrameBudgetLimits } from '../../protocol/frame-budget.js';
 import { isObject, type UpFrame } from '../../protocol/frame.js';
-import { rememberStateText } from '../../protocol/json-source.js';
+import { stateSourceText } from '../../protocol/json-source.js';
 import { isSerial } from '../../protocol/serial.js';
 import { connectNats, type LinkLogger, type NatsStatus } from './connect.js';
 import { EdgeLiveness } from './liveness.js';
@@ -400,9 +400,9 @@ export class NatsLinkManager {
       return link.malformed('not a JSON-RPC 2.0 object', bytes, at);
     }
     this.counts.frames++;
-    // The state's own text, so ingest does not serialise it again.
-    if (frame.method === 'state') rememberStateText(frame, text);
-    link.frame(frame as unknown as UpFrame, bytes, at, m.headers?.get(HDR_RESYNC) === '1');
+    // The state's own text travels with the frame, so ingest does not serialise it again.
+    const stateText = frame.method === 'state' ? stateSourceText(frame, text) : undefined;
+    link.frame(frame as unknown as UpFrame, bytes, at, m.headers?.get(HDR_RESYNC) === '1', stateText);
   }
 }
 

@@ -305,7 +305,7 @@ class Replay {
   private deliver(rec: Extract<RecordLine, { kind: 'up' }>, link: ReplayLink, at: number | undefined, line: number, file: string | undefined): void {
     this.delivering = rec.serial;
     this.refusal = undefined;
-    const delivered = link.deliver(rec.frame, rec.bytes, at);
+    const delivered = link.deliver(rec.frame, rec.bytes, at, rec.stateText);
     this.delivering = undefined;
     if (delivered === 'unmatched') {
       this.unmatched(line, `result for recorded command id ${String(rec.frame.id)}, which the device actor did not run in this replay (not recorded before it, or not run): not delivered`, file);
