@@ -31,6 +31,7 @@ import { startIngest, type Ingest } from '../pipelines/ingest.js';
 import { clockScheduler } from '../pipelines/clock-scheduler.js';
 import type { PipelineLogger } from '../pipelines/duckdb-sink.js';
 import type { IngestMetrics } from '../pipelines/metrics.js';
+import type { OpenTableWriter } from '../pipelines/table-writer.js';
 import { isPartName } from '../links/record/ndjson-writer.js';
 import { firstTime, lastTime, NotARecordingError, recordedConnects } from '../links/replay/read-recording.js';
 import { inputLabel, openReplayInput, partsAfterGapNote, type ReplayInput } from './replay-input.js';
@@ -59,6 +60,8 @@ export interface ReplayIo {
    * written, and the summary says it stopped early.
    */
   stop?: AbortSignal;
+  /** How ingest writes each table (startIngest's `openWriter`; default its own). The replay bench measures the reference writer through it. */
+  tableWriters?: (store: Store) => OpenTableWriter;
 }
 
 export interface ReplayResult {
@@ -342,7 +345,7 @@ async function replayInto(input: ReplayInput, opts: ReplayCommandOptions, io: Re
       // Retry waits on wall time: a virtual clock stands still once the lines are played, and
       // a wait on it would never end (the process exited 13 with the batch unwritten).
       events$: fleet.events$, store, scheduler: clockScheduler(clock), retryScheduler: asyncScheduler, logger,
-      maxDelayMs: max ? 3_600_000 : undefined, maxRows: max ? 10_000 : undefined,
+      maxDelayMs: max ? 3_600_000 : undefined, maxRows: max ? 10_000 : undefined, openWriter: io.tableWriters?.(store),
     });
     bar = io.progress ? replayProgressBar(io.out, files) : undefined;
     const running = ingest;
