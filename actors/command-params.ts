@@ -332,6 +332,15 @@ export interface RttyServer {
   timeout: number;
   /** One token for every session (upstream `rtty.token`); absent: a fresh random one per session. */
   token?: string;
+  /** The internal rtty server's session table: a session is opened before its AP is sent there. */
+  sessions?: RttySessions;
+}
+
+/** Sessions of the internal rtty server (src/rtty/server.ts). */
+export interface RttySessions {
+  /** False when it holds as many sessions as it takes. */
+  open(session: { id: string; token: string; serial: string }): boolean;
+  end(id: string): void;
 }
 
 /** The device password goes to the AP only: the command record's `details` (API, history, store) leave it out. */

@@ -58,9 +58,10 @@ function run(enqueue: unknown, effects: Effects): void {
   if (effects.close !== undefined) q.sendTo('link', { type: 'close', reason: effects.close });
 }
 
-type Ev<T extends DeviceMachineEvent['type']> = Extract<DeviceMachineEvent, { type: T }>;
+/** The machine event of one type. */
+type EventOf<T extends DeviceMachineEvent['type']> = Extract<DeviceMachineEvent, { type: T }>;
 const frameOf = (e: DeviceMachineEvent) => (e.type === 'link.frame' ? e.frame : undefined);
-const subOf = (e: DeviceMachineEvent) => (e as Ev<'command.submit'>).submission;
+const subOf = (e: DeviceMachineEvent) => (e as EventOf<'command.submit'>).submission;
 const violation = (c: DeviceContext, e: DeviceMachineEvent) => {
   const f = frameOf(e);
   return f ? frameViolation(c, f) : undefined;
@@ -125,7 +126,7 @@ export const deviceMachine = setup({
     heldLinkChange: ({ context }) => context.heldEvents?.linkChange === true,
   },
   actions: {
-    countFrame: enqueueActions(({ context, event, enqueue }) => run(enqueue, countFrame(context, (event as Ev<'link.frame'>).bytes, (event as Ev<'link.frame'>).at))),
+    countFrame: enqueueActions(({ context, event, enqueue }) => run(enqueue, countFrame(context, (event as EventOf<'link.frame'>).bytes, (event as EventOf<'link.frame'>).at))),
     noteProtocolError: enqueueActions(({ context, event, enqueue }) => run(enqueue, protocolError(context, violation(context, event) ?? 'invalid frame'))),
     dropForErrors: enqueueActions(({ context, enqueue }) => run(enqueue, drop(context, 'protocol-errors', `${context.protocolErrors} protocol errors`))),
     dropBadSerial: enqueueActions(({ context, event, enqueue }) => {
@@ -168,14 +169,14 @@ export const deviceMachine = setup({
       if (f?.kind === 'result') run(enqueue, completeCurrent(context, f.result));
     }),
     timeoutCurrent: enqueueActions(({ context, enqueue }) => run(enqueue, timeoutCurrent(context))),
-    sendFailed: enqueueActions(({ context, event, enqueue }) => run(enqueue, sendFailed(context, (event as Ev<'link.sendFailed'>).reason, (event as Ev<'link.sendFailed'>).forGood === true))),
+    sendFailed: enqueueActions(({ context, event, enqueue }) => run(enqueue, sendFailed(context, (event as EventOf<'link.sendFailed'>).reason, (event as EventOf<'link.sendFailed'>).forGood === true))),
     startNext: enqueueActions(({ context, enqueue }) => run(enqueue, startNext(context))),
     refuseNext: enqueueActions(({ context, enqueue }) => run(enqueue, refuseNext(context))),
-    linkConnected: enqueueActions(({ context, event, enqueue }) => run(enqueue, linkConnected(context, event as Ev<'link.connected'>))),
+    linkConnected: enqueueActions(({ context, event, enqueue }) => run(enqueue, linkConnected(context, event as EventOf<'link.connected'>))),
     linkDisconnected: enqueueActions(({ context, event, enqueue }) =>
-      run(enqueue, linkDisconnected(context, (event as Ev<'link.disconnected'>).reason ?? 'link closed', (event as Ev<'link.disconnected'>).at))),
+      run(enqueue, linkDisconnected(context, (event as EventOf<'link.disconnected'>).reason ?? 'link closed', (event as EventOf<'link.disconnected'>).at))),
     attachLink: enqueueActions(({ context, event, enqueue }) => {
-      const { link, deps } = event as Ev<'link.attach'>;
+      const { link, deps } = event as EventOf<'link.attach'>;
       if (context.linkUp) run(enqueue, linkDisconnected(context, 'link replaced'));
       if (deps && deps !== context.deps) enqueue.assign({ deps });
       enqueue.sendTo('link', { type: 'attach', link });
@@ -185,13 +186,13 @@ export const deviceMachine = setup({
     rejectBusy: enqueueActions(({ context, event, enqueue }) =>
       run(enqueue, reject(context, subOf(event), 'DEVICE_BUSY', queueFull(context) ? 'the command queue is full' : 'a command is running or the device is restarting'))),
     rejectOffline: enqueueActions(({ context, event, enqueue }) => run(enqueue, reject(context, subOf(event), 'DEVICE_OFFLINE', 'the device is not connected'))),
-    markDue: enqueueActions(({ context, event, enqueue }) => run(enqueue, markDue(context, (event as Ev<'command.due'>).uuid))),
-    expire: enqueueActions(({ context, event, enqueue }) => run(enqueue, expire(context, (event as Ev<'command.expire'>).uuid))),
+    markDue: enqueueActions(({ context, event, enqueue }) => run(enqueue, markDue(context, (event as EventOf<'command.due'>).uuid))),
+    expire: enqueueActions(({ context, event, enqueue }) => run(enqueue, expire(context, (event as EventOf<'command.expire'>).uuid))),
     abandonAll: enqueueActions(({ context, event, enqueue }) => {
-      const e = event as Ev<'device.shutdown'>;
+      const e = event as EventOf<'device.shutdown'>;
       run(enqueue, abandonAll(context, e.reason, e.keepQueued === true));
     }),
-    restoreCommand: enqueueActions(({ context, event, enqueue }) => run(enqueue, restore(context, (event as Ev<'command.restore'>).submission))),
+    restoreCommand: enqueueActions(({ context, event, enqueue }) => run(enqueue, restore(context, (event as EventOf<'command.restore'>).submission))),
     maintenanceTimedOut: enqueueActions(({ context, enqueue }) => run(enqueue, endMaintenance(context, 'timedout'))),
     notRestarted: enqueueActions(({ context, event, enqueue }) => {
       const f = frameOf(event);
@@ -333,7 +334,7 @@ const fastPathGuards: { before: FrameGuard[]; plain: FrameGuard } = (() => {
 })();
 
 /** What the machine would do with a frame in `context` (state `online` or not), when that is only its fast path's step. */
-export function notificationFastPath(context: DeviceContext, online: boolean, event: Ev<'link.frame'>): LaneStep | undefined {
+export function notificationFastPath(context: DeviceContext, online: boolean, event: EventOf<'link.frame'>): LaneStep | undefined {
   if (!online || event.frame.kind !== 'notification') return undefined;
   const args = { context, event };
   for (const guard of fastPathGuards.before) if (guard(args)) return undefined;

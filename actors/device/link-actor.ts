@@ -3,7 +3,7 @@ import { isRefusedForGood, type DeviceLink, type LinkEvent } from '../../src/pro
 import type { DownFrame } from '../../src/protocol/frame.js';
 import type { VerifiedCertificate } from './device.types.js';
 import { decodeFrame, type DecodedFrame } from './frame-decoder.js';
-import { tryLane, type FastPath, type LaneDevice } from './notification-lane.js';
+import { tryNotificationLane, type FastPath, type LaneDevice } from './notification-lane.js';
 
 /** Events the link actor sends to the device machine. Frames arrive decoded (frame-decoder.ts). */
 export type LinkMachineEvent =
@@ -47,7 +47,7 @@ export const linkActor = fromCallback<LinkActorEvent, { link?: DeviceLink; devic
   let inRequest = false;
   const onLinkEvent = (e: LinkEvent): void => {
     const event = toMachineEvent(e);
-    if (event.type === 'link.frame' && device && fastPath && !inRequest && tryLane(device, fastPath, event)) return;
+    if (event.type === 'link.frame' && device && fastPath && !inRequest && tryNotificationLane(device, fastPath, event)) return;
     sendBack(event);
   };
   let unsubscribe = link?.subscribe(onLinkEvent);

@@ -7,7 +7,7 @@ import { ConfigError, parseRecordMaxBytes, parseSpeed } from './flags.js';
 
 type Raw = Record<string, unknown>;
 
-const NUMERIC = new Set(['gatewayPort', 'rrmPort', 'seed', 'bodyLimit', 'headersTimeout', 'requestTimeout', 'keepAliveTimeout', 'connectionTimeout', 'maxConnections', 'rrmWifiScanInterval', 'rrmCapabilitiesInterval', 'rrmCollectInterval', 'rrmConfigDebounce', 'rttyPort', 'rttyViewport', 'rttyTimeout', 'apMaxFramesPerS', 'apMaxBytesPerS', 'apOffenderSeconds', 'uploadPort', 'uploadMaxBytes', 'filesMaxAge', 'filesMaxBytes', 'warmUp']);
+const NUMERIC = new Set(['gatewayPort', 'rrmPort', 'seed', 'bodyLimit', 'headersTimeout', 'requestTimeout', 'keepAliveTimeout', 'connectionTimeout', 'maxConnections', 'rrmWifiScanInterval', 'rrmCapabilitiesInterval', 'rrmCollectInterval', 'rrmConfigDebounce', 'rttyPort', 'rttyViewport', 'rttyTimeout', 'rttyMaxSessions', 'apMaxFramesPerS', 'apMaxBytesPerS', 'apOffenderSeconds', 'uploadPort', 'uploadMaxBytes', 'filesMaxAge', 'filesMaxBytes', 'warmUp']);
 const BOOLEAN = new Set(['sim', 'keepTime', 'autoProvision', 'rtty']);
 const LIST = new Set(['apiTokens', 'natsFilter']);
 

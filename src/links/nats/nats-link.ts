@@ -32,7 +32,8 @@ export class NatsLink implements DeviceLink {
   private readonly listeners: ((e: LinkEvent) => void)[] = [];
   /** Events that arrived before anyone listened (the fleet attaches synchronously, so rarely used). */
   private readonly early: LinkEvent[] = [];
-  private held: LinkEvent[] = [];
+  /** Frames that need a session, waiting for the `connect` an edge re-sends on resync. */
+  private awaitingConnect: LinkEvent[] = [];
   private holdTimer: unknown;
   private current?: { edge: string; session?: number };
   private lastPresence?: Presence;
@@ -43,7 +44,7 @@ export class NatsLink implements DeviceLink {
 
   /** Frames taken from the stream but not yet handed to the actor (held for a `connect`, or early). */
   get holding(): number {
-    return this.held.length + this.early.length;
+    return this.awaitingConnect.length + this.early.length;
   }
 
   subscribe(listener: (event: LinkEvent) => void): () => void {
@@ -127,8 +128,8 @@ export class NatsLink implements DeviceLink {
     }
     // serve restarted while the AP stayed on its edge: the actor is new and needs `connect` first.
     // The edge re-sends it on resync; until then (bounded) frames that need a session wait.
-    if (!this.seenConnect && method !== undefined && !BEFORE_CONNECT.has(method) && this.held.length < MAX_HELD) {
-      this.held.push(event);
+    if (!this.seenConnect && method !== undefined && !BEFORE_CONNECT.has(method) && this.awaitingConnect.length < MAX_HELD) {
+      this.awaitingConnect.push(event);
       if (this.holdTimer === undefined) this.holdTimer = this.deps.clock.setTimeout(() => this.flushHeld(), HOLD_MS);
       return;
     }
@@ -157,9 +158,9 @@ export class NatsLink implements DeviceLink {
   private flushHeld(): void {
     if (this.holdTimer !== undefined) this.deps.clock.clearTimeout(this.holdTimer);
     this.holdTimer = undefined;
-    const held = this.held;
-    this.held = [];
-    for (const e of held) this.dispatch(e);
+    const waiting = this.awaitingConnect;
+    this.awaitingConnect = [];
+    for (const e of waiting) this.dispatch(e);
   }
 
   private dispatch(event: LinkEvent): void {

@@ -31,7 +31,7 @@ describe('loadServeConfig', () => {
     [{ nats: 'http://x' }, /--nats/],
     [{ jwtSecret: 'a'.repeat(20), jwtPublicKey: '/k.pem' }, /choose one/],
     [{ tlsCert: '/c.pem' }, /go together/],
-    [{ rttyPort: '0' }, /--rtty-port/],
+    [{ rttyPort: '65536' }, /--rtty-port/],
   ])('names the flag of a bad value %j', (flags, message) => {
     expect(() => loadServeConfig({ flags, env: {} })).toThrow(ConfigError);
     expect(() => loadServeConfig({ flags, env: {} })).toThrow(message);
