@@ -8,7 +8,7 @@ export default tseslint.config(
   {
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
-      // Side effects belong at the edges (conventions §3): only src/cli.ts may touch the process.
+      // Side effects belong at the edges (conventions §3): only src/cli/ may touch the process.
       'no-restricted-properties': ['error',
         { object: 'Math', property: 'random', message: 'Take a seeded rng (simulator/rng) instead.' }],
     },

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { SERVE_DEFAULTS } from '../src/config/schema.js';
-import { startServe, type RunningServe } from '../src/commands/serve.js';
+import { startServe, type RunningServe } from '../src/runtime/serve.js';
 
 export interface ScannedHall {
   serve: RunningServe;

@@ -17,7 +17,7 @@ import { Worker } from 'node:worker_threads';
 import Fastify from 'fastify';
 import { percentile, report, median } from './_report.js';
 import { SERVE_DEFAULTS } from '../src/config/schema.js';
-import { startServe } from '../src/commands/serve.js';
+import { startServe } from '../src/runtime/serve.js';
 import { Store } from '../src/store/duckdb.js';
 
 const DEVICES = 10_000;

@@ -4,6 +4,8 @@
  * -> ingest pipeline -> DuckDB, versus the raw DuckDB appender writing the same rows (statistics + state_radios + state_associations,
  * values computed before the clock starts) in the same run. Each round gets fresh DuckDB files;
  * the median of the rounds is reported (target ratio >= 0.5, docs/performance.md).
+ * `--writer=appender` runs the pipeline through the reference table writer (DuckDB's appender)
+ * instead of the default chunk writer (src/pipelines/table-writer.ts).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -18,6 +20,7 @@ import { buildVenue } from '../simulator/venue.js';
 import { clockScheduler } from '../src/pipelines/clock-scheduler.js';
 import type { PipelineLogger } from '../src/pipelines/duckdb-sink.js';
 import { eventRows, startIngest } from '../src/pipelines/ingest.js';
+import { appenderWriters } from '../src/pipelines/table-writer.js';
 import { TABLES, type Row, type TableName } from '../src/pipelines/tables.js';
 import type { DeviceLink, LinkEvent } from '../src/protocol/device-link.js';
 import type { NotificationFrame } from '../src/protocol/frame.js';
@@ -27,6 +30,7 @@ import { report, median } from './_report.js';
 
 const ROUNDS = Number(process.env.INGEST_BENCH_ROUNDS ?? 3);
 const FRAMES_PER_AP = Number(process.env.INGEST_BENCH_FRAMES_PER_AP ?? 25);
+const WRITER = process.argv.includes('--writer=appender') ? 'appender' : 'chunks';
 const quiet: PipelineLogger = { info: () => undefined, warn: () => undefined, error: (o, m) => console.error(m, o) };
 
 // --- frames: the hall venue at --speed max, a state from every AP each simulated minute -------
@@ -41,7 +45,7 @@ for (let i = 0; i < FRAMES_PER_AP; i++) {
   for (const ap of venue.aps) frames.push({ ap, frame: stateFrame(venue, ap) });
 }
 const bytes = frames.reduce((s, f) => s + JSON.stringify(f.frame).length, 0);
-console.log(`ingest: ${frames.length} state frames of '${scenario.name}' (${venue.aps.length} APs, ${venue.clients.length} stations), avg ${(bytes / frames.length / 1024).toFixed(1)} KB`);
+console.log(`ingest: ${frames.length} state frames of '${scenario.name}' (${venue.aps.length} APs, ${venue.clients.length} stations), avg ${(bytes / frames.length / 1024).toFixed(1)} KB, ${WRITER} table writer`);
 await describeMachine();
 
 /** A DeviceLink the bench pushes frames into, as a NATS or websocket link would deliver them. */
@@ -91,7 +95,9 @@ async function subject(list: typeof frames): Promise<number> {
       link.frame(connectFrame(ap));
     }
     await settle();
-    const ingest = startIngest({ events$: fleet.events$, store, scheduler: clockScheduler(clock), logger: quiet });
+    const ingest = startIngest({
+      events$: fleet.events$, store, scheduler: clockScheduler(clock), logger: quiet, ...(WRITER === 'appender' ? { openWriter: appenderWriters(store) } : {}),
+    });
     await ingest.flush(); // connect-time rows (capabilities) and open appenders: not timed
     gc();
     const t0 = performance.now();
@@ -174,4 +180,4 @@ const rowsPerFrame = frames.reduce((s, f) => {
 console.log(`  rows per frame ${rowsPerFrame.toFixed(1)} (1 statistics + radios + associations)`);
 console.log(`  actor -> pipeline -> DuckDB: ${value} frames/s (median of ${ROUNDS})`);
 console.log(`  raw DuckDB appender, same rows: ${baselineValue} frames/s (median of ${ROUNDS})`);
-report({ bench: 'ingest', metric: 'state frames/s', value, unit: 'frames/s', baseline: baselineValue, baselineName: 'raw DuckDB appender' });
+report({ bench: 'ingest', metric: WRITER === 'appender' ? 'state frames/s (appender writer)' : 'state frames/s', value, unit: 'frames/s', baseline: baselineValue, baselineName: 'raw DuckDB appender' });

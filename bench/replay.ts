@@ -17,8 +17,8 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
-import { runReplay } from '../src/commands/replay.js';
-import { runSimulate } from '../src/commands/simulate.js';
+import { runReplay } from '../src/runtime/replay.js';
+import { runSimulate } from '../src/runtime/simulate.js';
 import { Store } from '../src/store/duckdb.js';
 import { appendRaw, readAppendedRows, type TableRows } from './_raw-appender.js';
 import { describeMachine } from './_machine.js';
@@ -26,7 +26,7 @@ import { report, median } from './_report.js';
 
 const HOURS = Number(process.env.REPLAY_BENCH_HOURS ?? 1);
 const ROUNDS = Math.max(1, Number(process.env.REPLAY_BENCH_ROUNDS ?? 3));
-const BATCH = 10_000; // src/commands/replay.ts: maxRows at --speed max
+const BATCH = 10_000; // src/runtime/replay.ts: maxRows at --speed max
 const dir = mkdtempSync(join(tmpdir(), 'airtwin-bench-replay-'));
 const quiet = () => new PassThrough().resume();
 

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { SERVE_DEFAULTS } from '../src/config/schema.js';
-import { startServe } from '../src/commands/serve.js';
+import { startServe } from '../src/runtime/serve.js';
 import { launchBrowser, newPage } from '../test/helpers/browser.js';
 import { median, percentile, report } from './_report.js';
 

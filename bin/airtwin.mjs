@@ -23,4 +23,4 @@ try {
 }
 const { register } = await import('tsx/esm/api');
 register();
-await import('../src/cli.ts');
+await import('../src/cli/index.ts');

@@ -91,6 +91,11 @@ export const ScenarioSchema = Type.Object({
   /** ISO-8601 start of the simulated time, e.g. 2026-01-05T08:00:00Z. */
   start: Type.Optional(Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d+)?Z$' })),
   country: Type.Optional(Type.String({ pattern: '^[A-Z]{2}$' })),
+  /**
+   * Seconds of history `serve` gives the venue by default (its --warm-up): it starts that far in
+   * the past and runs faster until it reaches the wall clock. Absent: 0. `simulate` ignores it.
+   */
+  warmUp: Type.Optional(Type.Integer({ minimum: 0 })),
   /** Where the floor plan's (0, 0) corner lies on the earth; APs report positions from it (state `gps`). */
   origin: Type.Optional(Type.Object({
     latitude: Type.Number({ minimum: -89, maximum: 89 }),

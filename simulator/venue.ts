@@ -71,30 +71,72 @@ const macOf = (h1: number, h2: number): string => {
   return b.map((x) => x.toString(16).padStart(2, '0')).join(':');
 };
 
+type ApSpec = NonNullable<Scenario['aps']>[number];
+type RadioSpec = ApSpec['radios'][number];
+type ApIntervals = SimAp['intervals'];
+
+/** What every AP of a venue shares when it is built. */
+interface ApContext {
+  scenario: Scenario;
+  seed: number | string;
+  country: string;
+  start: number;
+  origin: GeoOrigin;
+  floorHeightM: number;
+  intervals: ApIntervals;
+}
+
 /** Build the venue of a scenario. `seed` overrides the scenario's own seed (CLI `--seed`). */
 export function buildVenue(scenario: Scenario, clock: Clock, seed: number | string = scenario.seed): Venue {
   const country = scenario.country ?? 'US';
   const start = clock.now();
-  const b = scenario.building;
+  const world = radioWorld(scenario.building, seed);
+  const origin = scenario.origin ?? DEFAULT_ORIGIN;
+  const ctx: ApContext = {
+    scenario, seed, country, start, origin, floorHeightM: world.geometry.floorHeightM,
+    intervals: {
+      state: scenario.intervals.state * 1000,
+      healthcheck: scenario.intervals.healthcheck * 1000,
+      log: (scenario.intervals.log ?? 3600) * 1000,
+      wifiscan: (scenario.intervals.wifiscan ?? DEFAULT_WIFISCAN_S) * 1000,
+    },
+  };
+  const aps = [...(scenario.aps ?? []), ...gridApSpecs(scenario)].map((spec, index) => buildAp(ctx, spec, index));
+  const neighbours = buildNeighbours(scenario, seedNumber(seed), aps.length, start);
+  const clients = buildClients(scenario, seed, start);
+  const points = [...aps.map((a) => a.pos), ...neighbours.map((n) => n.pos)];
+  return {
+    name: scenario.name, seed, start, country, origin, clock, world, losses: new LossMatrix(world, points),
+    aps, apBySerial: new Map(aps.map((a) => [a.serial, a])), neighbours, clients, scenario,
+    roamIntervalMs: (scenario.intervals.roam ?? 30) * 1000, crashesPerDay: scenario.crashesPerDay ?? 0,
+    radioEpoch: 0, apField: Float64Array.from(aps, (a) => shadowField(world.shadowing, a.pos)),
+  };
+}
+
+/** The building's walls, floors and shadowing. */
+function radioWorld(b: Scenario['building'], seed: number | string): RadioWorld {
   const walls: Wall[] = [];
   b.floors.forEach((f, floor) => f.walls?.forEach((w) => walls.push({
     floor, x1: w.from[0], y1: w.from[1], x2: w.to[0], y2: w.to[1],
     db: w.db ?? b.wallTypes?.[w.type ?? 'office'] ?? DEFAULT_WALL_DB[w.type ?? 'office'] ?? 7,
   })));
   const geometry: Geometry = { floors: b.floors, walls, floorHeightM: b.floorHeight ?? 3.5, floorLossDb: b.floorLoss ?? 15 };
-  const world: RadioWorld = { geometry, shadowing: { seed: seedNumber(seed), sigmaDb: b.shadowing?.sigma ?? 5, decorrelationM: b.shadowing?.decorrelation ?? 10 } };
+  return { geometry, shadowing: { seed: seedNumber(seed), sigmaDb: b.shadowing?.sigma ?? 5, decorrelationM: b.shadowing?.decorrelation ?? 10 } };
+}
 
-  const apSpecs = [...(scenario.aps ?? [])];
+/** The APs of the scenario's grids, evenly spread over each floor, serials counting up. */
+function gridApSpecs(scenario: Scenario): ApSpec[] {
+  const specs: ApSpec[] = [];
   for (const g of scenario.apGrids ?? []) {
     let n = 0;
     g.floors.forEach((floor, fi) => {
-      const f = b.floors[floor]!;
+      const f = scenario.building.floors[floor]!;
       const m = g.margin ?? Math.min(f.width, f.depth) / (2 * Math.max(g.rows, g.cols));
       for (let r = 0; r < g.rows; r++) {
         for (let c = 0; c < g.cols; c++) {
           const x = g.cols === 1 ? f.width / 2 : m + ((f.width - 2 * m) * c) / (g.cols - 1);
           const y = g.rows === 1 ? f.depth / 2 : m + ((f.depth - 2 * m) * r) / (g.rows - 1);
-          apSpecs.push({
+          specs.push({
             serial: addHex(g.firstSerial, n++), floor, at: [x, y], ...(g.model ? { model: g.model } : {}),
             // Offsetting rows and floors keeps equal channels apart in every direction.
             radios: g.radios.map((rs) => ({ band: rs.band, channel: rs.channels[(c + 2 * r + 3 * fi) % rs.channels.length]!, ...(rs.width ? { width: rs.width } : {}), ...(rs.txPower !== undefined ? { txPower: rs.txPower } : {}) })),
@@ -103,58 +145,64 @@ export function buildVenue(scenario: Scenario, clock: Clock, seed: number | stri
       }
     });
   }
+  return specs;
+}
 
-  const intervals = {
-    state: scenario.intervals.state * 1000,
-    healthcheck: scenario.intervals.healthcheck * 1000,
-    log: (scenario.intervals.log ?? 3600) * 1000,
-    wifiscan: (scenario.intervals.wifiscan ?? DEFAULT_WIFISCAN_S) * 1000,
-  };
+function buildAp(ctx: ApContext, spec: ApSpec, index: number): SimAp {
+  const { serial } = spec;
+  const model = spec.model ?? 'edgecore_eap101';
+  const rng = rngStream(ctx.seed, `ap/${serial}`);
+  const phys = modelPhys(model, ctx.country);
+  const used = new Set<string>();
+  const radios = spec.radios.map((rs, ri) => buildRadio(ctx, serial, model, phys, used, rs, ri));
+  const uptimeMs = Math.round(rng.uniform(1, 30) * 86_400_000);
   // Periodic scans name each BSS's width (HT/VHT operation) so a model built from them knows it.
   const scanReport = { verbose: true, ies: false };
-  const origin = scenario.origin ?? DEFAULT_ORIGIN;
-  const aps: SimAp[] = apSpecs.map((spec, index) => {
-    const serial = spec.serial;
-    const model = spec.model ?? 'edgecore_eap101';
-    const rng = rngStream(seed, `ap/${serial}`);
-    const phys = modelPhys(model, country);
-    const used = new Set<string>();
-    const radios: SimRadio[] = spec.radios.map((rs, ri) => {
-      const phy = phys.find((p) => p.band === rs.band && !used.has(p.path) && p.channels.includes(rs.channel));
-      if (!phy) throw new RangeError(`AP ${serial} (${model}) has no free ${rs.band} phy for channel ${rs.channel}`);
-      used.add(phy.path);
-      const ssids = scenario.ssids.filter((s) => s.bands.includes(rs.band)).map((s) => s.name);
-      const width = Math.min(rs.width ?? DEFAULT_WIDTH[rs.band], phy.maxWidth) as ChannelWidth;
-      const txPower = Math.min(rs.txPower ?? DEFAULT_TX[rs.band], maxTxPowerDbm(country, rs.band, rs.channel) ?? 20);
-      return {
-        index: ri, band: rs.band, phy: phy.path, hwChannels: phy.channels, maxWidth: phy.maxWidth, antennas: phy.antennas,
-        enabled: true, channel: rs.channel, width, txPower, ssids, bssids: ssids.map((_, si) => bssidFor(serial, ri, si)),
-        counters: ssids.map(() => zeroCounters()),
-        survey: { activeMs: 0, busyMs: 0, rxMs: 0, txMs: 0 }, lastSurveyAt: start,
-        prevSurvey: { activeMs: 0, busyMs: 0, rxMs: 0, txMs: 0 }, airtime: 0, stations: [],
-      };
-    });
-    const uptimeMs = Math.round(rng.uniform(1, 30) * 86_400_000);
-    return {
-      serial, index, model, country, capabilities: capabilitiesDocument(model, country, serial),
-      firmware: spec.firmware ?? DEFAULT_FIRMWARE,
-      uuid: Math.floor(start / 1000) - rng.int(3600, 30 * 86400),
-      pos: { floor: spec.floor, x: spec.at[0], y: spec.at[1] }, gps: venueToGps(origin, spec.at[0], spec.at[1], spec.floor * geometry.floorHeightM), radios, rng, up: true, bootAt: start - uptimeMs,
-      intervals: { ...intervals }, scanReport: { ...scanReport }, counters: zeroCounters(), prevCounters: zeroCounters(), prevSsidCounters: new Map(),
-      memoryTotal: 973131776, recentEvents: [],
-      factory: { radios: radios.map((r) => ({ enabled: true, channel: r.channel, width: r.width, txPower: r.txPower })), intervals: { ...intervals }, scanReport: { ...scanReport }, uuid: 1 },
-    };
-  });
+  const { intervals, start } = ctx;
+  return {
+    serial, index, model, country: ctx.country, capabilities: capabilitiesDocument(model, ctx.country, serial),
+    firmware: spec.firmware ?? DEFAULT_FIRMWARE,
+    uuid: Math.floor(start / 1000) - rng.int(3600, 30 * 86400),
+    pos: { floor: spec.floor, x: spec.at[0], y: spec.at[1] }, gps: venueToGps(ctx.origin, spec.at[0], spec.at[1], spec.floor * ctx.floorHeightM), radios, rng, up: true, bootAt: start - uptimeMs,
+    intervals: { ...intervals }, scanReport: { ...scanReport }, counters: zeroCounters(), prevCounters: zeroCounters(), prevSsidCounters: new Map(),
+    memoryTotal: 973131776, recentEvents: [],
+    factory: { radios: radios.map((r) => ({ enabled: true, channel: r.channel, width: r.width, txPower: r.txPower })), intervals: { ...intervals }, scanReport: { ...scanReport }, uuid: 1 },
+  };
+}
 
-  const sn = seedNumber(seed);
-  const neighbours: SimNeighbour[] = (scenario.neighbours ?? []).map((n, i) => ({
-    index: aps.length + i,
+/** Radio `ri` of an AP, on the first phy of its model not yet `used` that has the channel. */
+function buildRadio(
+  ctx: ApContext, serial: string, model: string, phys: ReturnType<typeof modelPhys>, used: Set<string>, rs: RadioSpec, ri: number,
+): SimRadio {
+  const phy = phys.find((p) => p.band === rs.band && !used.has(p.path) && p.channels.includes(rs.channel));
+  if (!phy) throw new RangeError(`AP ${serial} (${model}) has no free ${rs.band} phy for channel ${rs.channel}`);
+  used.add(phy.path);
+  const ssids = ctx.scenario.ssids.filter((s) => s.bands.includes(rs.band)).map((s) => s.name);
+  const width = Math.min(rs.width ?? DEFAULT_WIDTH[rs.band], phy.maxWidth) as ChannelWidth;
+  const txPower = Math.min(rs.txPower ?? DEFAULT_TX[rs.band], maxTxPowerDbm(ctx.country, rs.band, rs.channel) ?? 20);
+  return {
+    index: ri, band: rs.band, phy: phy.path, hwChannels: phy.channels, maxWidth: phy.maxWidth, antennas: phy.antennas,
+    enabled: true, channel: rs.channel, width, txPower, ssids, bssids: ssids.map((_, si) => bssidFor(serial, ri, si)),
+    counters: ssids.map(() => zeroCounters()),
+    survey: { activeMs: 0, busyMs: 0, rxMs: 0, txMs: 0 }, lastSurveyAt: ctx.start,
+    prevSurvey: { activeMs: 0, busyMs: 0, rxMs: 0, txMs: 0 }, airtime: 0, stations: [],
+  };
+}
+
+/** The unmanaged neighbours, indexed after the APs (their place in the loss matrix). */
+function buildNeighbours(scenario: Scenario, sn: number, firstIndex: number, start: number): SimNeighbour[] {
+  return (scenario.neighbours ?? []).map((n, i) => ({
+    index: firstIndex + i,
     bssid: n.bssid ?? macOf(hash32(sn, 7, i), hash32(sn, 8, i)),
     ssid: n.ssid, pos: { floor: n.floor, x: n.at[0], y: n.at[1] }, band: n.band, channel: n.channel,
     width: n.width ?? 20, txPower: n.txPower ?? DEFAULT_TX[n.band], load: n.load ?? 0.1,
     bootAt: start - (hash32(sn, 9, i) % 2_000_000) * 1000,
   }));
+}
 
+function buildClients(scenario: Scenario, seed: number | string, start: number): SimClient[] {
+  const sn = seedNumber(seed);
+  const b = scenario.building;
   const clients: SimClient[] = [];
   (scenario.clients ?? []).forEach((g, gi) => {
     for (let i = 0; i < g.count; i++) {
@@ -175,14 +223,7 @@ export function buildVenue(scenario: Scenario, clock: Clock, seed: number | stri
       });
     }
   });
-
-  const points = [...aps.map((a) => a.pos), ...neighbours.map((n) => n.pos)];
-  return {
-    name: scenario.name, seed, start, country, origin, clock, world, losses: new LossMatrix(world, points),
-    aps, apBySerial: new Map(aps.map((a) => [a.serial, a])), neighbours, clients, scenario,
-    roamIntervalMs: (scenario.intervals.roam ?? 30) * 1000, crashesPerDay: scenario.crashesPerDay ?? 0,
-    radioEpoch: 0, apField: Float64Array.from(aps, (a) => shadowField(world.shadowing, a.pos)),
-  };
+  return clients;
 }
 
 /** Primary frequency of a radio (MHz). */

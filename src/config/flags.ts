@@ -6,7 +6,7 @@
 import { accessSync, constants, existsSync, lstatSync, readlinkSync, realpathSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 
-/** A setting that cannot be used; src/cli.ts prints the message on one line and exits 2. */
+/** A setting that cannot be used; src/cli/ prints the message on one line and exits 2. */
 export class ConfigError extends Error {
   override name = 'ConfigError';
 }

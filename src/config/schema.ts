@@ -14,6 +14,7 @@ export const ServeConfigSchema = Type.Object({
   sim: Type.Boolean({ description: 'Run the simulated venue (false with --no-sim).' }),
   seed: Type.Optional(Type.Integer({ minimum: 0 })),
   speed: Type.Union([Type.Number({ exclusiveMinimum: 0 }), Type.Literal('max')]),
+  warmUp: Type.Optional(Type.Integer({ minimum: 0, description: 'Seconds of history the simulated venue starts with: it starts that far in the past and runs faster until it reaches the wall clock (default: the scenario\'s warmUp, 300 s for default; 0 turns it off).' })),
   replay: Type.Optional(Type.String({ minLength: 1 })),
   keepTime: Type.Boolean(),
   record: Type.Optional(Type.String({ minLength: 1 })),

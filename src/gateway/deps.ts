@@ -16,7 +16,7 @@ import type { CommandService } from '../../actors/command-service.js';
 import type { TelemetryRegistry } from './telemetry.js';
 import type { UiNotifications } from './ui-notifications.js';
 
-/** Everything the gateway's routes use; built by the composition root (src/commands/serve.ts). */
+/** Everything the gateway's routes use; built by the composition root (src/runtime/serve.ts). */
 export interface GatewayDeps {
   clock: Clock;
   store: Store;
@@ -32,7 +32,7 @@ export interface GatewayDeps {
   status: DeviceStatusSource;
   /** The device actors; commands go through `commandService`, never straight to a link. */
   fleet: Fleet;
-  /** Every device command, rtty included (it holds the rtty settings: src/commands/serve.ts). */
+  /** Every device command, rtty included (it holds the rtty settings: src/runtime/serve.ts). */
   commandService: CommandService;
   /** Telemetry streams to websocket clients (and NATS when configured). */
   telemetry: TelemetryRegistry;

@@ -1,20 +1,9 @@
 import type { SchedulerLike } from 'rxjs';
-import type { DuckDBDataChunk } from '@duckdb/node-api';
 import { isNoSpaceError } from '../errors.js';
 import type { Store } from '../store/duckdb.js';
 import type { IngestCounters } from './metrics.js';
-import { chunkType, fillChunk } from './row-chunks.js';
-import { APPEND_TABLES, TABLES, type CapabilitiesUpsert, type ColumnKind, type Row, type RowSet, type TableName } from './tables.js';
-
-/**
- * Where a table's rows go (Store.tableInserter; a test may wrap one to inject failures): one
- * statement per `insert`, all its rows or none; `fill` writes the next rows into DuckDB's chunk
- * and returns how many (0: done).
- */
-export interface InserterHandle {
-  insert(fill: (chunk: DuckDBDataChunk) => number): Promise<void>;
-  close(): void;
-}
+import { chunkWriters, type OpenTableWriter, type TableWriter } from './table-writer.js';
+import { APPEND_TABLES, TABLES, type CapabilitiesUpsert, type Row, type RowSet, type TableName } from './tables.js';
 
 /** Minimal logger (pino's Logger fits). */
 export interface PipelineLogger {
@@ -39,27 +28,25 @@ export interface DuckDbSinkOptions {
   logger: PipelineLogger;
   counters: IngestCounters;
   retry?: Partial<RetryPolicy>;
-  /** Where inserters come from (default: Store.tableInserter, a dedicated connection each). */
-  openInserter?: (table: TableName) => Promise<InserterHandle>;
+  /** Where each table's rows go (default: chunkWriters, table-writer.ts). */
+  openWriter?: OpenTableWriter;
 }
 
 /** Ids taken from a table's sequence in blocks: one `nextval` query per ~10,000 rows, not per row. */
 const ID_BLOCK = 10_000;
 
 /**
- * Writes batches with one inserter per table, opened once (Store.tableInserter). Each table's
- * rows of a batch are one INSERT on the inserter's connection, run on a pool thread: the event
- * loop only fills DuckDB's chunks when the statement asks for them (rows as they are, no copy in
- * between), and the copies into the table, the commit and its WAL write run on the pool thread
- * while the event loop goes on with the next frames. The tables of a batch are written at once,
- * each on its own connection. A failed table write is logged, counted and retried with backoff
- * (a failed INSERT was rolled back whole, so the same inserter retries it). After the retries the rows are
+ * Writes batches with one TableWriter per table, opened once (table-writer.ts). Each table's rows
+ * of a batch are one write, one transaction. The tables of a batch are written at once, each on
+ * its own connection. A failed table write is logged, counted and retried with backoff (a failed
+ * write left nothing behind, so the same writer retries it). After the retries the rows are
  * written one by one so a single unstorable row is rejected (logged with its serial, counted)
  * without holding back the others. Tables are written independently, so a retry never
  * duplicates another table's rows.
  */
 export class DuckDbSink {
-  private readonly handles = new Map<TableName, InserterHandle>();
+  private readonly handles = new Map<TableName, TableWriter>();
+  private readonly openWriter: OpenTableWriter;
   private readonly ids = new Map<TableName, { next: number; end: number }>();
   private readonly retry: RetryPolicy;
   private closed = false;
@@ -72,9 +59,10 @@ export class DuckDbSink {
 
   constructor(private readonly opts: DuckDbSinkOptions) {
     this.retry = { attempts: 6, firstDelayMs: 100, maxDelayMs: 5000, ...opts.retry };
+    this.openWriter = opts.openWriter ?? chunkWriters(opts.store);
   }
 
-  /** Opens every inserter up front, so the first batch does not pay for it (and a missing table shows at start). */
+  /** Opens every writer up front, so the first batch does not pay for it (and a missing table shows at start). */
   async open(): Promise<void> {
     for (const table of APPEND_TABLES) await this.handle(table);
   }
@@ -103,7 +91,7 @@ export class DuckDbSink {
     }
     // Tables in parallel: each has its own connection, so their commits overlap on DuckDB's threads.
     await Promise.all([...byTable].map(([table, rows]) => this.withRetry(table, rows.length, () => this.appendRows(table, rows), async () => {
-      // Row by row: each its own statement, on the same inserter (a failed one left nothing behind).
+      // Row by row: each its own write, on the same writer (a failed one left nothing behind).
       for (const row of rows) await this.once(table, String(row.values[0]), () => this.appendRows(table, [row]));
     })));
     if (caps.size > 0) {
@@ -117,7 +105,7 @@ export class DuckDbSink {
     this.opts.counters.lastWriteAt = this.opts.scheduler.now();
   }
 
-  /** Closes the inserters (every batch was written by then). Safe to call twice. */
+  /** Closes the writers (every batch was written by then). Safe to call twice. */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
@@ -125,16 +113,16 @@ export class DuckDbSink {
       try {
         h.close();
       } catch (e) {
-        this.opts.logger.warn({ table, err: e }, 'closing a DuckDB inserter failed');
+        this.opts.logger.warn({ table, err: e }, 'closing a DuckDB table writer failed');
       }
     }
     this.handles.clear();
   }
 
-  private async handle(table: TableName): Promise<InserterHandle> {
+  private async handle(table: TableName): Promise<TableWriter> {
     const found = this.handles.get(table);
     if (found) return found;
-    const h = this.opts.openInserter ? await this.opts.openInserter(table) : await defaultInserter(this.opts.store, table);
+    const h = await this.openWriter(table);
     this.handles.set(table, h);
     return h;
   }
@@ -160,20 +148,12 @@ export class DuckDbSink {
   }
 
   private async appendRows(table: TableName, rows: readonly Row[]): Promise<void> {
-    const spec = TABLES[table];
-    const ids = spec.sequence ? await this.takeIds(table, rows.length) : undefined;
-    const kinds = KINDS[table];
-    const h = await this.handle(table);
-    let from = 0;
-    // A failed statement was rolled back whole and its connection is fit for the next one, so the
-    // inserter stays: a fresh one per failure would register one more table function each time,
-    // and DuckDB keeps those until the store closes (a device that keeps sending an unstorable
-    // value would grow the catalog without bound).
-    await h.insert((chunk) => {
-      const n = fillChunk(chunk.chunk, kinds, rows, ids, from);
-      from += n;
-      return n;
-    });
+    const ids = TABLES[table].sequence ? await this.takeIds(table, rows.length) : undefined;
+    // A failed write left its writer fit for the next one, so the writer stays: a fresh chunk
+    // writer per failure would register one more table function each time, and DuckDB keeps
+    // those until the store closes (a device that keeps sending an unstorable value would grow
+    // the catalog without bound).
+    await (await this.handle(table)).write(rows, ids);
     this.appended.set(table, (this.appended.get(table) ?? 0) + rows.length);
   }
 
@@ -263,14 +243,10 @@ export class DuckDbSink {
  * be): the same rows fail the same way however often they are tried, so the batch goes row by row
  * at once instead of waiting through the retries meant for a full disk or a busy file. Not
  * "Invalid Input Error": DuckDB wraps anything thrown while it reads a batch's rows in it.
+ * DuckDB's appender (the reference writer) words the same two refusals without the error type.
  */
 export function isValueError(e: unknown): boolean {
-  return e instanceof Error && /^(Conversion|Constraint|Out of Range) Error:/.test(e.message);
+  return e instanceof Error && VALUE_ERROR.test(e.message);
 }
 
-/** The kinds of each table's values in column order, without the id (the sink takes it from the sequence and fills it first). */
-const KINDS = Object.fromEntries(APPEND_TABLES.map((t) => [t, TABLES[t].columns.map((c) => c[1]).filter((k) => k !== 'id')])) as Record<TableName, ColumnKind[]>;
-
-function defaultInserter(store: Store, table: TableName): Promise<InserterHandle> {
-  return store.tableInserter(TABLES[table].name, TABLES[table].columns.map(([name, kind]) => [name, chunkType(kind)] as const));
-}
+const VALUE_ERROR = /^(Conversion|Constraint|Out of Range) Error:|^Failed to append: .*constraint failed|^Type \S+ with value .* can't be cast/;

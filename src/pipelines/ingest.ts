@@ -4,9 +4,10 @@ import { isObject } from '../protocol/frame.js';
 import { takeSource } from '../protocol/json-source.js';
 import type { Store } from '../store/duckdb.js';
 import { runBatches } from './batch.js';
-import { DuckDbSink, type InserterHandle, type PipelineLogger, type RetryPolicy } from './duckdb-sink.js';
+import { DuckDbSink, type PipelineLogger, type RetryPolicy } from './duckdb-sink.js';
 import { IngestCounters, type IngestMetrics } from './metrics.js';
 import { fin, int32, stateRows, str } from './state-rows.js';
+import type { OpenTableWriter } from './table-writer.js';
 import type { Row, RowSet, TableName } from './tables.js';
 
 /**
@@ -108,8 +109,11 @@ export interface IngestOptions {
    * final flush would wait for virtual time that never comes.
    */
   retryScheduler?: SchedulerLike;
-  /** Inserter factory override (tests inject failures through it). */
-  openInserter?: (table: TableName) => Promise<InserterHandle>;
+  /**
+   * Where each table's rows go (table-writer.ts): chunkWriters (the default) or appenderWriters
+   * (the reference); tests wrap one to inject failures.
+   */
+  openWriter?: OpenTableWriter;
   /**
    * Rows held in memory while the disk is full (default MAX_HELD_ROWS); past it new rows are
    * dropped and counted (`rowsDropped`) until a write succeeds again.
@@ -126,7 +130,7 @@ export interface Ingest {
   flush(): Promise<void>;
   /** Resolves once at most `rows` received rows wait to be written (backpressure for a fast producer). */
   backlogAtMost(rows: number): Promise<void>;
-  /** Stops taking events, writes everything received, closes the inserters. Safe to call twice. */
+  /** Stops taking events, writes everything received, closes the table writers. Safe to call twice. */
   close(): Promise<void>;
 }
 
@@ -138,12 +142,12 @@ export function startIngest(opts: IngestOptions): Ingest {
   const { logger, scheduler } = opts;
   const counters = new IngestCounters();
   const sink = new DuckDbSink({
-    store: opts.store, scheduler, retryScheduler: opts.retryScheduler, logger, counters, retry: opts.retry, openInserter: opts.openInserter,
+    store: opts.store, scheduler, retryScheduler: opts.retryScheduler, logger, counters, retry: opts.retry, openWriter: opts.openWriter,
   });
   const ready = sink.open().catch((err: unknown) => {
     // Not fatal: each write opens what is missing and retries.
     counters.failures++;
-    logger.error({ err }, 'ingest: opening the DuckDB inserters failed; writes will retry');
+    logger.error({ err }, 'ingest: opening the DuckDB table writers failed; writes will retry');
   });
 
   const oddSeen = new Set<string>();

@@ -29,7 +29,7 @@ class LongTimer {
 }
 
 /**
- * Wall-clock time. The only place outside src/cli.ts allowed to read the system clock. Its
+ * Wall-clock time. The only place outside src/cli/ allowed to read the system clock. Its
  * timers run when due however far ahead (a command's `when` weeks away, its expiry 4 h later):
  * past MAX_TIMER_MS, Node alone would run them at once.
  */

@@ -7,7 +7,7 @@ import type { RrmStore } from './store.js';
 import type { RrmApplier } from './apply.js';
 import type { Site } from './site.js';
 
-/** Everything the RRM service's routes use; built by the composition root (src/commands/serve.ts). */
+/** Everything the RRM service's routes use; built by the composition root (src/runtime/serve.ts). */
 export interface RrmDeps {
   clock: Clock;
   store: Store;

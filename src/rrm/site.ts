@@ -1,7 +1,7 @@
 /**
  * The venue as RRM may know it: floors, where the floor plan lies on the earth and a path-loss
  * function with the venue's walls and floors. A port: the composition root builds one from the
- * simulated venue's radio world (src/commands/sim-site.ts); without one, RRM knows no walls and
+ * simulated venue's radio world (src/runtime/sim-site.ts); without one, RRM knows no walls and
  * the power figures that need positions (grid coverage) are not computed.
  *
  * APs are placed from what they report: the state's `gps` (protocol/geo.ts, converted with the

@@ -268,8 +268,11 @@ export class Store {
     return {
       appender,
       close: () => {
-        appender.closeSync();
-        conn.closeSync();
+        try {
+          appender.closeSync();
+        } finally {
+          conn.closeSync();
+        }
       },
     };
   }

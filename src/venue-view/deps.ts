@@ -5,7 +5,7 @@ import type { Fleet } from '../../actors/fleet.js';
 import type { Venue } from '../../simulator/venue.js';
 import type { ScorePoint } from './score-series.js';
 
-/** Everything the venue view reads; built by the composition root (src/commands/serve.ts). */
+/** Everything the venue view reads; built by the composition root (src/runtime/serve.ts). */
 export interface VenueViewDeps {
   /** The twin's clock (time stamps, chart ranges). */
   clock: Clock;

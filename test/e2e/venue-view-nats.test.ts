@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
-import { startSimulateLoad, type LoadRun } from '../../src/commands/simulate-load.js';
+import { startSimulateLoad, type LoadRun } from '../../src/runtime/simulate-load.js';
 import { ADMIN_TOKEN, startTestServer, type TestServer } from '../helpers/server.js';
 import { startNats, type TestNats } from '../helpers/nats.js';
 import { startEdgeSide, type EdgeSide } from '../integration/nats/harness.js';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { SERVE_DEFAULTS, type ServeConfig } from '../../src/config/schema.js';
-import { startServe, type RunningServe, type ServeIo } from '../../src/commands/serve.js';
+import { startServe, type RunningServe, type ServeIo } from '../../src/runtime/serve.js';
 
 export const ADMIN_TOKEN = 'test-admin-token-0001';
 export const USER_TOKEN = 'test-user-token-0002';

@@ -10,7 +10,7 @@ import { stateDocument } from '../../simulator/ap/frames.js';
 import { scanEntries } from '../../simulator/ap/scan.js';
 import { loadScenario, scenarioStart, type Scenario } from '../../simulator/scenario.js';
 import { buildVenue, type Venue } from '../../simulator/venue.js';
-import { siteOfVenue } from '../../src/commands/sim-site.js';
+import { siteOfVenue } from '../../src/runtime/sim-site.js';
 import { defaultEffectiveConfig } from '../../src/rrm/config/layered.js';
 import { buildModel } from '../../src/rrm/model/build.js';
 import type { RrmModel } from '../../src/rrm/model/types.js';

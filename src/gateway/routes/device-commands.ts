@@ -1,4 +1,3 @@
-// Long by design: one route plugin declaring each device command route with its schema; every handler is short.
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type, type Static, type TSchema } from 'typebox';
@@ -106,13 +105,18 @@ export const caller = (req: FastifyRequest): Caller => ({ submittedBy: req.princ
 /** The gateway as this client reached it (scheme, host and port), for the websocket URI. */
 const baseUrl = (req: FastifyRequest): string => `${req.protocol}://${req.host}`;
 
-export async function deviceCommandsRoutes(api: FastifyInstance, deps: GatewayDeps): Promise<void> {
-  const service: CommandService = deps.commandService;
-  // A POST without a body (reboot, ping, factory...) validates as {}: every body field is optional there.
-  const emptyBody = async (req: FastifyRequest) => {
-    req.body ??= {};
-  };
+// A POST without a body (reboot, ping, factory...) validates as {}: every body field is optional there.
+async function emptyBody(req: FastifyRequest): Promise<void> {
+  req.body ??= {};
+}
 
+export async function deviceCommandsRoutes(api: FastifyInstance, deps: GatewayDeps): Promise<void> {
+  for (const group of [recordRoutes, pingRoute, telemetryRoute]) await group(api, deps);
+}
+
+/** The commands answering their Command record (RECORD_ROUTES). */
+async function recordRoutes(api: FastifyInstance, deps: GatewayDeps): Promise<void> {
+  const service: CommandService = deps.commandService;
   for (const r of RECORD_ROUTES) {
     api.post(`/device/:serialNumber/${r.path}`, {
       // script: `type` may come from a stored script (scriptId), but a client sends it (docs: required).
@@ -134,7 +138,9 @@ export async function deviceCommandsRoutes(api: FastifyInstance, deps: GatewayDe
       return service[r.method](serial, withQuery, caller(req));
     });
   }
+}
 
+async function pingRoute(api: FastifyInstance, deps: GatewayDeps): Promise<void> {
   api.post('/device/:serialNumber/ping', {
     config: { wire: 'ping' },
     preValidation: emptyBody,
@@ -146,9 +152,11 @@ export async function deviceCommandsRoutes(api: FastifyInstance, deps: GatewayDe
     },
   }, async (req) => {
     const { serial } = target(req, deps);
-    return (await service.ping(serial, caller(req))).result;
+    return (await deps.commandService.ping(serial, caller(req))).result;
   });
+}
 
+async function telemetryRoute(api: FastifyInstance, deps: GatewayDeps): Promise<void> {
   api.post('/device/:serialNumber/telemetry', {
     // interval is checked by the route (not needed with statusOnly), but a client sends it.
     config: { wire: 'telemetry', openapi: { body: { required: ['interval'] } } },
@@ -170,41 +178,50 @@ export async function deviceCommandsRoutes(api: FastifyInstance, deps: GatewayDe
     }
     const b = body as Static<typeof TelemetryBody>;
     if (b.interval === undefined) throw badRequest('interval', 'interval is required (0 stops streaming, 1 to 120 seconds).');
-    const interval = b.interval;
-    const messagebus = b.messagebus === true;
     // A bus stream without NATS is refused before anything reaches the AP.
-    registry.check({ messagebus });
-    const kind = messagebus ? 'Message bus' : 'WebSocket';
-    if (interval === 0) {
-      const command = await service.telemetry(serial, body, caller(req)).catch((e: unknown) => {
-        // A stop the AP cannot take now (offline, busy) still ends the streams: nobody should keep
-        // waiting on them. Anything else (a 400) leaves them alone.
-        if (isAirtwinError(e) && (e.code === 'DEVICE_OFFLINE' || e.code === 'DEVICE_BUSY')) registry.stop(serial, b.uuid);
-        throw e;
-      });
-      registry.stop(serial, b.uuid);
-      return { ...command, action: `${kind} telemetry stopped.`, telemetry: registry.status(serial) };
-    }
-    // The AP may stream before this call returns (the record is written first), and a frame no
-    // stream wants makes the registry stop the AP as a runaway. A placeholder stream, under an id
-    // nobody can subscribe to, covers that gap; the real one (the command UUID) replaces it.
-    const placeholder = `starting-${randomUUID()}`;
-    registry.start({ serial, uuid: placeholder, interval, lifetime: b.lifetime, messagebus });
-    try {
-      const command = await service.telemetry(serial, body, caller(req));
-      // Fire-and-forget: completed once sent; anything else means the AP never got it.
-      if (command.status !== 'completed') {
-        registry.stop(serial, placeholder);
-        return { ...command, action: `${kind} telemetry not started (${command.status}).`, telemetry: registry.status(serial) };
-      }
-      registry.start({ serial, uuid: command.UUID, interval, lifetime: b.lifetime, messagebus });
-      registry.stop(serial, placeholder);
-      return {
-        ...command, action: `${kind} telemetry started.`, uuid: command.UUID,
-        ...(messagebus ? {} : { uri: telemetryUri(baseUrl(req), serial, command.UUID) }), telemetry: registry.status(serial),
-      };
-    } finally {
-      registry.stop(serial, placeholder);
-    }
+    registry.check({ messagebus: b.messagebus === true });
+    return b.interval === 0 ? stopTelemetry(req, deps, serial, b) : startTelemetry(req, deps, serial, b, b.interval);
   });
+}
+
+type TelemetryAsk = Static<typeof TelemetryBody>;
+const streamKind = (b: TelemetryAsk): string => (b.messagebus === true ? 'Message bus' : 'WebSocket');
+
+async function stopTelemetry(req: FastifyRequest, deps: GatewayDeps, serial: string, b: TelemetryAsk) {
+  const registry = deps.telemetry;
+  const command = await deps.commandService.telemetry(serial, b as Body, caller(req)).catch((e: unknown) => {
+    // A stop the AP cannot take now (offline, busy) still ends the streams: nobody should keep
+    // waiting on them. Anything else (a 400) leaves them alone.
+    if (isAirtwinError(e) && (e.code === 'DEVICE_OFFLINE' || e.code === 'DEVICE_BUSY')) registry.stop(serial, b.uuid);
+    throw e;
+  });
+  registry.stop(serial, b.uuid);
+  return { ...command, action: `${streamKind(b)} telemetry stopped.`, telemetry: registry.status(serial) };
+}
+
+async function startTelemetry(req: FastifyRequest, deps: GatewayDeps, serial: string, b: TelemetryAsk, interval: number) {
+  const registry = deps.telemetry;
+  const messagebus = b.messagebus === true;
+  const kind = streamKind(b);
+  // The AP may stream before this call returns (the record is written first), and a frame no
+  // stream wants makes the registry stop the AP as a runaway. A placeholder stream, under an id
+  // nobody can subscribe to, covers that gap; the real one (the command UUID) replaces it.
+  const placeholder = `starting-${randomUUID()}`;
+  registry.start({ serial, uuid: placeholder, interval, lifetime: b.lifetime, messagebus });
+  try {
+    const command = await deps.commandService.telemetry(serial, b as Body, caller(req));
+    // Fire-and-forget: completed once sent; anything else means the AP never got it.
+    if (command.status !== 'completed') {
+      registry.stop(serial, placeholder);
+      return { ...command, action: `${kind} telemetry not started (${command.status}).`, telemetry: registry.status(serial) };
+    }
+    registry.start({ serial, uuid: command.UUID, interval, lifetime: b.lifetime, messagebus });
+    registry.stop(serial, placeholder);
+    return {
+      ...command, action: `${kind} telemetry started.`, uuid: command.UUID,
+      ...(messagebus ? {} : { uri: telemetryUri(baseUrl(req), serial, command.UUID) }), telemetry: registry.status(serial),
+    };
+  } finally {
+    registry.stop(serial, placeholder);
+  }
 }

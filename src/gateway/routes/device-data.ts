@@ -1,4 +1,3 @@
-// Long by design: one route plugin declaring each /device/{serial} data route with its schema; every handler is short.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { deviceOffline, notFound, nothingToDelete } from '../../errors.js';
@@ -29,25 +28,31 @@ const RTTY_ANSWER = 'Sends the `rtty` command to the AP (it waits up to 60 s for
   + 'refusal and 200 with it for a timeout.)';
 const tags = ['device data'];
 
+/** Every endpoint here: 400 for a malformed serial, 404 for an unknown device. */
+function known(req: FastifyRequest, deps: GatewayDeps): string {
+  const serial = normalizeSerial((req.params as Static<typeof SerialParam>).serialNumber);
+  if (!deps.devices.has(serial)) throw notFound('serialNumber', `Device ${serial} does not exist.`);
+  return serial;
+}
+
+/** The query string, its date range checked. */
+function query<T extends { startDate?: number; endDate?: number }>(req: FastifyRequest): T {
+  const q = req.query as T;
+  checkRange(q);
+  return q;
+}
+
 /** spec "Per-device data": logs, health checks, statistics, capabilities, status and rtty of one device. */
 export async function deviceDataRoutes(api: FastifyInstance, deps: GatewayDeps): Promise<void> {
-  /** Every endpoint here: 400 for a malformed serial, 404 for an unknown device. */
-  const known = (req: FastifyRequest): string => {
-    const serial = normalizeSerial((req.params as Static<typeof SerialParam>).serialNumber);
-    if (!deps.devices.has(serial)) throw notFound('serialNumber', `Device ${serial} does not exist.`);
-    return serial;
-  };
-  const query = <T extends { startDate?: number; endDate?: number }>(req: FastifyRequest): T => {
-    const q = req.query as T;
-    checkRange(q);
-    return q;
-  };
+  for (const group of [logRoutes, healthCheckRoutes, statisticsRoutes, capabilitiesStatusRoutes, rttyRoutes]) await group(api, deps);
+}
 
+async function logRoutes(api: FastifyInstance, deps: GatewayDeps): Promise<void> {
   api.get('/device/:serialNumber/logs', {
     config: { wire: 'logs' },
     schema: { tags, summary: "A device's logs", params: SerialParam, querystring: LogsQuery, response: { 200: DeviceLogs, ...errorResponses } },
   }, async (req) => {
-    const serial = known(req);
+    const serial = known(req, deps);
     const q = query<Static<typeof LogsQuery>>(req);
     return { serialNumber: serial, values: await deps.deviceData.logs(serial, { ...q, logType: q.logType as LogKind | undefined }) };
   });
@@ -56,17 +61,19 @@ export async function deviceDataRoutes(api: FastifyInstance, deps: GatewayDeps):
     config: { wire: 'logsDelete' },
     schema: { tags, summary: "Delete a device's logs in a date range, of one kind", params: SerialParam, querystring: LogsDeleteQuery, response: Deleted },
   }, async (req, reply) => {
-    const serial = known(req);
+    const serial = known(req, deps);
     const q = query<Static<typeof LogsDeleteQuery>>(req);
     await deps.deviceData.deleteLogs(serial, { ...q, logType: q.logType as LogKind | undefined });
     return reply.deleted();
   });
+}
 
+async function healthCheckRoutes(api: FastifyInstance, deps: GatewayDeps): Promise<void> {
   api.get('/device/:serialNumber/healthchecks', {
     config: { wire: 'healthchecks' },
     schema: { tags, summary: "A device's health checks", params: SerialParam, querystring: RecordsQuery, response: { 200: DeviceHealthChecks, ...errorResponses } },
   }, async (req) => {
-    const serial = known(req);
+    const serial = known(req, deps);
     const q = req.query as Static<typeof RecordsQuery>;
     if (q.lastOnly) {
       const last = await deps.deviceData.lastHealthCheck(serial);
@@ -79,11 +86,13 @@ export async function deviceDataRoutes(api: FastifyInstance, deps: GatewayDeps):
   api.delete('/device/:serialNumber/healthchecks', {
     schema: { tags, summary: "Delete a device's health checks in a date range", params: SerialParam, querystring: RangeQuery, response: Deleted },
   }, async (req, reply) => {
-    const serial = known(req);
+    const serial = known(req, deps);
     await deps.deviceData.deleteHealthChecks(serial, query<Static<typeof RangeQuery>>(req));
     return reply.deleted();
   });
+}
 
+async function statisticsRoutes(api: FastifyInstance, deps: GatewayDeps): Promise<void> {
   api.get('/device/:serialNumber/statistics', {
     config: { wire: 'statistics' },
     schema: {
@@ -91,7 +100,7 @@ export async function deviceDataRoutes(api: FastifyInstance, deps: GatewayDeps):
       response: { 200: Type.Union([DeviceStatistics, Count]), ...errorResponses },
     },
   }, async (req) => {
-    const serial = known(req);
+    const serial = known(req, deps);
     const q = req.query as Static<typeof RecordsQuery>;
     if (q.countOnly) return { count: await deps.deviceData.countStatistics(serial, query<typeof q>(req)) };
     if (q.lastOnly) {
@@ -105,16 +114,18 @@ export async function deviceDataRoutes(api: FastifyInstance, deps: GatewayDeps):
   api.delete('/device/:serialNumber/statistics', {
     schema: { tags, summary: "Delete a device's statistics in a date range", params: SerialParam, querystring: RangeQuery, response: Deleted },
   }, async (req, reply) => {
-    const serial = known(req);
+    const serial = known(req, deps);
     await deps.deviceData.deleteStatistics(serial, query<Static<typeof RangeQuery>>(req));
     return reply.deleted();
   });
+}
 
+async function capabilitiesStatusRoutes(api: FastifyInstance, deps: GatewayDeps): Promise<void> {
   api.get('/device/:serialNumber/capabilities', {
     config: { wire: 'capabilities' },
     schema: { tags, summary: "A device's last reported capabilities (404 if none)", params: SerialParam, response: { 200: DeviceCapabilities, ...errorResponses } },
   }, async (req) => {
-    const serial = known(req);
+    const serial = known(req, deps);
     const caps = await deps.deviceData.capabilities(serial);
     if (!caps) throw notFound('capabilities', `Device ${serial} has not reported capabilities.`);
     return caps;
@@ -123,7 +134,7 @@ export async function deviceDataRoutes(api: FastifyInstance, deps: GatewayDeps):
   api.delete('/device/:serialNumber/capabilities', {
     schema: { tags, summary: "Delete a device's capabilities (404 if none)", params: SerialParam, response: Deleted },
   }, async (req, reply) => {
-    const serial = known(req);
+    const serial = known(req, deps);
     if ((await deps.deviceData.deleteCapabilities(serial)) === 0) throw nothingToDelete('capabilities', `Device ${serial} has no capabilities stored.`);
     return reply.deleted();
   });
@@ -131,9 +142,11 @@ export async function deviceDataRoutes(api: FastifyInstance, deps: GatewayDeps):
   api.get('/device/:serialNumber/status', {
     schema: { tags, summary: "A device's connection status", params: SerialParam, response: { 200: DeviceStatus, ...errorResponses } },
   }, async (req) => {
-    return deviceStatus(deps.status, deps.devices.get(known(req))!);
+    return deviceStatus(deps.status, deps.devices.get(known(req, deps))!);
   });
+}
 
+async function rttyRoutes(api: FastifyInstance, deps: GatewayDeps): Promise<void> {
   api.get('/device/:serialNumber/rtty', {
     config: { wire: 'rtty' },
     schema: {
@@ -142,7 +155,7 @@ export async function deviceDataRoutes(api: FastifyInstance, deps: GatewayDeps):
       params: SerialParam, response: { 200: Type.Union([RemoteSession, Command]), ...errorResponses },
     },
   }, async (req) => {
-    const serial = known(req);
+    const serial = known(req, deps);
     if (!deps.status.status(serial)?.connected) throw deviceOffline(serial, 'rtty');
     const password = deps.devices.get(serial)?.devicePassword;
     const who = caller(req);

@@ -1,4 +1,3 @@
-// Long by design: one route plugin declaring each RRM route with its schema; every handler is short.
 /**
  * The RRM API (spec rrm-service-api.md, docs/upstream.md#rrm-api): layered configuration, topology,
  * the data model, provider and the algorithm list here; runs in rrm-runs.ts. `system` is served by
@@ -54,11 +53,16 @@ const CurrentModel = Type.Object({
   latestDeviceCapabilitiesPhy: Type.Record(Type.String(), Type.Record(Type.String(), Type.Object({}, { additionalProperties: true }))),
 }, { description: 'As upstream RRM: per device the last 10 scans and states (oldest first), the radio list and the capabilities phys.' });
 
-export async function rrmRoutes(api: FastifyInstance, deps: RrmDeps): Promise<void> {
-  const rrm = deps.rrm.store;
-  const done = (reply: FastifyReply) => reply.status(200).send();
-  const body = (raw: unknown) => parseDeviceConfig(raw, ALGORITHM_TYPES);
+const done = (reply: FastifyReply) => reply.status(200).send();
+const layerBody = (raw: unknown) => parseDeviceConfig(raw, ALGORITHM_TYPES);
 
+export async function rrmRoutes(api: FastifyInstance, deps: RrmDeps): Promise<void> {
+  for (const group of [serviceRoutes, topologyRoutes, layerRoutes, rrmRunRoutes]) await group(api, deps);
+}
+
+/** What the service offers and the data model it reads. */
+async function serviceRoutes(api: FastifyInstance, deps: RrmDeps): Promise<void> {
+  const rrm = deps.rrm.store;
   api.get('/algorithms', {
     schema: { tags: ['rrm'], summary: 'List the RRM algorithms', response: { 200: Type.Array(Algorithm), ...errorResponses } },
   }, async () => listAlgorithms(ALGORITHMS_HELP));
@@ -80,7 +84,10 @@ export async function rrmRoutes(api: FastifyInstance, deps: RrmDeps): Promise<vo
     const serials = Object.values(topology).flat().filter((s) => effectiveConfig(layers, topology, s)?.enableRRM !== false);
     return queryModel(deps.store, serials);
   });
+}
 
+async function topologyRoutes(api: FastifyInstance, deps: RrmDeps): Promise<void> {
+  const rrm = deps.rrm.store;
   api.get('/getTopology', {
     schema: { tags: ['rrm'], summary: 'The topology: zone -> serials', response: { 200: Topology, ...errorResponses } },
   }, async () => rrm.topology());
@@ -97,7 +104,11 @@ export async function rrmRoutes(api: FastifyInstance, deps: RrmDeps): Promise<vo
     await rrm.update(() => ({ topology }));
     return done(reply);
   });
+}
 
+/** The configuration layers: read them, the effective result for one AP, and replace or merge one. */
+async function layerRoutes(api: FastifyInstance, deps: RrmDeps): Promise<void> {
+  const rrm = deps.rrm.store;
   api.get('/getDeviceLayeredConfig', {
     schema: { tags: ['rrm'], summary: 'The raw configuration layers', response: { 200: LayeredConfig, ...errorResponses } },
   }, async () => rrm.layers());
@@ -114,7 +125,7 @@ export async function rrmRoutes(api: FastifyInstance, deps: RrmDeps): Promise<vo
     schema: { tags: ['rrm'], summary: 'Replace the network layer', description: BodyDoc, body: LayerBody, response: { ...NoContent, ...errorResponses } },
     validatorCompiler: bodyDocumentedOnly,
   }, async (req, reply) => {
-    const cfg = body(req.body);
+    const cfg = layerBody(req.body);
     await rrm.update((t, l) => ({ layers: setNetworkLayer(l, t, cfg) }));
     return done(reply);
   });
@@ -128,11 +139,16 @@ export async function rrmRoutes(api: FastifyInstance, deps: RrmDeps): Promise<vo
     validatorCompiler: bodyDocumentedOnly,
   }, async (req, reply) => {
     const { zone } = req.query as Static<typeof ZoneQuery>;
-    const cfg = body(req.body);
+    const cfg = layerBody(req.body);
     await rrm.update((t, l) => ({ layers: setZoneLayer(l, t, zone, cfg) }));
     return done(reply);
   });
 
+  await apLayerRoutes(api, deps);
+}
+
+async function apLayerRoutes(api: FastifyInstance, deps: RrmDeps): Promise<void> {
+  const rrm = deps.rrm.store;
   api.post('/setDeviceApConfig', {
     config: serialRequired,
     schema: {
@@ -142,7 +158,7 @@ export async function rrmRoutes(api: FastifyInstance, deps: RrmDeps): Promise<vo
     validatorCompiler: bodyDocumentedOnly,
   }, async (req, reply) => {
     const { serial } = req.query as Static<typeof SerialQuery>;
-    const cfg = body(req.body);
+    const cfg = layerBody(req.body);
     await rrm.update((t, l) => ({ layers: setApLayer(l, t, serial, cfg) }));
     return done(reply);
   });
@@ -157,10 +173,8 @@ export async function rrmRoutes(api: FastifyInstance, deps: RrmDeps): Promise<vo
     validatorCompiler: bodyDocumentedOnly,
   }, async (req, reply) => {
     const { serial } = req.query as Static<typeof SerialQuery>;
-    const cfg = body(req.body);
+    const cfg = layerBody(req.body);
     await rrm.update((t, l) => ({ layers: modifyApLayer(l, t, serial, cfg) }));
     return done(reply);
   });
-
-  await rrmRunRoutes(api, deps);
 }

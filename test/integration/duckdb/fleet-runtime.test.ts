@@ -10,7 +10,7 @@ import { DevicesRepo } from '../../../src/store/devices-repo.js';
 import { BlacklistRepo } from '../../../src/store/blacklist-repo.js';
 import { DefaultConfigsRepo } from '../../../src/store/default-configs-repo.js';
 import { CommandsRepo } from '../../../src/store/commands-repo.js';
-import { startFleetRuntime, type FleetRuntime } from '../../../src/commands/fleet-runtime.js';
+import { startFleetRuntime, type FleetRuntime } from '../../../src/runtime/fleet-runtime.js';
 import { FakeLink, flush } from '../../helpers/fake-link.js';
 import { until } from '../../helpers/until.js';
 import type { Clock } from '../../../src/protocol/clock.js';

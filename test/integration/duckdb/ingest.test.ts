@@ -5,9 +5,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { Fleet, type FleetEvent } from '../../../actors/fleet.js';
 import { VirtualClock } from '../../../simulator/clock.js';
 import { clockScheduler } from '../../../src/pipelines/clock-scheduler.js';
-import type { InserterHandle, PipelineLogger } from '../../../src/pipelines/duckdb-sink.js';
+import type { PipelineLogger } from '../../../src/pipelines/duckdb-sink.js';
 import { startIngest, type IngestOptions } from '../../../src/pipelines/ingest.js';
 import { chunkType } from '../../../src/pipelines/row-chunks.js';
+import { chunkWriter, type OpenTableWriter } from '../../../src/pipelines/table-writer.js';
 import { TABLES, type TableName } from '../../../src/pipelines/tables.js';
 import { Store } from '../../../src/store/duckdb.js';
 import { FakeLink, flush } from '../../helpers/fake-link.js';
@@ -217,10 +218,10 @@ describe('ingest pipeline: odd input and failing writes', () => {
   ) {
     const dev = await openStore();
     const opened: string[] = [];
-    const openInserter = async (table: TableName): Promise<InserterHandle> => {
+    const openWriter: OpenTableWriter = async (table: TableName) => {
       const h = await dev.store.tableInserter(TABLES[table].name, TABLES[table].columns.map(([c, k]) => [c, chunkType(k)] as const));
       opened.push(table);
-      return {
+      return chunkWriter(table, {
         close: () => h.close(),
         insert: async (fill) => {
           faults.before?.(table);
@@ -231,14 +232,14 @@ describe('ingest pipeline: odd input and failing writes', () => {
             return n;
           });
         },
-      };
+      });
     };
     const clock = new VirtualClock(1_700_000_000_000);
     const fleet = new Fleet({ clock, newId: () => 'id' });
     const log = recordingLogger();
     const ingest = startIngest({
       events$: fleet.events$, store: dev.store, scheduler: clockScheduler(clock), logger: log.logger, maxDelayMs: 100,
-      retry, openInserter: openInserter as IngestOptions['openInserter'], ...extra,
+      retry, openWriter, ...extra,
     });
     const link = new FakeLink(A, () => clock.now());
     fleet.attach(link);
@@ -271,7 +272,7 @@ describe('ingest pipeline: odd input and failing writes', () => {
     await flushAll();
     expect(await count(store, 'statistics')).toBe(3);
     expect(ingest.metrics()).toMatchObject({ failures: 2, retries: 2, rowsRejected: 0, rowsQueued: 0 });
-    expect(opened.filter((t) => t === 'statistics')).toHaveLength(1); // the same inserter retries: a failed statement leaves nothing behind
+    expect(opened.filter((t) => t === 'statistics')).toHaveLength(1); // the same writer retries: a failed statement leaves nothing behind
     expect(log.lines.filter((l) => l.level === 'warn' && /retrying/.test(l.msg))).toHaveLength(2);
     await ingest.close();
   });

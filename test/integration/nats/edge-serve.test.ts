@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { VirtualClock } from '../../../simulator/clock.js';
-import { startSimulateLoad, type LoadRun } from '../../../src/commands/simulate-load.js';
+import { startSimulateLoad, type LoadRun } from '../../../src/runtime/simulate-load.js';
 import { wallClock, type Clock } from '../../../src/protocol/clock.js';
 import { connect, type NatsConnection } from 'nats';
 import { HDR_AT, HDR_RESYNC, RESYNC_SUBJECT, upSubject } from '../../../src/links/nats/subjects.js';

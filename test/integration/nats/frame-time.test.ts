@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect, type NatsConnection } from 'nats';
-import { runReplay } from '../../../src/commands/replay.js';
+import { runReplay } from '../../../src/runtime/replay.js';
 import { createRecorder } from '../../../src/links/record/recording-link.js';
 import { readRecording, type RecordLine } from '../../../src/links/replay/read-recording.js';
 import { wallClock } from '../../../src/protocol/clock.js';

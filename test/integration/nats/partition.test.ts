@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { NatsConnection } from 'nats';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Fleet, type FleetEvent } from '../../../actors/fleet.js';
-import { startSimulateLoad, type LoadRun } from '../../../src/commands/simulate-load.js';
+import { startSimulateLoad, type LoadRun } from '../../../src/runtime/simulate-load.js';
 import { ConfigError } from '../../../src/config/flags.js';
 import { loadServeConfig } from '../../../src/config/load.js';
 import { connectNats, silentLogger, type LinkLogger } from '../../../src/links/nats/connect.js';

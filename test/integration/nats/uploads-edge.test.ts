@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runEdge, type RunningEdge } from '../../../src/commands/edge.js';
+import { runEdge, type RunningEdge } from '../../../src/runtime/edge.js';
 import { multipartBody } from '../../../src/gateway/multipart.js';
 import { WsApClient } from '../../../src/links/sim-ws-client.js';
 import { silentLogger } from '../../../src/links/nats/connect.js';

@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runReplay, type ReplayResult } from '../../../src/commands/replay.js';
-import { runSimulate } from '../../../src/commands/simulate.js';
+import { runReplay, type ReplayResult } from '../../../src/runtime/replay.js';
+import { runSimulate } from '../../../src/runtime/simulate.js';
 import { Store } from '../../../src/store/duckdb.js';
 
 /**

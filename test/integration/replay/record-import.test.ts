@@ -5,9 +5,9 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runRecordImport, type RecordImportSummary } from '../../../src/commands/record-import.js';
-import { runReplay, type ReplayResult } from '../../../src/commands/replay.js';
-import { runSimulate } from '../../../src/commands/simulate.js';
+import { runRecordImport, type RecordImportSummary } from '../../../src/runtime/record-import.js';
+import { runReplay, type ReplayResult } from '../../../src/runtime/replay.js';
+import { runSimulate } from '../../../src/runtime/simulate.js';
 import { Store } from '../../../src/store/duckdb.js';
 import { startTestServer } from '../../helpers/server.js';
 

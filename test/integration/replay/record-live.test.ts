@@ -9,7 +9,7 @@ import type { Command } from '../../../actors/device/device.types.js';
 import { Fleet, type DeviceDetails } from '../../../actors/fleet.js';
 import { VirtualClock } from '../../../simulator/clock.js';
 import { loadScenario, scenarioStart } from '../../../simulator/scenario.js';
-import { runReplay, type ReplayResult } from '../../../src/commands/replay.js';
+import { runReplay, type ReplayResult } from '../../../src/runtime/replay.js';
 import { partPath } from '../../../src/links/record/ndjson-writer.js';
 import { closeRecorder, createRecorder, type Recorder } from '../../../src/links/record/recording-link.js';
 import { readRecording } from '../../../src/links/replay/read-recording.js';

@@ -5,7 +5,7 @@ import { once } from 'node:events';
 import { createServer, type AddressInfo } from 'node:net';
 import { PassThrough } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runSimulate } from '../../../src/commands/simulate.js';
+import { runSimulate } from '../../../src/runtime/simulate.js';
 import type { ReplaySummary } from '../../../src/links/replay/replayer.js';
 import { VirtualClock } from '../../../simulator/clock.js';
 import { Store } from '../../../src/store/duckdb.js';

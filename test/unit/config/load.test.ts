@@ -82,6 +82,17 @@ describe('loadServeConfig', () => {
     expect(loadServeConfig({ flags: { recordMaxBytes: '1000000', record: 'r.ndjson' }, env: {} }).recordMaxBytes).toBe(1_000_000);
   });
 
+  it('takes --warm-up in seconds from a flag, AIRTWIN_WARM_UP or the file, only with the simulated venue', () => {
+    expect(loadServeConfig({ flags: {}, env: {} }).warmUp).toBeUndefined(); // the scenario's then
+    expect(loadServeConfig({ flags: { warmUp: '600' }, env: {} }).warmUp).toBe(600);
+    expect(loadServeConfig({ flags: {}, env: { AIRTWIN_WARM_UP: '0' } }).warmUp).toBe(0);
+    expect(() => loadServeConfig({ flags: { warmUp: '5m' }, env: {} })).toThrow(/--warm-up/);
+    expect(() => loadServeConfig({ flags: { warmUp: '-1' }, env: {} })).toThrow(/--warm-up/);
+    expect(() => loadServeConfig({ flags: { warmUp: '300', sim: false }, env: {} })).toThrow('--warm-up: only with the simulated venue (not with --no-sim); 0 turns it off');
+    expect(() => loadServeConfig({ flags: { replay: 'r.ndjson' }, env: { AIRTWIN_WARM_UP: '60' } })).toThrow('--warm-up: only with the simulated venue (not with --replay); 0 turns it off');
+    expect(loadServeConfig({ flags: { warmUp: '0', sim: false }, env: {} }).warmUp).toBe(0);
+  });
+
   it('checks --speed and --record-max-bytes with the same rules and words as simulate, edge and replay', () => {
     for (const bad of ['-2', '0', 'fast', '', '1e999']) {
       let serve: unknown;

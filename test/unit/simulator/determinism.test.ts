@@ -6,7 +6,7 @@ import { PassThrough } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runVenue, parseDuration } from '../../../simulator/run.js';
 import { loadScenario } from '../../../simulator/scenario.js';
-import { runSimulate } from '../../../src/commands/simulate.js';
+import { runSimulate } from '../../../src/runtime/simulate.js';
 
 function hashRun(seed: number | undefined, minutes: number): { hash: string; lines: string[] } {
   const h = createHash('sha256');

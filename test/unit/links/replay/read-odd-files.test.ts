@@ -298,6 +298,15 @@ describe('reading a gzip-compressed recording', () => {
     expect(lastKeptTime([100, 110, 9999])).toBe(9999);
   });
 
+  it('ends a recording where the reader ends it, whatever the order of its last times', async () => {
+    // Times before the last kept one are rejections: they settle nothing, so 200 is played.
+    for (const times of [[100, 200, 50, 60], [100, 200, 150, 120], [100, 300, 200, 250, 100], [5, 1, 2, 3]]) {
+      const items = await read(times.map((t) => `${connect(t)}\n`).join(''));
+      const played = items.filter((i) => i.ok).map((i) => (i.ok ? i.rec.t : 0));
+      expect(lastKeptTime(times), `times ${times.join(',')}`).toBe(played.at(-1));
+    }
+  });
+
   it('closes the file when its first read fails (a part that is a folder)', async () => {
     const folder = mkdtempSync(join(dir, 'part-'));
     const fds = () => readdirSync('/proc/self/fd').length;

@@ -14,17 +14,50 @@ import { CommandService } from '../../actors/command-service.js';
 import type { RttyServer, ScriptSource, ScriptType } from '../../actors/command-params.js';
 import { decodeFrame, paramOutOfRange } from '../../actors/device/frame-decoder.js';
 import { ScaledClock, VirtualClock } from '../../simulator/clock.js';
+import { WarmStartClock } from '../../simulator/warm-start-clock.js';
+
+/**
+ * The one clock of a process and what drives it: `release()` lets a warm start's clock run (the
+ * simulated venue calls it once it runs), `followWallTime()` lets a replay's clock go on at wall
+ * speed after the last line, `stop()` ends a driver's own loop.
+ */
+export interface ClockDriver {
+  clock: Clock;
+  stop(): void;
+  followWallTime(): void;
+  release(): void;
+  /** A warm start: how far in the past the clock starts and how fast it catches up. */
+  warmUp?: { ms: number; speed: number; caughtUpAt(): number | undefined };
+}
+
+/**
+ * How much faster than `--speed` a warm start runs until it has caught up: 30 times the wall
+ * (300 s of history in ~10 s), or twice a speed above 15.
+ */
+export function warmUpSpeed(speed: number): number {
+  return Math.max(WARM_UP_SPEED, 2 * speed);
+}
+const WARM_UP_SPEED = 30;
 
 /**
  * The process clock for a speed: wall time at 1, wall time × N at N, and for `max` a virtual
  * clock that a driver advances as fast as the event loop allows (HTTP still gets its turns,
- * because each slice ends with a setImmediate).
+ * because each slice ends with a setImmediate). `warmUpMs` > 0 starts it that far in the past:
+ * paced, it is held there until `release()` and then catches up at warmUpSpeed (a
+ * WarmStartClock); at `max` the virtual clock simply starts there.
  */
-export function processClock(speed: number | 'max', base: Clock = wallClock): { clock: Clock; stop(): void; followWallTime(): void } {
+export function processClock(speed: number | 'max', base: Clock = wallClock, warmUpMs = 0): ClockDriver {
   const none = () => undefined;
-  if (speed === 1) return { clock: base, stop: none, followWallTime: none };
-  if (speed !== 'max') return { clock: new ScaledClock(base, speed), stop: none, followWallTime: none };
-  const clock = new VirtualClock(base.now());
+  if (speed !== 'max' && warmUpMs > 0) {
+    const clock = new WarmStartClock(base, { behindMs: warmUpMs, speed, catchUpSpeed: warmUpSpeed(speed) });
+    return {
+      clock, stop: none, followWallTime: none, release: () => clock.release(),
+      warmUp: { ms: warmUpMs, speed: clock.catchUpSpeed, caughtUpAt: () => clock.caughtUpAt },
+    };
+  }
+  if (speed === 1) return { clock: base, stop: none, followWallTime: none, release: none };
+  if (speed !== 'max') return { clock: new ScaledClock(base, speed), stop: none, followWallTime: none, release: none };
+  const clock = new VirtualClock(base.now() - Math.max(0, warmUpMs));
   let stopped = false;
   const slice = () => {
     if (stopped) return;
@@ -32,7 +65,7 @@ export function processClock(speed: number | 'max', base: Clock = wallClock): { 
     setImmediate(slice);
   };
   setImmediate(slice);
-  return { clock, stop: () => void (stopped = true), followWallTime: none };
+  return { clock, stop: () => void (stopped = true), followWallTime: none, release: none };
 }
 
 /** The configuration a configure command sent (its `details` are the params: `{uuid, config}`). */
@@ -56,10 +89,11 @@ function sentConfiguration(details: string): { uuid: number; config: JsonObject 
  * clock's now: the replay's last line played at the time it started, and its seconds of playing
  * would otherwise leave the service that far behind the wall for good.
  */
-export function replayDriver(clock: Clock, opts: { catchUp?: Clock } = {}): { clock: Clock; stop(): void; followWallTime(): void } {
+export function replayDriver(clock: Clock, opts: { catchUp?: Clock } = {}): ClockDriver {
   let timer: ReturnType<typeof setInterval> | undefined;
   return {
     clock,
+    release: () => undefined,
     followWallTime() {
       if (clock instanceof ScaledClock) {
         // The replayer left it held at the last line.

@@ -1,6 +1,6 @@
 /**
  * `airtwin edge`: the uCentral device websocket in front of NATS (src/links/edge). The lead wires
- * it in src/cli.ts with these flags:
+ * it in src/cli/ with these flags:
  *
  *   --port <n>          device port (default 15002)
  *   --host <addr>       listen address (default 0.0.0.0: APs are on the network)
@@ -24,7 +24,7 @@
  *   --upload-port <n>   port of that relay (default 16003; TLS with --tls-cert/--tls-key when given)
  *   --log-level <lvl>
  *
- * Partial TLS flags are a configuration error (exit 2 in cli.ts): a half-configured device port
+ * Partial TLS flags are a configuration error (exit 2 in src/cli/): a half-configured device port
  * would silently run without authentication.
  */
 import { readFileSync } from 'node:fs';

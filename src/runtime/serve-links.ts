@@ -77,20 +77,43 @@ export interface SimSource extends LinkSource {
   sim: SimVenue;
 }
 
-/** The simulated venue of `--scenario`, its APs attached to the fleet. */
+/**
+ * The simulated venue of `--scenario`, its APs attached to the fleet. A warm start's clock,
+ * held at its start while the service came up, runs from the moment the venue does.
+ */
 export async function startSimSource(
   config: Readonly<ServeConfig>,
-  ctx: { clock: Clock; logging: Logging; fleet: Fleet; devices: DevicesRepo; wrap(link: DeviceLink): DeviceLink; cert?: Buffer; closers: Closers },
+  ctx: {
+    clock: Clock; logging: Logging; fleet: Fleet; devices: DevicesRepo; wrap(link: DeviceLink): DeviceLink; cert?: Buffer; closers: Closers;
+    driver: ClockDriver;
+  },
 ): Promise<SimSource> {
   const sim = await startSimVenue({
     scenario: config.scenario, seed: config.seed, clock: ctx.clock, fleet: ctx.fleet, devices: ctx.devices, wrap: ctx.wrap,
     upload: simUpload(ctx.logging.for('gateway'), ctx.cert),
   });
   ctx.closers.push(() => sim.close());
+  const warm = ctx.driver.warmUp;
+  ctx.driver.release();
+  const caughtUp = warm?.caughtUpAt();
+  if (warm && caughtUp !== undefined) {
+    const log = ctx.logging.for('links');
+    log.info({ warmUpS: warm.ms / 1000, speed: warm.speed, caughtUpAt: new Date(caughtUp).toISOString() }, 'warming up: the venue runs faster until it reaches the wall clock');
+    const timer = ctx.clock.setTimeout(() => log.info({ speed: config.speed }, 'warm-up done: the venue follows the wall clock'), caughtUp - ctx.clock.now());
+    ctx.closers.push(async () => ctx.clock.clearTimeout(timer));
+  }
   return {
     sim,
-    banner: () => [`  venue    ${sim.venue.name}: ${sim.venue.aps.length} APs, ${sim.venue.clients.length} clients, seed ${sim.seed}, speed ${config.speed}`],
+    banner: () => [
+      `  venue    ${sim.venue.name}: ${sim.venue.aps.length} APs, ${sim.venue.clients.length} clients, seed ${sim.seed}, speed ${config.speed}`,
+      ...(warm ? [`  warm-up  ${warmUpSeconds(warm.ms)} s of simulated history, made at ${warm.speed}x until it reaches the wall clock${config.speed === 1 ? '' : ` at speed ${config.speed}`}`] : []),
+    ],
   };
+}
+
+/** Whole seconds, or one decimal below 10 s (a warm-up shortened by a data dir's last rows). */
+function warmUpSeconds(ms: number): string {
+  return ms >= 10_000 ? String(Math.round(ms / 1000)) : (ms / 1000).toFixed(1);
 }
 
 /** What the banner says of a replay: known before it starts, since it starts after the ports bind. */

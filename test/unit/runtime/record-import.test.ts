@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
-import { runRecordImport } from '../../../src/commands/record-import.js';
-import { recordingParts } from '../../../src/commands/replay-input.js';
+import { runRecordImport } from '../../../src/runtime/record-import.js';
+import { recordingParts } from '../../../src/runtime/replay-input.js';
 import { partsAfterGap } from '../../../src/links/record/ndjson-writer.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'airtwin-import-unit-'));

@@ -85,7 +85,7 @@ async function buildApps(config: Readonly<ServeConfig>, s: Stages): Promise<Apps
   });
   s.closers.push(async () => uiNotifications.close());
   const sim = config.sim && !s.inputs.input
-    ? await startSimSource(config, { clock, logging: s.logging, fleet, devices, wrap: s.core.wrap, cert: common.https?.cert, closers: s.closers })
+    ? await startSimSource(config, { clock, logging: s.logging, fleet, devices, wrap: s.core.wrap, cert: common.https?.cert, closers: s.closers, driver: s.inputs.driver })
     : undefined;
   const gateway = await buildGateway({
     clock, store, ...s.repos, status: runtime.status, fleet, commandService, telemetry, uiNotifications, logging: s.logging,

@@ -7,11 +7,11 @@ import type { ServeConfig } from '../config/schema.js';
 import { checkDataDir, ConfigError, checkRecordFile, realPathOf, sameFile } from '../config/flags.js';
 import { storeFile, type Store } from '../store/duckdb.js';
 import { loadScenario } from '../../simulator/scenario.js';
-import { processClock, replayDriver } from './fleet-runtime.js';
+import { processClock, replayDriver, type ClockDriver } from './fleet-runtime.js';
 import { openDataDir, replayClock, replayFileRecordedOver } from './replay.js';
 import { openReplayInput, type ReplayInput } from './replay-input.js';
 
-export type ClockDriver = ReturnType<typeof processClock>;
+export type { ClockDriver } from './fleet-runtime.js';
 
 export interface ServeIo {
   /** Where the start banner goes. */
@@ -45,7 +45,7 @@ function storeRecordedOver(record: string, dataDir: string): string | undefined 
 export async function openServeInputs(config: Readonly<ServeConfig>, io: ServeIo): Promise<ServeInputs> {
   if (config.record) checkRecordFile(config.record, config.recordMaxBytes);
   // A venue that is not there is said before the data dir is made.
-  if (config.sim && !config.replay) loadScenario(config.scenario);
+  const scenario = config.sim && !config.replay ? loadScenario(config.scenario).scenario : undefined;
   // The data dir's own DuckDB file or its log, by any path: the recorder would truncate it.
   const ownFile = config.record ? storeRecordedOver(config.record, config.dataDir) : undefined;
   if (ownFile) throw new ConfigError(`--record: ${config.record} is ${ownFile}, the data dir's database; record to another file`);
@@ -58,13 +58,39 @@ export async function openServeInputs(config: Readonly<ServeConfig>, io: ServeIo
     if (recordedOver) throw new ConfigError(`--record: ${config.record} would overwrite ${input!.stream ? input!.name : recordedOver}, which --replay reads; record to another file`);
     // One clock for the whole process: REST time stamps, actors, simulator, replay and pipelines.
     const wall = io.clock ?? wallClock;
-    const driver = input
-      ? replayDriver(await replayClock(input, config.speed, config.keepTime, wall), { catchUp: config.keepTime ? undefined : wall })
-      : processClock(config.sim ? config.speed : 1, wall);
     const store = await openDataDir(config.dataDir);
-    return { input, driver, clock: driver.clock, store };
+    try {
+      const warmUpMs = scenario ? await warmUpAfterStored(store, (config.warmUp ?? scenario.warmUp ?? 0) * 1000, wall.now()) : 0;
+      const driver = input
+        ? replayDriver(await replayClock(input, config.speed, config.keepTime, wall), { catchUp: config.keepTime ? undefined : wall })
+        : processClock(config.sim ? config.speed : 1, wall, warmUpMs);
+      return { input, driver, clock: driver.clock, store };
+    } catch (e) {
+      await store.close();
+      throw e;
+    }
   } catch (e) {
     input?.dispose();
     throw e;
   }
+}
+
+/**
+ * The warm-up a simulated venue gets, ms: `requestedMs`, shortened so that the history it makes
+ * starts after the last the data dir holds of simulated APs (their rows, their last contact).
+ * A data dir served again within the warm-up would otherwise get a second history over the same
+ * minutes, two states of an AP for one time.
+ */
+export async function warmUpAfterStored(store: Store, requestedMs: number, nowMs: number): Promise<number> {
+  if (requestedMs <= 0) return 0;
+  const simulated = 'serial IN (SELECT serial FROM devices WHERE simulated)';
+  const [row] = await store.query<{ t: number | null }>(`SELECT max(t)::DOUBLE AS t FROM (
+    SELECT max(last_recorded_contact) AS t FROM devices WHERE simulated
+    UNION ALL SELECT max(recorded) FROM statistics WHERE ${simulated}
+    UNION ALL SELECT max(recorded) FROM health_checks WHERE ${simulated}
+    UNION ALL SELECT max(recorded) FROM device_logs WHERE ${simulated})`);
+  const last = row?.t;
+  if (last === null || last === undefined) return requestedMs;
+  // Stored times are whole seconds: the history starts in the second after the last one.
+  return Math.max(0, Math.min(requestedMs, nowMs - (last + 1) * 1000));
 }

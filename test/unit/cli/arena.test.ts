@@ -6,7 +6,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { arenaTable, runArena } from '../../../src/commands/arena.js';
+import { arenaTable, runArena } from '../../../src/cli/arena.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'airtwin-arena-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

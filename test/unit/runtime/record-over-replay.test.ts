@@ -2,8 +2,8 @@ import { linkSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, wr
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { replayFileRecordedOver } from '../../../src/commands/replay.js';
-import { recordingParts } from '../../../src/commands/replay-input.js';
+import { replayFileRecordedOver } from '../../../src/runtime/replay.js';
+import { recordingParts } from '../../../src/runtime/replay-input.js';
 import { startTestServer } from '../../helpers/server.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'airtwin-record-over-'));

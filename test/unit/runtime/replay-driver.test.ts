@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { replayDriver } from '../../../src/commands/fleet-runtime.js';
+import { replayDriver } from '../../../src/runtime/fleet-runtime.js';
 import { VirtualClock } from '../../../simulator/clock.js';
 import type { Clock } from '../../../src/protocol/clock.js';
 

@@ -8,12 +8,12 @@
  * replay` or `--help` do not need.
  */
 import { Command, CommanderError, Option } from 'commander';
-import { ConfigError, parseRecordMaxBytes, parseSpeed } from './config/flags.js';
+import { ConfigError, parseRecordMaxBytes, parseSpeed } from '../config/flags.js';
 // Node built-ins only: cheap to load for every command.
-import { isStdout } from './links/record/ndjson-writer.js';
-import { humanLogLines } from './server/human-log.js';
-import { DEFAULT_FRAME_BUDGET } from './protocol/frame-budget.js';
-import { VERSION } from './version.js';
+import { isStdout } from '../links/record/ndjson-writer.js';
+import { humanLogLines } from '../server/human-log.js';
+import { DEFAULT_FRAME_BUDGET } from '../protocol/frame-budget.js';
+import { VERSION } from '../version.js';
 
 /**
  * A second signal: the process ends by that signal, as if it had no handler (a shell shows 130
@@ -127,6 +127,7 @@ program.command('serve')
   .option('--no-sim', 'do not run the simulated venue')
   .option('--seed <n>', 'seed of the simulation (printed when not given)')
   .option('--speed <n|max>', 'simulation speed: a factor of real time, or max', '1')
+  .option('--warm-up <s>', 'seconds of history the venue starts with, made faster than real time (default: the scenario\'s, 300 for default; 0: none)')
   .option('--replay <file>', 'replay a recording (NDJSON, or gzip of it; - or a pipe is copied to a temporary file first)')
   .option('--keep-time', 'replay with the recorded timestamps')
   .option('--record <file>', 'record every frame of every link (NDJSON; gzip when FILE ends in .gz)')
@@ -169,7 +170,7 @@ program.command('serve')
   .option('--ap-offender-seconds <s>', `disconnect an AP over its budget this many seconds in a row (default ${DEFAULT_FRAME_BUDGET.strikes}; 0: never)`)
   .addOption(new Option('--wire <profile>', 'wire profile of both APIs: openwifi (as the OpenWiFi gateway sends; default) or spec (the API documents)').choices(['openwifi', 'spec']))
   .action(async (_opts, cmd: Command) => {
-    const [{ loadServeConfig }, { startServe }] = await Promise.all([import('./config/load.js'), import('./commands/serve.js')]);
+    const [{ loadServeConfig }, { startServe }] = await Promise.all([import('../config/load.js'), import('../runtime/serve.js')]);
     const config = loadServeConfig({ flags: typedFlags(cmd), env: process.env, configFile: cmd.opts().config as string | undefined });
     // `--record /dev/stdout`: the recording owns standard output; the banner and logs go to stderr
     // (they used to land in the recording, the API token among them).
@@ -230,7 +231,7 @@ program.command('edge')
       bytesPerS: wholeNumber('--ap-max-bytes-per-s', opts.apMaxBytesPerS),
       strikes: wholeNumber('--ap-offender-seconds', opts.apOffenderSeconds),
     };
-    const { runEdge } = await import('./commands/edge.js');
+    const { runEdge } = await import('../runtime/edge.js');
     // As serve's: a recording to standard output gets it alone.
     const say = opts.record !== undefined && isStdout(opts.record) ? process.stderr : process.stdout;
     const signals = serviceSignals(say);
@@ -271,7 +272,7 @@ program.command('arena')
       if (!Number.isInteger(n) || n < 1) throw new ConfigError(`${name}: ${v} is not a positive integer`);
       return n;
     };
-    const [{ runArena, arenaTable }, { parseDuration }] = await Promise.all([import('./commands/arena.js'), import('../simulator/run.js')]);
+    const [{ runArena, arenaTable }, { parseDuration }] = await Promise.all([import('./arena.js'), import('../../simulator/run.js')]);
     const result = await runArena({
       scenarios: opts.scenarios.split(',').map((x) => x.trim()).filter(Boolean), seeds,
       ...(opts.modes ? { modes: opts.modes.split(',').map((x) => x.trim()).filter(Boolean) } : {}),
@@ -308,7 +309,7 @@ program.command('simulate')
       try {
         // `--record /dev/stdout | gzip > x.gz`: the messages must not land in the recording.
         const out = isStdout(opts.record) ? process.stderr : process.stdout;
-        const { runSimulate } = await import('./commands/simulate.js');
+        const { runSimulate } = await import('../runtime/simulate.js');
         await runSimulate({ scenario: opts.scenario, seed, until: opts.until, record: opts.record, recordMaxBytes: recordMax, signal }, out);
       } finally {
         off();
@@ -320,7 +321,7 @@ program.command('simulate')
     if (speed === 'max') throw new ConfigError('--speed: max is only for --record; give a factor of real time with --edge/--nats');
     const limit = opts.limit === undefined ? undefined : Number(opts.limit);
     if (limit !== undefined && (!Number.isInteger(limit) || limit < 1)) throw new ConfigError(`--limit: ${opts.limit} is not a positive integer`);
-    const { startSimulateLoad } = await import('./commands/simulate-load.js');
+    const { startSimulateLoad } = await import('../runtime/simulate-load.js');
     const signals = serviceSignals();
     const load = await startSimulateLoad({ scenario: opts.scenario, seed, speed, edge: opts.edge, nats: opts.nats, limit }, process.stdout);
     if (signals.starting.aborted) {
@@ -338,7 +339,7 @@ program.command('replay')
   .option('--keep-time', 'keep the recorded timestamps instead of shifting the first line to now')
   .action(async (file: string, opts: { dataDir: string; speed: string; keepTime?: boolean }) => {
     const speed = parseSpeed(opts.speed);
-    const { runReplay } = await import('./commands/replay.js');
+    const { runReplay } = await import('../runtime/replay.js');
     // Ctrl-C or SIGTERM ends the replay after the current line; what was played is written.
     const { signal, off } = stopOnSignal('stopping after the current line; what was played so far is written');
     try {
@@ -359,7 +360,7 @@ program.command('record')
   .requiredOption('--from-states <dir>', 'folder of JSON documents')
   .requiredOption('--out <file>', 'NDJSON recording to write (gzip when FILE ends in .gz)')
   .action(async (opts: { fromStates: string; out: string }) => {
-    const { runRecordImport } = await import('./commands/record-import.js');
+    const { runRecordImport } = await import('../runtime/record-import.js');
     await runRecordImport({ fromStates: opts.fromStates, out: opts.out }, process.stdout);
   });
 
@@ -370,7 +371,7 @@ program.command('bench')
   .action(async () => {
     // Same runner as `npm run bench`: one process per benchmark, flags passed through.
     const { spawnSync } = await import('node:child_process');
-    const runner = new URL('../bin/bench.mjs', import.meta.url).pathname;
+    const runner = new URL('../../bin/bench.mjs', import.meta.url).pathname;
     const args = process.argv.slice(process.argv.indexOf('bench') + 1);
     const r = spawnSync(process.execPath, [runner, ...args], { stdio: 'inherit' });
     if (r.status !== 0) process.exitCode = r.status ?? 1;
@@ -390,8 +391,8 @@ for (const stream of [process.stdout, process.stderr]) {
  */
 async function userErrors() {
   const [{ ScenarioError }, { RecordingError }, { NotARecordingError }, { NothingToRecordError }, { ReplayInputError }] = await Promise.all([
-    import('../simulator/scenario.js'), import('./links/record/ndjson-writer.js'),
-    import('./links/replay/read-recording.js'), import('./commands/record-import.js'), import('./commands/replay-input.js'),
+    import('../../simulator/scenario.js'), import('../links/record/ndjson-writer.js'),
+    import('../links/replay/read-recording.js'), import('../runtime/record-import.js'), import('../runtime/replay-input.js'),
   ]);
   return { ScenarioError, RecordingError, NotARecordingError, NothingToRecordError, ReplayInputError };
 }
