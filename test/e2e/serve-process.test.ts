@@ -4,7 +4,7 @@ import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { gunzipSync } from 'node:zlib';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, onTestFinished } from 'vitest';
 import { Store } from '../../src/store/duckdb.js';
 import { startNats } from '../helpers/nats.js';
 import { until } from '../helpers/until.js';
@@ -524,15 +524,13 @@ describe('a stream replayed as a process: Ctrl-C while it is copied, and /dev/st
     child.stdout!.on('data', (d: Buffer) => { out += d.toString(); });
     child.stderr!.on('data', (d: Buffer) => { out += d.toString(); });
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-    try {
-      await until(ready, async () => out, (o) => o.includes(ready), 30_000);
-      child.kill('SIGINT');
-      // A FIFO nobody writes to kept a pool thread in open(): the process could not exit.
-      const code = await Promise.race([exited, new Promise<'hung'>((r) => setTimeout(() => r('hung'), 10_000))]);
-      return { code, out, left: readdirSync(tmp).filter((f) => f.startsWith('airtwin-replay-')) };
-    } finally {
-      child.kill('SIGKILL');
-    }
+    // A process that does not exit fails the test at its timeout, and is killed then.
+    onTestFinished(() => { child.kill('SIGKILL'); });
+    await until(ready, async () => out, (o) => o.includes(ready), 30_000);
+    child.kill('SIGINT');
+    // A FIFO nobody writes to kept a pool thread in open(): the process could not exit.
+    const code = await exited;
+    return { code, out, left: readdirSync(tmp).filter((f) => f.startsWith('airtwin-replay-')) };
   }
 
   it('replay of a FIFO that nobody writes to exits 1 on Ctrl-C, with nothing replayed and nothing left behind', async () => {
