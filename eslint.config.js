@@ -14,6 +14,21 @@ export default tseslint.config(
     },
   },
   {
+    // Imports point down (docs/ARCHITECTURE.md): only the CLI reaches the composition roots, and
+    // no module below them imports the CLI.
+    files: ['src/**/*.ts', 'actors/**/*.ts', 'simulator/**/*.ts'],
+    ignores: ['src/cli/**', 'src/runtime/**'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ group: ['**/cli/*', '**/runtime/*'], message: 'Only src/cli/ imports src/runtime/ (docs/ARCHITECTURE.md).' }] }],
+    },
+  },
+  {
+    files: ['src/runtime/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ group: ['**/cli/*'], message: 'src/runtime/ is below src/cli/ (docs/ARCHITECTURE.md).' }] }],
+    },
+  },
+  {
     files: ['bin/**/*.mjs'],
     languageOptions: { globals: { process: 'readonly', console: 'readonly', URL: 'readonly' } },
   },

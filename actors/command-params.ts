@@ -1,7 +1,7 @@
 import { airtwinError, badRequest } from '../src/errors.js';
 import { COMMAND_METHODS, isObject, type CommandMethod, type JsonObject } from '../src/protocol/frame.js';
 import { jsonDepth, MAX_JSON_DEPTH } from '../src/protocol/json-depth.js';
-import { COMMAND_TIMEOUT_MS, commandTimeoutMs } from './device/commands.js';
+import { COMMAND_TIMEOUT_MS, commandTimeoutMs } from './device/command-lifecycle.js';
 import type { Command, CommandSubmission, RestartKind } from './device/device.types.js';
 
 /**
@@ -332,6 +332,15 @@ export interface RttyServer {
   timeout: number;
   /** One token for every session (upstream `rtty.token`); absent: a fresh random one per session. */
   token?: string;
+  /** The internal rtty server's session table: a session is opened before its AP is sent there. */
+  sessions?: RttySessions;
+}
+
+/** Sessions of the internal rtty server (src/rtty/server.ts). */
+export interface RttySessions {
+  /** False when it holds as many sessions as it takes. */
+  open(session: { id: string; token: string; serial: string }): boolean;
+  end(id: string): void;
 }
 
 /** The device password goes to the AP only: the command record's `details` (API, history, store) leave it out. */

@@ -8,7 +8,7 @@ import {
   type ScriptSource,
 } from './command-params.js';
 import type { CommandStore } from './command-store.js';
-import { blankCommand, expiredRecord, failedRecord, survivesRestart } from './device/commands.js';
+import { blankCommand, expiredRecord, failedRecord, survivesRestart } from './device/command-lifecycle.js';
 import type { DeviceEventOf } from './device/device.events.js';
 import { isFinalStatus, type Command, type CommandSubmission } from './device/device.types.js';
 import type { Fleet } from './fleet.js';
@@ -197,9 +197,21 @@ export class CommandService {
     if (!rtty) throw airtwinError('RTTY_DISABLED', 'rtty', 'Remote sessions (rtty) are turned off on this gateway (serve --no-rtty); no AP is sent anywhere.');
     const connectionId = this.opts.newId().replace(/-/g, '');
     const token = rtty.token ?? this.opts.newId().replace(/-/g, '');
-    const command = await this.run(serial, caller, () => planRtty(serialKey(serial), rtty, {
-      id: connectionId, token, user: session.user ?? caller.submittedBy ?? '', password: session.password ?? 'openwifi',
-    }), 'rtty');
+    const key = serialKey(serial);
+    if (rtty.sessions && !rtty.sessions.open({ id: connectionId, token, serial: key })) {
+      throw airtwinError('RTTY_SESSIONS_FULL', 'rtty', 'The internal rtty server holds as many sessions as --rtty-max-sessions allows; try again once one ends.');
+    }
+    let command: Command;
+    try {
+      command = await this.run(serial, caller, () => planRtty(key, rtty, {
+        id: connectionId, token, user: session.user ?? caller.submittedBy ?? '', password: session.password ?? 'openwifi',
+      }), 'rtty');
+    } catch (e) {
+      rtty.sessions?.end(connectionId);
+      throw e;
+    }
+    // An AP that did not take the command will not come: its session goes now, not at its timeout.
+    if (command.status !== 'completed') rtty.sessions?.end(connectionId);
     return {
       command,
       session: {

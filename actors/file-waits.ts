@@ -1,6 +1,6 @@
 import type { Clock } from '../src/protocol/clock.js';
 import { isObject } from '../src/protocol/frame.js';
-import { failedRecord } from './device/commands.js';
+import { failedRecord } from './device/command-lifecycle.js';
 import { isFinalStatus, type Command } from './device/device.types.js';
 
 /** What an upload adds to its command's record. */

@@ -92,7 +92,7 @@ export class Fleet {
       },
       storedConfigFor: (s) => storedConfigFor?.(s),
       // The lane's events join the machine's on the one stream, in the order they happen.
-      lane: opts.notificationLane === false ? undefined : { publish: (e) => this.subject.next(e), open: () => this.delivering === 0 },
+      notificationLane: opts.notificationLane === false ? undefined : { publish: (e) => this.subject.next(e), open: () => this.delivering === 0 },
     };
   }
 

@@ -8,7 +8,7 @@
  * private: its own nats-server on a free port, temp dirs removed at the end.
  */
 import { fork, spawn } from 'node:child_process';
-import { AckPolicy, StorageType } from 'nats';
+import { AckPolicy, StorageType, jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { fileURLToPath } from 'node:url';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -166,10 +166,10 @@ try {
 async function rawJetStream(url: string, n: number): Promise<number> {
   const nc = await connectNats({ url, name: 'bench-js', logger: silentLogger });
   try {
-    const jsm = await nc.jetstreamManager();
+    const jsm = await jetstreamManager(nc);
     await jsm.streams.add({ name: 'BENCHRAW', subjects: ['benchraw.>'], storage: StorageType.File });
     await jsm.consumers.add('BENCHRAW', { durable_name: 'bench', ack_policy: AckPolicy.All, max_ack_pending: 50_000 });
-    const consumer = await nc.jetstream().consumers.get('BENCHRAW', 'bench');
+    const consumer = await jetstream(nc).consumers.get('BENCHRAW', 'bench');
     let got = 0;
     const messages = await consumer.consume({ max_messages: 10_000, threshold_messages: 5_000, callback: (msg) => {
       if (++got % 5_000 === 0 || got === n) msg.ack();

@@ -142,13 +142,13 @@ export class ScaledClock implements Clock {
   /** The latest now() may show until the hold moves on (undefined: no limit). */
   private heldAt: number | undefined;
 
-  /** `opts.held`: held at `startMs` from the start, until `holdAt`/`goOnFromHere`. */
-  constructor(private readonly base: Clock, speed: number, startMs: number = base.now(), opts: { held?: boolean } = {}) {
+  /** `opts.heldAtStart`: held at `startMs` from the start, until `holdAt`/`goOnFromHere`. */
+  constructor(private readonly base: Clock, speed: number, startMs: number = base.now(), opts: { heldAtStart?: boolean } = {}) {
     if (!(speed > 0)) throw new RangeError(`speed must be > 0, got ${speed}`);
     this.speed = speed;
     this.startMs = startMs;
     this.baseStart = base.now();
-    if (opts.held) this.heldAt = startMs;
+    if (opts.heldAtStart) this.heldAt = startMs;
   }
 
   now(): number {

@@ -13,7 +13,8 @@ import type { DeviceLink, LinkEvent } from '../src/protocol/device-link.js';
 import { isNotification, isResult, type DownFrame, type UpFrame } from '../src/protocol/frame.js';
 import type { SimAp } from './ap/ap-state.js';
 import { zeroCounters } from './ap/ap-state.js';
-import { handleCommand, type ApControl } from './ap/commands.js';
+import { handleCommand, type ApControl } from './ap/command-handler.js';
+import type { ShellIo, SimShell } from './ap/shell.js';
 import { uplinkCounters, connectFrame, crashlogFrame, eventFrame, healthcheckFrame, logFrame, periodicScanFrame, stateFrame, telemetryFrame } from './ap/frames.js';
 import { apDown } from './clients/dynamics.js';
 import { radiosChanged, type Venue } from './venue.js';
@@ -27,7 +28,15 @@ export interface SimLinkOptions {
   autoStart?: boolean;
   /** How the AP POSTs a command's file to its upload `uri` (as the fw's curl does); without it the file goes inline in the reply. */
   upload?: SimUpload;
+  /** How the AP's rtty client reaches the rtty server the `rtty` command names; without it the AP only checks the command. */
+  rtty?: SimRtty;
 }
+
+/**
+ * Starts an AP's rtty client towards `server:port`, registered as `id` with `token`; each login
+ * opens a terminal with `shell`. Errors stay with the client (an AP does not report them).
+ */
+export type SimRtty = (s: { serial: string; server: string; port: number; id: string; token: string; shell: (io: ShellIo) => SimShell }) => void;
 
 /** One file upload of a simulated AP; rejects when the uploader refused it or could not be reached. */
 export type SimUpload = (u: { uri: string; serial: string; uuid: string; fileName: string; bytes: Buffer }) => Promise<void>;
@@ -242,6 +251,7 @@ export class SimLink implements DeviceLink {
       emit: (f) => this.emit(f),
       after: (ms, fn) => this.after(ms, fn),
       ...(this.opts.upload ? { upload: this.opts.upload } : {}),
+      ...(this.opts.rtty ? { rtty: this.opts.rtty } : {}),
       reboot: (o) => this.reboot(o),
       telemetry: (intervalS, lifetimeS) => this.telemetry(intervalS, lifetimeS),
       intervalsChanged: () => {

@@ -45,6 +45,7 @@ export const ERROR_CATALOGUE = {
   SECURITY_UNREACHABLE: [503, 'The security service that validates tokens cannot be reached.'],
   NOT_CONFIGURED: [400, 'The feature needs a setting that is not configured (e.g. NATS).'],
   RTTY_DISABLED: [503, 'Remote sessions (rtty) are turned off on this gateway (serve --no-rtty).'],
+  RTTY_SESSIONS_FULL: [503, 'The internal rtty server holds as many sessions as --rtty-max-sessions allows.'],
   COMMAND_TIMEOUT: [504, 'The device did not answer in time.'],
   UPLOAD_NOT_EXPECTED: [404, 'The uploader expects no file for this command (unknown, finished, timed out, or of another device).'],
   UPLOAD_DONE: [409, 'The file of this command was uploaded already, or is being uploaded.'],

@@ -1,4 +1,5 @@
 import type { JsonObject } from '../../src/protocol/frame.js';
+import type { StateText } from '../../src/protocol/json-source.js';
 import type { Command, DeviceStatus, RestartKind } from './device.types.js';
 
 /**
@@ -20,7 +21,8 @@ export type DeviceEvent =
    * a notification whose params.serial is not hex (`bad-serial`; the gateway drops such a connection).
    */
   | Base<'dropped', { reason: 'blacklisted' | 'not-provisioned' | 'protocol-errors' | 'no-connect' | 'admission-failed' | 'bad-serial'; detail: string }>
-  | Base<'state', { uuid: number; state: JsonObject; requestUuid?: string }>
+  /** `stateText`: the source text of `state` when the link kept it (src/protocol/json-source.ts). */
+  | Base<'state', { uuid: number; state: JsonObject; requestUuid?: string; stateText?: StateText }>
   | Base<'healthcheck', { uuid: number; sanity: number; data: JsonObject; requestUuid?: string }>
   /** logType 0 normal, 2 reboot log (recorded = device date); crash logs have their own event. */
   | Base<'log', { log: string; severity: number; data: JsonObject; logType: 0 | 2; uuid: number; recorded: number }>

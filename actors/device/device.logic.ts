@@ -4,7 +4,7 @@ import type { DeviceLink } from '../../src/protocol/device-link.js';
 import {
   commandFrame, executedRecord, expiredRecord, failedRecord, reconcileSubmission, recoveryRebootSubmission, refusedRecord, resultRecord, scanEntries,
   sentRecord, survivesRestart, timedOutRecord, type Pending, type Running,
-} from './commands.js';
+} from './command-lifecycle.js';
 import { restrictionRefusal, restrictionsOf } from './restrictions.js';
 import type { DeviceEvent } from './device.events.js';
 import {
@@ -17,7 +17,7 @@ import { serialKey } from '../../src/protocol/serial.js';
 
 /**
  * The device machine's context and its pure steps. Each step reads the context and an event and
- * returns effects (`Fx`); device.machine.ts turns them into XState actions. Keeping them pure
+ * returns effects (`Effects`); device.machine.ts turns them into XState actions. Keeping them pure
  * lets the machine file stay a readable chart and lets tests check a step without an actor.
  */
 
@@ -40,7 +40,7 @@ export interface DeviceContext {
   /** The `connect` of an AP the admission hook is asked about, and when the AP sent it. */
   heldConnect?: { params: JsonObject; at: number };
   /** What the link said while admission was pending, handed on once it says yes. */
-  held?: HeldEvents;
+  heldEvents?: HeldEvents;
   protocolErrors: number;
   /** Notifications ignored for a missing params.serial, over the actor's life; not protocol errors. */
   ignoredFrames: number;
@@ -85,9 +85,9 @@ export interface HeldEvents {
 }
 
 /** The held events, oldest first. */
-export function inOrder(held: HeldEvents | undefined): HeldLinkEvent[] {
+export function inOrder(events: HeldEvents | undefined): HeldLinkEvent[] {
   const out: HeldLinkEvent[] = [];
-  for (let h = held; h; h = h.before) out.push(h.event);
+  for (let h = events; h; h = h.before) out.push(h.event);
   return out.reverse();
 }
 
@@ -103,7 +103,7 @@ export const HELD_OVERFLOW = `more frames than can be held while admission is pe
 export type TimerEvent = { type: 'command.due'; uuid: string } | { type: 'command.expire'; uuid: string };
 
 /** Effects of one step, in the order the machine applies them. */
-export interface Fx {
+export interface Effects {
   ctx?: Partial<DeviceContext>;
   emit?: DeviceEvent[];
   send?: CommandFrame[];
@@ -127,7 +127,7 @@ export function initialContext(serial: string, deps: DeviceDeps, timeouts: Devic
   // order is already known as a fast shape, which the spread below records once.
   const ctx: EveryField<DeviceContext> = {
     serial, deps, timeouts, maxPending, link, status: emptyStatus(serial), lastState: undefined, lastHealthcheck: undefined,
-    capabilities: undefined, linkUp: false, sessionOpen: false, provisioned: false, heldConnect: undefined, held: undefined,
+    capabilities: undefined, linkUp: false, sessionOpen: false, provisioned: false, heldConnect: undefined, heldEvents: undefined,
     protocolErrors: 0, ignoredFrames: 0, nextRpcId: 2, current: undefined, pending: [], closedRpcIds: [], reportWaiters: [],
     maintenance: undefined, pushedConfigUuid: undefined,
   };
@@ -138,7 +138,8 @@ const sec = (ms: number) => Math.floor(ms / 1000);
 const dueId = (uuid: string) => `due:${uuid}`;
 const expireId = (uuid: string) => `expire:${uuid}`;
 
-function ev(ctx: DeviceContext, e: Omit<DeviceEvent, 'serial' | 'at'>, at = ctx.deps.now()): DeviceEvent {
+/** A fleet event of this device, stamped with its serial and time. */
+function deviceEvent(ctx: DeviceContext, e: Omit<DeviceEvent, 'serial' | 'at'>, at = ctx.deps.now()): DeviceEvent {
   return { ...e, serial: ctx.serial, at } as DeviceEvent;
 }
 
@@ -154,7 +155,7 @@ export function frameTime(ctx: DeviceContext, at: number): number {
 }
 
 function updated(ctx: DeviceContext, command: Command, extra: { created?: boolean; queued?: boolean; latencyMs?: number } = {}): DeviceEvent {
-  return ev(ctx, { type: 'command-updated', payload: { command, created: extra.created ?? false, queued: extra.queued ?? false, latencyMs: extra.latencyMs } });
+  return deviceEvent(ctx, { type: 'command-updated', payload: { command, created: extra.created ?? false, queued: extra.queued ?? false, latencyMs: extra.latencyMs } });
 }
 
 function closeIds(ctx: DeviceContext, id: number): number[] {
@@ -172,8 +173,8 @@ export function hasKeys<T extends object>(o: T | undefined): o is T {
  * Only what the steps produced is set (no empty ctx or arrays), and the full context is rebuilt
  * only when a step that changed it is followed by another step.
  */
-export function chain(ctx: DeviceContext, ...steps: ((c: DeviceContext) => Fx)[]): Fx {
-  const out: Fx = {};
+export function chain(ctx: DeviceContext, ...steps: ((c: DeviceContext) => Effects)[]): Effects {
+  const out: Effects = {};
   let cur = ctx;
   /** `out.ctx` is a copy this function may extend (not a step's own object). */
   let ownCtx = false;
@@ -184,59 +185,59 @@ export function chain(ctx: DeviceContext, ...steps: ((c: DeviceContext) => Fx)[]
       cur = { ...ctx, ...out.ctx };
       stale = false;
     }
-    const fx = step(cur);
-    if (hasKeys(fx.ctx)) {
-      if (!out.ctx) out.ctx = fx.ctx;
-      else if (ownCtx) Object.assign(out.ctx, fx.ctx);
+    const effects = step(cur);
+    if (hasKeys(effects.ctx)) {
+      if (!out.ctx) out.ctx = effects.ctx;
+      else if (ownCtx) Object.assign(out.ctx, effects.ctx);
       else {
-        out.ctx = { ...out.ctx, ...fx.ctx };
+        out.ctx = { ...out.ctx, ...effects.ctx };
         ownCtx = true;
       }
       stale = true;
     }
-    if (fx.emit && fx.emit.length > 0) out.emit = out.emit ? out.emit.concat(fx.emit) : fx.emit;
-    if (fx.send && fx.send.length > 0) out.send = out.send ? out.send.concat(fx.send) : fx.send;
-    if (fx.timers && fx.timers.length > 0) out.timers = out.timers ? out.timers.concat(fx.timers) : fx.timers;
-    if (fx.cancel && fx.cancel.length > 0) out.cancel = out.cancel ? out.cancel.concat(fx.cancel) : fx.cancel;
-    if (fx.close !== undefined) out.close = fx.close;
+    if (effects.emit && effects.emit.length > 0) out.emit = out.emit ? out.emit.concat(effects.emit) : effects.emit;
+    if (effects.send && effects.send.length > 0) out.send = out.send ? out.send.concat(effects.send) : effects.send;
+    if (effects.timers && effects.timers.length > 0) out.timers = out.timers ? out.timers.concat(effects.timers) : effects.timers;
+    if (effects.cancel && effects.cancel.length > 0) out.cancel = out.cancel ? out.cancel.concat(effects.cancel) : effects.cancel;
+    if (effects.close !== undefined) out.close = effects.close;
   }
   return out;
 }
 
 /** A running command ends without a reply (disconnect, reconnect, shutdown). */
-export function abortCurrent(ctx: DeviceContext, reason: string): Fx {
+export function abortCurrent(ctx: DeviceContext, reason: string): Effects {
   if (!ctx.current) return {};
   const cmd = failedRecord(ctx.current.sub.command, ctx.deps.now(), reason);
   return { ctx: { current: undefined, closedRpcIds: closeIds(ctx, ctx.current.rpcId) }, emit: [updated(ctx, cmd)] };
 }
 
-export function linkConnected(ctx: DeviceContext, e: { at: number; ipAddress?: string; certificate?: VerifiedCertificate }): Fx {
+export function linkConnected(ctx: DeviceContext, e: { at: number; ipAddress?: string; certificate?: VerifiedCertificate }): Effects {
   return chain(ctx, (c) => abortCurrent(c, 'The device opened a new connection before replying.'), (c) => ({
     ctx: {
-      linkUp: true, sessionOpen: false, protocolErrors: 0, heldConnect: undefined, held: undefined,
+      linkUp: true, sessionOpen: false, protocolErrors: 0, heldConnect: undefined, heldEvents: undefined,
       status: { ...c.status, connected: false, ipAddress: e.ipAddress ?? '', verifiedCertificate: e.certificate ?? 'NO_CERTIFICATE', lastContact: contactAt(c, frameTime(c, e.at)) },
     },
   }));
 }
 
-export function linkDisconnected(ctx: DeviceContext, reason: string, at = ctx.deps.now()): Fx {
+export function linkDisconnected(ctx: DeviceContext, reason: string, at = ctx.deps.now()): Effects {
   return chain(ctx, (c) => abortCurrent(c, 'The device disconnected before replying.'), (c) => ({
-    ctx: { linkUp: false, sessionOpen: false, heldConnect: undefined, held: undefined, status: { ...c.status, connected: false, started: 0 } },
-    emit: [ev(c, { type: 'disconnected', payload: { reason } }, frameTime(c, at))],
+    ctx: { linkUp: false, sessionOpen: false, heldConnect: undefined, heldEvents: undefined, status: { ...c.status, connected: false, started: 0 } },
+    emit: [deviceEvent(c, { type: 'disconnected', payload: { reason } }, frameTime(c, at))],
   }));
 }
 
 /** Drop the AP: close its link and say why. The link's `disconnected` follows. */
-export function drop(ctx: DeviceContext, reason: Extract<DeviceEvent, { type: 'dropped' }>['payload']['reason'], detail: string): Fx {
+export function drop(ctx: DeviceContext, reason: Extract<DeviceEvent, { type: 'dropped' }>['payload']['reason'], detail: string): Effects {
   return chain(ctx, (c) => abortCurrent(c, `The device was dropped: ${detail}`), (c) => ({
-    ctx: { sessionOpen: false, heldConnect: undefined, held: undefined, status: { ...c.status, connected: false, started: 0 } },
-    emit: [ev(c, { type: 'dropped', payload: { reason, detail } })],
+    ctx: { sessionOpen: false, heldConnect: undefined, heldEvents: undefined, status: { ...c.status, connected: false, started: 0 } },
+    emit: [deviceEvent(c, { type: 'dropped', payload: { reason, detail } })],
     close: detail,
   }));
 }
 
 /** Every frame, valid or not, counts as traffic and contact (at `at`, when the AP sent it). */
-export function countFrame(ctx: DeviceContext, bytes: number, at = ctx.deps.now()): Fx {
+export function countFrame(ctx: DeviceContext, bytes: number, at = ctx.deps.now()): Effects {
   return { ctx: { status: countedStatus(ctx, bytes, frameTime(ctx, at)) } };
 }
 
@@ -278,37 +279,37 @@ export function frameViolation(ctx: DeviceContext, f: DecodedFrame): string | un
   return needsSession(f.method) && !ctx.sessionOpen ? `${f.method} before connect` : undefined;
 }
 
-export function protocolError(ctx: DeviceContext, reason: string): Fx {
+export function protocolError(ctx: DeviceContext, reason: string): Effects {
   const count = ctx.protocolErrors + 1;
-  return { ctx: { protocolErrors: count }, emit: [ev(ctx, { type: 'protocol-error', payload: { reason, count } })] };
+  return { ctx: { protocolErrors: count }, emit: [deviceEvent(ctx, { type: 'protocol-error', payload: { reason, count } })] };
 }
 
 /**
  * Keep a link event while admission is pending. A frame past the bounds is not kept: it counts
  * as traffic and as ignored, with its reason, as a frame without params.serial does.
  */
-export function holdLinkEvent(ctx: DeviceContext, e: HeldLinkEvent): Fx {
-  const { held } = ctx;
-  const count = (held?.count ?? 0) + 1;
-  const bytes = held?.bytes ?? 0;
-  if (e.type !== 'link.frame') return { ctx: { held: { event: e, before: held, count, bytes, linkChange: true } } };
+export function holdLinkEvent(ctx: DeviceContext, e: HeldLinkEvent): Effects {
+  const previous = ctx.heldEvents;
+  const count = (previous?.count ?? 0) + 1;
+  const bytes = previous?.bytes ?? 0;
+  if (e.type !== 'link.frame') return { ctx: { heldEvents: { event: e, before: previous, count, bytes, linkChange: true } } };
   if (count > MAX_HELD_EVENTS || bytes + e.bytes > MAX_HELD_BYTES) {
     const method = 'method' in e.frame ? e.frame.method : e.frame.kind;
     const ignored = ctx.ignoredFrames + 1;
     return {
       ctx: { status: countedStatus(ctx, e.bytes, frameTime(ctx, e.at)), ignoredFrames: ignored },
-      emit: [ev(ctx, { type: 'frame-ignored', payload: { method, reason: HELD_OVERFLOW, count: ignored } })],
+      emit: [deviceEvent(ctx, { type: 'frame-ignored', payload: { method, reason: HELD_OVERFLOW, count: ignored } })],
     };
   }
-  return { ctx: { held: { event: e, before: held, count, bytes: bytes + e.bytes, linkChange: held?.linkChange ?? false } } };
+  return { ctx: { heldEvents: { event: e, before: previous, count, bytes: bytes + e.bytes, linkChange: previous?.linkChange ?? false } } };
 }
 
 /** A notification without params.serial: counted as traffic and as ignored, nothing else. */
-export function ignoreFrame(ctx: DeviceContext, bytes: number, f: Extract<DecodedFrame, { kind: 'ignored' }>, at = ctx.deps.now()): Fx {
+export function ignoreFrame(ctx: DeviceContext, bytes: number, f: Extract<DecodedFrame, { kind: 'ignored' }>, at = ctx.deps.now()): Effects {
   const count = ctx.ignoredFrames + 1;
   return {
     ctx: { status: countedStatus(ctx, bytes, frameTime(ctx, at)), ignoredFrames: count },
-    emit: [ev(ctx, { type: 'frame-ignored', payload: { method: f.method, reason: f.reason, count } })],
+    emit: [deviceEvent(ctx, { type: 'frame-ignored', payload: { method: f.method, reason: f.reason, count } })],
   };
 }
 
@@ -316,7 +317,7 @@ export function ignoreFrame(ctx: DeviceContext, bytes: number, f: Extract<Decode
  * A `connect` was admitted: the session opens, status and capabilities come from its params.
  * `at` is when the AP sent it (frameTime); its events and the session's start are dated then.
  */
-export function openSession(ctx: DeviceContext, params: JsonObject, at = ctx.deps.now()): Fx {
+export function openSession(ctx: DeviceContext, params: JsonObject, at = ctx.deps.now()): Effects {
   const when = frameTime(ctx, at);
   const capabilities = isObject(params.capabilities) ? params.capabilities : {};
   const firmware = typeof params.firmware === 'string' ? params.firmware : '';
@@ -326,14 +327,14 @@ export function openSession(ctx: DeviceContext, params: JsonObject, at = ctx.dep
   const reason = typeof params.reason === 'string' ? params.reason : '';
   const emit: DeviceEvent[] = [];
   if (ctx.status.firmware !== '' && ctx.status.firmware !== firmware) {
-    emit.push(ev(ctx, { type: 'firmware-changed', payload: { oldFirmware: ctx.status.firmware, newFirmware: firmware } }, when));
+    emit.push(deviceEvent(ctx, { type: 'firmware-changed', payload: { oldFirmware: ctx.status.firmware, newFirmware: firmware } }, when));
   }
-  if (ctx.maintenance) emit.push(ev(ctx, { type: 'maintenance', payload: { kind: ctx.maintenance.kind, phase: 'done' } }, when));
-  emit.push(ev(ctx, { type: 'capabilities', payload: { capabilities } }, when));
-  emit.push(ev(ctx, { type: 'connected', payload: { ipAddress: ctx.status.ipAddress, firmware, uuid, capabilities, reason, params } }, when));
+  if (ctx.maintenance) emit.push(deviceEvent(ctx, { type: 'maintenance', payload: { kind: ctx.maintenance.kind, phase: 'done' } }, when));
+  emit.push(deviceEvent(ctx, { type: 'capabilities', payload: { capabilities } }, when));
+  emit.push(deviceEvent(ctx, { type: 'connected', payload: { ipAddress: ctx.status.ipAddress, firmware, uuid, capabilities, reason, params } }, when));
   return chain(ctx, (c) => abortCurrent(c, 'The device reconnected before replying.'), (c) => ({
     ctx: {
-      sessionOpen: true, provisioned: true, heldConnect: undefined, held: undefined, capabilities, maintenance: undefined, pushedConfigUuid: undefined,
+      sessionOpen: true, provisioned: true, heldConnect: undefined, heldEvents: undefined, capabilities, maintenance: undefined, pushedConfigUuid: undefined,
       status: { ...c.status, connected: true, UUID: uuid, firmware, compatible, connectReason: reason, started: sec(when) },
     },
     emit,
@@ -341,7 +342,7 @@ export function openSession(ctx: DeviceContext, params: JsonObject, at = ctx.dep
 }
 
 /** Config uuid reconciliation (docs/upstream.md#configuration-reconciliation): push a stored configuration newer than the AP's, once per session. */
-export function reconcile(ctx: DeviceContext): Fx {
+export function reconcile(ctx: DeviceContext): Effects {
   return reconcileWith(ctx, storedConfigToPush(ctx));
 }
 
@@ -365,7 +366,7 @@ function wantsPush(ctx: DeviceContext, deviceUuid: number, stored: StoredConfig 
   return unpushed(ctx, stored) && deviceUuid !== 0 && stored.uuid > deviceUuid;
 }
 
-function reconcileWith(ctx: DeviceContext, stored: StoredConfig | undefined): Fx {
+function reconcileWith(ctx: DeviceContext, stored: StoredConfig | undefined): Effects {
   if (!unpushed(ctx, stored)) return {};
   const busyWithConfigure = ctx.current?.sub.method === 'configure' || ctx.pending.some((p) => p.sub.method === 'configure');
   if (busyWithConfigure) return {};
@@ -373,22 +374,22 @@ function reconcileWith(ctx: DeviceContext, stored: StoredConfig | undefined): Fx
   if (!sub) return {};
   return chain(ctx, (c) => accept(c, sub, 'queued'), (c) => ({
     ctx: { pushedConfigUuid: stored.uuid },
-    emit: [ev(c, { type: 'config-pending', payload: { source: 'gateway', deviceUuid: c.status.UUID, pendingUuid: stored.uuid, commandUuid: sub.command.UUID } })],
+    emit: [deviceEvent(c, { type: 'config-pending', payload: { source: 'gateway', deviceUuid: c.status.UUID, pendingUuid: stored.uuid, commandUuid: sub.command.UUID } })],
   }));
 }
 
 type NotificationFrame = Extract<DecodedFrame, { kind: 'notification' }>;
 
-function withFollowUps(ctx: DeviceContext, { fx, more }: { fx: Fx; more: ((c: DeviceContext) => Fx)[] }): Fx {
-  return more.length === 0 ? fx : chain(ctx, () => fx, ...more);
+function withFollowUps(ctx: DeviceContext, { effects, more }: { effects: Effects; more: ((c: DeviceContext) => Effects)[] }): Effects {
+  return more.length === 0 ? effects : chain(ctx, () => effects, ...more);
 }
 
 /**
  * countFrame then notification, as one step: the per-frame hot path. It builds one new status
- * (traffic and, for a state, the state's fields) and one Fx; the rarer follow-ups (reconciliation
+ * (traffic and, for a state, the state's fields) and one Effects; the rarer follow-ups (reconciliation
  * push, recovery reboot, a `request`'s report) are chained after it as before.
  */
-export function receiveNotification(ctx: DeviceContext, bytes: number, f: NotificationFrame, at: number): Fx {
+export function receiveNotification(ctx: DeviceContext, bytes: number, f: NotificationFrame, at: number): Effects {
   return withFollowUps(ctx, notificationParts(ctx, f, bytes, at));
 }
 
@@ -399,23 +400,23 @@ export function receiveNotification(ctx: DeviceContext, bytes: number, f: Notifi
  * will then handle.
  */
 export function plainNotificationStep(ctx: DeviceContext, bytes: number, f: NotificationFrame, at: number): { ctx: Partial<DeviceContext>; emit: DeviceEvent[] } | undefined {
-  const { fx, more } = notificationParts(ctx, f, bytes, at);
+  const { effects, more } = notificationParts(ctx, f, bytes, at);
   // The step always sets `status` (plus lastState / lastHealthcheck) and emits one event.
-  return more.length === 0 && fx.ctx && fx.emit ? { ctx: fx.ctx, emit: fx.emit } : undefined;
+  return more.length === 0 && effects.ctx && effects.emit ? { ctx: effects.ctx, emit: effects.emit } : undefined;
 }
 
 /**
  * One notification's effects: a new status (traffic, contact and, for a state or healthcheck,
  * its fields), its event, and the rarer follow-up steps.
  */
-function notificationParts(ctx: DeviceContext, f: NotificationFrame, bytes: number, at: number): { fx: Fx; more: ((c: DeviceContext) => Fx)[] } {
+function notificationParts(ctx: DeviceContext, f: NotificationFrame, bytes: number, at: number): { effects: Effects; more: ((c: DeviceContext) => Effects)[] } {
   const now = ctx.deps.now();
   const when = frameTime(ctx, at);
-  const event = eventOf(ctx.serial, f.method, f.params, when, ctx.status.UUID);
+  const event = eventOf(ctx.serial, f.method, f.params, when, ctx.status.UUID, f.stateText);
   const status = countedStatus(ctx, bytes, when);
   let next: Partial<DeviceContext> = { status };
   let requestUuid: string | undefined;
-  const more: ((c: DeviceContext) => Fx)[] = [];
+  const more: ((c: DeviceContext) => Effects)[] = [];
   if (event.type === 'state') {
     const { uuid, state } = event.payload;
     writeStateStatus(status, state, uuid);
@@ -437,11 +438,11 @@ function notificationParts(ctx: DeviceContext, f: NotificationFrame, bytes: numb
     const uuid = requestUuid;
     more.push((c) => reportArrived(c, uuid, f.params));
   }
-  return { fx: { ctx: next, emit: [event] }, more };
+  return { effects: { ctx: next, emit: [event] }, more };
 }
 
 /** The state/healthcheck a `request` asked for becomes that command's results, as upstream. */
-function reportArrived(ctx: DeviceContext, uuid: string, params: JsonObject): Fx {
+function reportArrived(ctx: DeviceContext, uuid: string, params: JsonObject): Effects {
   const waiter = ctx.reportWaiters.find((c) => c.UUID === uuid);
   if (!waiter) return {};
   const cmd: Command = { ...waiter, results: JSON.stringify(params), completed: sec(ctx.deps.now()) };
@@ -458,7 +459,7 @@ export function restartAfter(ctx: DeviceContext, f: DecodedFrame): RestartKind |
   return resultRecord(ctx.current.sub.command, f.result, 0).status === 'completed' ? ctx.current.sub.restart : undefined;
 }
 
-export function completeCurrent(ctx: DeviceContext, result: JsonObject): Fx {
+export function completeCurrent(ctx: DeviceContext, result: JsonObject): Effects {
   const run = ctx.current;
   if (!run) return {};
   const now = ctx.deps.now();
@@ -467,12 +468,12 @@ export function completeCurrent(ctx: DeviceContext, result: JsonObject): Fx {
   const next: Partial<DeviceContext> = { current: undefined };
   const entries = scanEntries(result);
   if (cmd.command === 'wifiscan' && cmd.status === 'completed' && entries) {
-    emit.push(ev(ctx, { type: 'wifiscan-result', payload: { source: 'command', commandUuid: cmd.UUID, entries } }));
+    emit.push(deviceEvent(ctx, { type: 'wifiscan-result', payload: { source: 'command', commandUuid: cmd.UUID, entries } }));
   }
   if (cmd.command === 'request' && cmd.status === 'completed') next.reportWaiters = [...ctx.reportWaiters, cmd].slice(-MAX_REPORT_WAITERS);
   if (cmd.status === 'completed' && run.sub.restart) {
     next.maintenance = { kind: run.sub.restart, since: now, uptime: ctx.status.uptime };
-    emit.push(ev(ctx, { type: 'maintenance', payload: { kind: run.sub.restart, phase: 'started' } }));
+    emit.push(deviceEvent(ctx, { type: 'maintenance', payload: { kind: run.sub.restart, phase: 'started' } }));
   }
   return { ctx: next, emit };
 }
@@ -496,14 +497,14 @@ export function keptSession(ctx: DeviceContext, f: DecodedFrame, at: number): bo
  * state on the same session (keptSession), `not-restarted`, unless its uptime went back (the AP
  * did restart, its session surviving: `done`).
  */
-export function endMaintenance(ctx: DeviceContext, phase: 'timedout' | 'not-restarted', uptime?: number): Fx {
+export function endMaintenance(ctx: DeviceContext, phase: 'timedout' | 'not-restarted', uptime?: number): Effects {
   const m = ctx.maintenance;
   if (!m) return {};
   const restarted = phase === 'not-restarted' && uptime !== undefined && uptime < m.uptime;
-  return { ctx: { maintenance: undefined }, emit: [ev(ctx, { type: 'maintenance', payload: { kind: m.kind, phase: restarted ? 'done' : phase } })] };
+  return { ctx: { maintenance: undefined }, emit: [deviceEvent(ctx, { type: 'maintenance', payload: { kind: m.kind, phase: restarted ? 'done' : phase } })] };
 }
 
-export function timeoutCurrent(ctx: DeviceContext): Fx {
+export function timeoutCurrent(ctx: DeviceContext): Effects {
   const run = ctx.current;
   if (!run) return {};
   const cmd = timedOutRecord(run.sub.command, ctx.deps.now(), run.sub.timeoutMs);
@@ -519,7 +520,7 @@ export const SEND_RETRY_MS = 120_000;
  * expiry (docs/upstream.md#command-lifecycle); any other command fails, and so does a queueable
  * one the link refused for good (`forGood`: a link that takes no new command), which no retry could deliver.
  */
-export function sendFailed(ctx: DeviceContext, reason: string, forGood = false): Fx {
+export function sendFailed(ctx: DeviceContext, reason: string, forGood = false): Effects {
   const run = ctx.current;
   if (!run) return {};
   const now = ctx.deps.now();
@@ -563,7 +564,7 @@ function readyRefusal(ctx: DeviceContext): { p: Pending; why: string } | undefin
 }
 
 /** Fail the next ready command its restrictions refuse, without sending it. */
-export function refuseNext(ctx: DeviceContext): Fx {
+export function refuseNext(ctx: DeviceContext): Effects {
   const refused = readyRefusal(ctx);
   if (!refused) return {};
   const { p, why } = refused;
@@ -573,7 +574,7 @@ export function refuseNext(ctx: DeviceContext): Fx {
 }
 
 /** Send the first ready command. Awaited ones become `current`; the others complete at once. */
-export function startNext(ctx: DeviceContext): Fx {
+export function startNext(ctx: DeviceContext): Effects {
   const p = nextReady(ctx);
   if (!p) return {};
   const now = ctx.deps.now();
@@ -603,12 +604,12 @@ export function queueFull(ctx: DeviceContext): boolean {
   return ctx.pending.length >= ctx.maxPending;
 }
 
-export function accept(ctx: DeviceContext, sub: CommandSubmission, mode: AcceptMode): Fx {
+export function accept(ctx: DeviceContext, sub: CommandSubmission, mode: AcceptMode): Effects {
   const now = ctx.deps.now();
   const later = sub.runAt > now;
   const expiresAt = Math.max(sub.runAt, now) + ctx.timeouts.pendingTtlMs;
   const uuid = sub.command.UUID;
-  const timers: NonNullable<Fx['timers']> = [{ event: { type: 'command.expire', uuid }, delay: expiresAt - now, id: expireId(uuid) }];
+  const timers: NonNullable<Effects['timers']> = [{ event: { type: 'command.expire', uuid }, delay: expiresAt - now, id: expireId(uuid) }];
   if (later) timers.push({ event: { type: 'command.due', uuid }, delay: sub.runAt - now, id: dueId(uuid) });
   const command: Command = { ...sub.command, status: 'pending' };
   return {
@@ -618,15 +619,15 @@ export function accept(ctx: DeviceContext, sub: CommandSubmission, mode: AcceptM
   };
 }
 
-export function reject(ctx: DeviceContext, sub: CommandSubmission, code: 'DEVICE_OFFLINE' | 'DEVICE_BUSY', reason: string): Fx {
-  return { emit: [ev(ctx, { type: 'command-rejected', payload: { command: sub.command, code, reason } })] };
+export function reject(ctx: DeviceContext, sub: CommandSubmission, code: 'DEVICE_OFFLINE' | 'DEVICE_BUSY', reason: string): Effects {
+  return { emit: [deviceEvent(ctx, { type: 'command-rejected', payload: { command: sub.command, code, reason } })] };
 }
 
-export function markDue(ctx: DeviceContext, uuid: string): Fx {
+export function markDue(ctx: DeviceContext, uuid: string): Effects {
   return { ctx: { pending: ctx.pending.map((p) => (p.sub.command.UUID === uuid ? { ...p, ready: true } : p)) } };
 }
 
-export function expire(ctx: DeviceContext, uuid: string, reason?: string): Fx {
+export function expire(ctx: DeviceContext, uuid: string, reason?: string): Effects {
   const p = ctx.pending.find((x) => x.sub.command.UUID === uuid);
   if (!p) return {};
   const cmd = expiredRecord(p.sub.command, ctx.deps.now(), reason ?? 'The device did not come online in time to run the command.');
@@ -638,7 +639,7 @@ export function expire(ctx: DeviceContext, uuid: string, reason?: string): Fx {
  * service shuts down cleanly) the waiting commands that survive a restart (survivesRestart) are
  * left as they are, `pending` in the store, for the next start to reopen; the rest expire.
  */
-export function abandonAll(ctx: DeviceContext, reason: string, keepQueued = false): Fx {
+export function abandonAll(ctx: DeviceContext, reason: string, keepQueued = false): Effects {
   const ending = keepQueued ? ctx.pending.filter((p) => !survivesRestart(p.sub)) : ctx.pending;
   return chain(ctx, (c) => abortCurrent(c, reason), ...ending.map((p) => (c: DeviceContext) => expire(c, p.sub.command.UUID, reason)));
 }
@@ -650,7 +651,7 @@ export function abandonAll(ctx: DeviceContext, reason: string, keepQueued = fals
  * before, so an AP that is offline or busy does not refuse it. Past that expiry, or with the queue
  * full, it ends `expired` at once instead.
  */
-export function restore(ctx: DeviceContext, sub: CommandSubmission): Fx {
+export function restore(ctx: DeviceContext, sub: CommandSubmission): Effects {
   const now = ctx.deps.now();
   const uuid = sub.command.UUID;
   if (ctx.pending.some((p) => p.sub.command.UUID === uuid) || ctx.current?.sub.command.UUID === uuid) return {};
@@ -660,7 +661,7 @@ export function restore(ctx: DeviceContext, sub: CommandSubmission): Fx {
     : queueFull(ctx) ? 'The command queue of the device was full when the service restarted.' : undefined;
   if (why) return { emit: [updated(ctx, expiredRecord(sub.command, now, why))] };
   const later = sub.runAt > now;
-  const timers: NonNullable<Fx['timers']> = [{ event: { type: 'command.expire', uuid }, delay: expiresAt - now, id: expireId(uuid) }];
+  const timers: NonNullable<Effects['timers']> = [{ event: { type: 'command.expire', uuid }, delay: expiresAt - now, id: expireId(uuid) }];
   if (later) timers.push({ event: { type: 'command.due', uuid }, delay: sub.runAt - now, id: dueId(uuid) });
   const command: Command = { ...sub.command, status: 'pending' };
   return {

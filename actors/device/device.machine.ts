@@ -9,7 +9,7 @@ import {
   MAX_PROTOCOL_ERRORS, abandonAll, accept, completeCurrent, countFrame, drop, endMaintenance, expire, frameViolation, hasKeys, holdLinkEvent, ignoreFrame, inOrder,
   initialContext, isCurrentResult, isScheduledLater, keptSession, linkConnected, linkDisconnected, markDue, nextReady, nextRefusal, openSession, plainNotificationStep,
   protocolError, queueFull, receiveNotification, refuseNext, reject, restartAfter, restore, sendFailed, startNext, timeoutCurrent,
-  type DeviceContext, type Fx, type TimerEvent,
+  type DeviceContext, type Effects, type TimerEvent,
 } from './device.logic.js';
 import { linkActor, type LinkActorEvent, type LinkMachineEvent } from './link-actor.js';
 import type { LaneDevice, LaneStep } from './notification-lane.js';
@@ -48,19 +48,20 @@ interface Enqueue {
   cancel(id: string): void;
 }
 
-function run(enqueue: unknown, fx: Fx): void {
+function run(enqueue: unknown, effects: Effects): void {
   const q = enqueue as Enqueue;
-  if (hasKeys(fx.ctx)) q.assign(fx.ctx);
-  if (fx.cancel) for (const id of fx.cancel) q.cancel(id);
-  if (fx.timers) for (const t of fx.timers) q.raise(t.event, { delay: Math.max(0, t.delay), id: t.id });
-  if (fx.send) for (const frame of fx.send) q.sendTo('link', { type: 'send', frame });
-  if (fx.emit) for (const e of fx.emit) q.emit(e);
-  if (fx.close !== undefined) q.sendTo('link', { type: 'close', reason: fx.close });
+  if (hasKeys(effects.ctx)) q.assign(effects.ctx);
+  if (effects.cancel) for (const id of effects.cancel) q.cancel(id);
+  if (effects.timers) for (const t of effects.timers) q.raise(t.event, { delay: Math.max(0, t.delay), id: t.id });
+  if (effects.send) for (const frame of effects.send) q.sendTo('link', { type: 'send', frame });
+  if (effects.emit) for (const e of effects.emit) q.emit(e);
+  if (effects.close !== undefined) q.sendTo('link', { type: 'close', reason: effects.close });
 }
 
-type Ev<T extends DeviceMachineEvent['type']> = Extract<DeviceMachineEvent, { type: T }>;
+/** The machine event of one type. */
+type EventOf<T extends DeviceMachineEvent['type']> = Extract<DeviceMachineEvent, { type: T }>;
 const frameOf = (e: DeviceMachineEvent) => (e.type === 'link.frame' ? e.frame : undefined);
-const subOf = (e: DeviceMachineEvent) => (e as Ev<'command.submit'>).submission;
+const subOf = (e: DeviceMachineEvent) => (e as EventOf<'command.submit'>).submission;
 const violation = (c: DeviceContext, e: DeviceMachineEvent) => {
   const f = frameOf(e);
   return f ? frameViolation(c, f) : undefined;
@@ -122,10 +123,10 @@ export const deviceMachine = setup({
     nextIsRefused: ({ context }) => nextRefusal(context) !== undefined,
     sessionOpen: ({ context }) => context.sessionOpen,
     /** A disconnect or reconnect of the link is held: what follows belongs to a later session. */
-    heldLinkChange: ({ context }) => context.held?.linkChange === true,
+    heldLinkChange: ({ context }) => context.heldEvents?.linkChange === true,
   },
   actions: {
-    countFrame: enqueueActions(({ context, event, enqueue }) => run(enqueue, countFrame(context, (event as Ev<'link.frame'>).bytes, (event as Ev<'link.frame'>).at))),
+    countFrame: enqueueActions(({ context, event, enqueue }) => run(enqueue, countFrame(context, (event as EventOf<'link.frame'>).bytes, (event as EventOf<'link.frame'>).at))),
     noteProtocolError: enqueueActions(({ context, event, enqueue }) => run(enqueue, protocolError(context, violation(context, event) ?? 'invalid frame'))),
     dropForErrors: enqueueActions(({ context, enqueue }) => run(enqueue, drop(context, 'protocol-errors', `${context.protocolErrors} protocol errors`))),
     dropBadSerial: enqueueActions(({ context, event, enqueue }) => {
@@ -149,11 +150,11 @@ export const deviceMachine = setup({
       if (event.type === 'link.frame' && f?.kind === 'notification') run(enqueue, openSession(context, f.params, event.at));
     }),
     openSessionFromHeld: enqueueActions(({ context, enqueue }) => {
-      const held = inOrder(context.held);
+      const heldInOrder = inOrder(context.heldEvents);
       run(enqueue, openSession(context, context.heldConnect?.params ?? {}, context.heldConnect?.at));
       // Replayed in order through the root handlers, so blacklist and protocol checks still
       // apply, and a held disconnect (then maybe a next session) comes after the frames before it.
-      for (const h of held) enqueue.raise(h);
+      for (const h of heldInOrder) enqueue.raise(h);
     }),
     holdLinkEvent: enqueueActions(({ context, event, enqueue }) => {
       if (event.type === 'link.frame' || event.type === 'link.connected' || event.type === 'link.disconnected') run(enqueue, holdLinkEvent(context, event));
@@ -168,14 +169,14 @@ export const deviceMachine = setup({
       if (f?.kind === 'result') run(enqueue, completeCurrent(context, f.result));
     }),
     timeoutCurrent: enqueueActions(({ context, enqueue }) => run(enqueue, timeoutCurrent(context))),
-    sendFailed: enqueueActions(({ context, event, enqueue }) => run(enqueue, sendFailed(context, (event as Ev<'link.sendFailed'>).reason, (event as Ev<'link.sendFailed'>).forGood === true))),
+    sendFailed: enqueueActions(({ context, event, enqueue }) => run(enqueue, sendFailed(context, (event as EventOf<'link.sendFailed'>).reason, (event as EventOf<'link.sendFailed'>).forGood === true))),
     startNext: enqueueActions(({ context, enqueue }) => run(enqueue, startNext(context))),
     refuseNext: enqueueActions(({ context, enqueue }) => run(enqueue, refuseNext(context))),
-    linkConnected: enqueueActions(({ context, event, enqueue }) => run(enqueue, linkConnected(context, event as Ev<'link.connected'>))),
+    linkConnected: enqueueActions(({ context, event, enqueue }) => run(enqueue, linkConnected(context, event as EventOf<'link.connected'>))),
     linkDisconnected: enqueueActions(({ context, event, enqueue }) =>
-      run(enqueue, linkDisconnected(context, (event as Ev<'link.disconnected'>).reason ?? 'link closed', (event as Ev<'link.disconnected'>).at))),
+      run(enqueue, linkDisconnected(context, (event as EventOf<'link.disconnected'>).reason ?? 'link closed', (event as EventOf<'link.disconnected'>).at))),
     attachLink: enqueueActions(({ context, event, enqueue }) => {
-      const { link, deps } = event as Ev<'link.attach'>;
+      const { link, deps } = event as EventOf<'link.attach'>;
       if (context.linkUp) run(enqueue, linkDisconnected(context, 'link replaced'));
       if (deps && deps !== context.deps) enqueue.assign({ deps });
       enqueue.sendTo('link', { type: 'attach', link });
@@ -185,13 +186,13 @@ export const deviceMachine = setup({
     rejectBusy: enqueueActions(({ context, event, enqueue }) =>
       run(enqueue, reject(context, subOf(event), 'DEVICE_BUSY', queueFull(context) ? 'the command queue is full' : 'a command is running or the device is restarting'))),
     rejectOffline: enqueueActions(({ context, event, enqueue }) => run(enqueue, reject(context, subOf(event), 'DEVICE_OFFLINE', 'the device is not connected'))),
-    markDue: enqueueActions(({ context, event, enqueue }) => run(enqueue, markDue(context, (event as Ev<'command.due'>).uuid))),
-    expire: enqueueActions(({ context, event, enqueue }) => run(enqueue, expire(context, (event as Ev<'command.expire'>).uuid))),
+    markDue: enqueueActions(({ context, event, enqueue }) => run(enqueue, markDue(context, (event as EventOf<'command.due'>).uuid))),
+    expire: enqueueActions(({ context, event, enqueue }) => run(enqueue, expire(context, (event as EventOf<'command.expire'>).uuid))),
     abandonAll: enqueueActions(({ context, event, enqueue }) => {
-      const e = event as Ev<'device.shutdown'>;
+      const e = event as EventOf<'device.shutdown'>;
       run(enqueue, abandonAll(context, e.reason, e.keepQueued === true));
     }),
-    restoreCommand: enqueueActions(({ context, event, enqueue }) => run(enqueue, restore(context, (event as Ev<'command.restore'>).submission))),
+    restoreCommand: enqueueActions(({ context, event, enqueue }) => run(enqueue, restore(context, (event as EventOf<'command.restore'>).submission))),
     maintenanceTimedOut: enqueueActions(({ context, enqueue }) => run(enqueue, endMaintenance(context, 'timedout'))),
     notRestarted: enqueueActions(({ context, event, enqueue }) => {
       const f = frameOf(event);
@@ -333,7 +334,7 @@ const fastPathGuards: { before: FrameGuard[]; plain: FrameGuard } = (() => {
 })();
 
 /** What the machine would do with a frame in `context` (state `online` or not), when that is only its fast path's step. */
-export function notificationFastPath(context: DeviceContext, online: boolean, event: Ev<'link.frame'>): LaneStep | undefined {
+export function notificationFastPath(context: DeviceContext, online: boolean, event: EventOf<'link.frame'>): LaneStep | undefined {
   if (!online || event.frame.kind !== 'notification') return undefined;
   const args = { context, event };
   for (const guard of fastPathGuards.before) if (guard(args)) return undefined;

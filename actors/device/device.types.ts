@@ -140,7 +140,7 @@ export interface DeviceDeps {
    * The notification lane (notification-lane.ts), when the owner of the actor enables it.
    * Absent: every frame takes a machine step.
    */
-  lane?: {
+  notificationLane?: {
     /** Where the events of the notifications it applies go: where the actor's emitted events go (the fleet's `events$`). */
     publish: (event: DeviceEvent) => void;
     /** False while an actor's emitted event is being delivered: a frame a listener causes then waits its turn in the machine. */

@@ -1,5 +1,6 @@
 import { inflateParams, isCompressed } from '../../src/protocol/compress.js';
 import { NOTIFICATION_METHODS, isObject, type JsonObject, type NotificationMethod } from '../../src/protocol/frame.js';
+import type { StateText } from '../../src/protocol/json-source.js';
 
 /**
  * Turns whatever a link delivered into one of the shapes the machine's guards can read,
@@ -12,7 +13,8 @@ import { NOTIFICATION_METHODS, isObject, type JsonObject, type NotificationMetho
  *   trimmed and lowercased (upstream drops the connection). The actor drops the AP.
  */
 export type DecodedFrame =
-  | { kind: 'notification'; method: NotificationMethod; params: JsonObject }
+  /** `stateText`: the source text of `params.state`, as the link found it (LinkEvent). */
+  | { kind: 'notification'; method: NotificationMethod; params: JsonObject; stateText?: StateText }
   | { kind: 'result'; id: number; result: JsonObject }
   | { kind: 'invalid'; reason: string }
   | { kind: 'ignored'; method: NotificationMethod; reason: string }
@@ -92,10 +94,10 @@ export function needsSession(method: NotificationMethod): boolean {
   return !ALLOWED_BEFORE_CONNECT.has(method);
 }
 
-export function decodeFrame(frame: unknown): DecodedFrame {
+export function decodeFrame(frame: unknown, stateText?: StateText): DecodedFrame {
   if (!isObject(frame)) return { kind: 'invalid', reason: 'frame is not a JSON object' };
   if (frame.jsonrpc !== '2.0') return { kind: 'invalid', reason: 'jsonrpc is not "2.0"' };
-  if (frame.method !== undefined) return decodeNotification(frame);
+  if (frame.method !== undefined) return decodeNotification(frame, stateText);
   if (frame.result !== undefined || frame.id !== undefined) {
     if (typeof frame.id !== 'number' || !Number.isInteger(frame.id)) return { kind: 'invalid', reason: 'result id is not an integer' };
     if (!isObject(frame.result)) return { kind: 'invalid', reason: `result of id ${frame.id} is not an object` };
@@ -104,7 +106,7 @@ export function decodeFrame(frame: unknown): DecodedFrame {
   return { kind: 'invalid', reason: 'frame has neither method nor result' };
 }
 
-function decodeNotification(frame: JsonObject): DecodedFrame {
+function decodeNotification(frame: JsonObject, stateText: StateText | undefined): DecodedFrame {
   const method = frame.method;
   if (typeof method !== 'string' || !KNOWN_METHODS.has(method)) {
     return { kind: 'invalid', reason: `unknown method ${JSON.stringify(method)}` };
@@ -132,5 +134,6 @@ function decodeNotification(frame: JsonObject): DecodedFrame {
   }
   const outOfRange = paramOutOfRange(m, params);
   if (outOfRange) return { kind: 'invalid', reason: outOfRange };
-  return { kind: 'notification', method: m, params };
+  // Inflated params were not parsed from the link's text: no source text describes their state.
+  return { kind: 'notification', method: m, params, stateText: params === frame.params ? stateText : undefined };
 }

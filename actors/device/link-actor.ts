@@ -3,7 +3,7 @@ import { isRefusedForGood, type DeviceLink, type LinkEvent } from '../../src/pro
 import type { DownFrame } from '../../src/protocol/frame.js';
 import type { VerifiedCertificate } from './device.types.js';
 import { decodeFrame, type DecodedFrame } from './frame-decoder.js';
-import { tryLane, type FastPath, type LaneDevice } from './notification-lane.js';
+import { tryNotificationLane, type FastPath, type LaneDevice } from './notification-lane.js';
 
 /** Events the link actor sends to the device machine. Frames arrive decoded (frame-decoder.ts). */
 export type LinkMachineEvent =
@@ -25,7 +25,7 @@ function toMachineEvent(e: LinkEvent): LinkMachineEvent {
     case 'disconnected':
       return { type: 'link.disconnected', at: e.at, reason: e.reason };
     case 'frame':
-      return { type: 'link.frame', at: e.at, bytes: e.bytes, frame: decodeFrame(e.frame) };
+      return { type: 'link.frame', at: e.at, bytes: e.bytes, frame: decodeFrame(e.frame, e.stateText) };
     case 'malformed':
       return { type: 'link.frame', at: e.at, bytes: e.bytes, frame: { kind: 'invalid', reason: e.reason } };
   }
@@ -47,7 +47,7 @@ export const linkActor = fromCallback<LinkActorEvent, { link?: DeviceLink; devic
   let inRequest = false;
   const onLinkEvent = (e: LinkEvent): void => {
     const event = toMachineEvent(e);
-    if (event.type === 'link.frame' && device && fastPath && !inRequest && tryLane(device, fastPath, event)) return;
+    if (event.type === 'link.frame' && device && fastPath && !inRequest && tryNotificationLane(device, fastPath, event)) return;
     sendBack(event);
   };
   let unsubscribe = link?.subscribe(onLinkEvent);

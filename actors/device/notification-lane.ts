@@ -34,16 +34,16 @@ function isOnline(value: unknown): boolean {
  * Applies a plain notification to `device` when the machine's fast path takes it; returns false
  * when the machine must. The update is written into the current snapshot's context (the one
  * place outside the machine that writes it): the next machine step starts from it, as it would
- * from the context `handleNotification` had assigned. Events go to `deps.lane.publish`, where
+ * from the context `handleNotification` had assigned. Events go to `deps.notificationLane.publish`, where
  * the fleet sends the machine's emitted events too.
  */
-export function tryLane(device: LaneDevice, fastPath: FastPath, event: Extract<LinkMachineEvent, { type: 'link.frame' }>): boolean {
+export function tryNotificationLane(device: LaneDevice, fastPath: FastPath, event: Extract<LinkMachineEvent, { type: 'link.frame' }>): boolean {
   const snap = device.getSnapshot() as ReturnType<LaneDevice['getSnapshot']> | undefined;
   // No snapshot yet: a link that reports while the actor is still being created.
   if (!snap || snap.status !== 'active') return false;
   const ctx = snap.context;
-  const lane = ctx.deps.lane;
-  if (!lane || !lane.open()) return false;
+  const notificationLane = ctx.deps.notificationLane;
+  if (!notificationLane || !notificationLane.open()) return false;
   let step: LaneStep | undefined;
   try {
     step = fastPath(ctx, isOnline(snap.value), event);
@@ -54,6 +54,6 @@ export function tryLane(device: LaneDevice, fastPath: FastPath, event: Extract<L
   }
   if (!step) return false;
   Object.assign(ctx, step.ctx);
-  for (const e of step.emit) lane.publish(e);
+  for (const e of step.emit) notificationLane.publish(e);
   return true;
 }

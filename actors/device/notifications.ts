@@ -1,4 +1,5 @@
 import { isObject, type JsonObject, type NotificationMethod } from '../../src/protocol/frame.js';
+import type { StateText } from '../../src/protocol/json-source.js';
 import type { DeviceEvent } from './device.events.js';
 import type { DeviceStatus } from './device.types.js';
 
@@ -105,12 +106,15 @@ function requestUuid(params: JsonObject): string | undefined {
 
 /**
  * The event a notification (other than connect) becomes. `nowMs` stamps it; `configUuid` is the
- * uuid the AP last reported, which logs are filed under.
+ * uuid the AP last reported, which logs are filed under; `stateText`, the source text of a
+ * state's `params.state` (DecodedFrame).
  */
-export function eventOf(serial: string, method: NotificationMethod, params: JsonObject, nowMs: number, configUuid: number): DeviceEvent {
+export function eventOf(serial: string, method: NotificationMethod, params: JsonObject, nowMs: number, configUuid: number, stateText?: StateText): DeviceEvent {
   switch (method) {
-    case 'state':
-      return { serial, at: nowMs, type: 'state', payload: { uuid: num(params.uuid), state: isObject(params.state) ? params.state : {}, requestUuid: requestUuid(params) } };
+    case 'state': {
+      const state = isObject(params.state) ? params.state : {};
+      return { serial, at: nowMs, type: 'state', payload: { uuid: num(params.uuid), state, requestUuid: requestUuid(params), stateText: state === params.state ? stateText : undefined } };
+    }
     case 'healthcheck':
       return { serial, at: nowMs, type: 'healthcheck', payload: { uuid: num(params.uuid), sanity: num(params.sanity), data: isObject(params.data) ? params.data : {}, requestUuid: requestUuid(params) } };
     case 'log':
@@ -126,9 +130,9 @@ export function eventOf(serial: string, method: NotificationMethod, params: Json
       return { serial, at: nowMs, type: 'telemetry', payload: { data: isObject(params.data) ? params.data : {}, adhoc: params.adhoc !== undefined && params.adhoc !== false } };
     case 'event': {
       // data.event = [<timestamp>, {type, payload}] (docs/upstream.md#events-and-telemetry)
-      const ev = isObject(params.data) ? arr(params.data.event) : [];
-      const body = isObject(ev[1]) ? ev[1] : {};
-      return { serial, at: nowMs, type: 'event', payload: { eventType: str(body.type), timestamp: num(ev[0]), payload: isObject(body.payload) ? body.payload : {} } };
+      const [timestamp, detail] = isObject(params.data) ? arr(params.data.event) : [];
+      const body = isObject(detail) ? detail : {};
+      return { serial, at: nowMs, type: 'event', payload: { eventType: str(body.type), timestamp: num(timestamp), payload: isObject(body.payload) ? body.payload : {} } };
     }
     case 'alarm':
       return { serial, at: nowMs, type: 'alarm', payload: { data: params.data } };

@@ -7,7 +7,7 @@ import { ConfigError, parseRecordMaxBytes, parseSpeed } from './flags.js';
 
 type Raw = Record<string, unknown>;
 
-const NUMERIC = new Set(['gatewayPort', 'rrmPort', 'seed', 'bodyLimit', 'headersTimeout', 'requestTimeout', 'keepAliveTimeout', 'connectionTimeout', 'maxConnections', 'rrmWifiScanInterval', 'rrmCapabilitiesInterval', 'rrmCollectInterval', 'rrmConfigDebounce', 'rttyPort', 'rttyViewport', 'rttyTimeout', 'apMaxFramesPerS', 'apMaxBytesPerS', 'apOffenderSeconds', 'uploadPort', 'uploadMaxBytes', 'filesMaxAge', 'filesMaxBytes', 'warmUp']);
+const NUMERIC = new Set(['gatewayPort', 'rrmPort', 'seed', 'bodyLimit', 'headersTimeout', 'requestTimeout', 'keepAliveTimeout', 'connectionTimeout', 'maxConnections', 'rrmWifiScanInterval', 'rrmCapabilitiesInterval', 'rrmCollectInterval', 'rrmConfigDebounce', 'rttyPort', 'rttyViewport', 'rttyTimeout', 'rttyMaxSessions', 'apMaxFramesPerS', 'apMaxBytesPerS', 'apOffenderSeconds', 'uploadPort', 'uploadMaxBytes', 'filesMaxAge', 'filesMaxBytes', 'warmUp']);
 const BOOLEAN = new Set(['sim', 'keepTime', 'autoProvision', 'rtty']);
 const LIST = new Set(['apiTokens', 'natsFilter']);
 
@@ -143,8 +143,9 @@ export function loadServeConfig(input: { flags: Raw; env: Record<string, string 
   checkNatsFilter(merged as ServeConfig);
   // Settings of a mode that is off would be ignored without a word: say so instead.
   if (merged.keepTime === true && !merged.replay) throw new ConfigError('--keep-time: only with --replay');
-  if ((merged.warmUp as number | undefined ?? 0) > 0 && (merged.replay || merged.sim === false)) {
-    throw new ConfigError(`--warm-up: only with the simulated venue (not with ${merged.replay ? '--replay' : '--no-sim'}); 0 turns it off`);
+  // Real APs live on the wall clock: frames of theirs stamped in a venue's past would mix two times.
+  if ((merged.warmUp as number | undefined ?? 0) > 0 && (merged.replay || merged.sim === false || merged.nats)) {
+    throw new ConfigError(`--warm-up: only with the simulated venue alone (not with ${merged.replay ? '--replay' : merged.nats ? '--nats' : '--no-sim'}); 0 turns it off`);
   }
   if (merged.recordMaxBytes !== undefined && !merged.record) throw new ConfigError('--record-max-bytes: only with --record');
   return Object.freeze(merged as ServeConfig);

@@ -6,7 +6,7 @@ import { systemRoutes } from '../server/system-routes.js';
 import type { GatewayDeps } from './deps.js';
 import { deviceRoutes } from './routes/devices.js';
 import { deviceListRoutes } from './routes/device-list.js';
-import { commandsRoutes } from './routes/commands.js';
+import { commandHistoryRoutes } from './routes/command-history.js';
 import { deviceDataRoutes } from './routes/device-data.js';
 import { deviceCommandsRoutes } from './routes/device-commands.js';
 import { defaultConfigsRoutes } from './routes/default-configs.js';
@@ -72,7 +72,7 @@ export async function buildGateway(deps: GatewayDeps, opts: GatewayOptions): Pro
     // First: it registers @fastify/websocket, whose upgrade handling the later routes rely on.
     await registerTelemetryRoutes(api, { telemetry: deps.telemetry, authenticator: opts.authenticator, clock: deps.clock });
     await uiWebsocketRoutes(api, { notifications: deps.uiNotifications, authenticator: opts.authenticator, clock: deps.clock });
-    for (const routes of [deviceListRoutes, deviceRoutes, commandsRoutes, deviceDataRoutes, deviceCommandsRoutes, defaultConfigsRoutes,
+    for (const routes of [deviceListRoutes, deviceRoutes, commandHistoryRoutes, deviceDataRoutes, deviceCommandsRoutes, defaultConfigsRoutes,
       blacklistRoutes, capabilitiesRoutes, radiusRoutes, dashboardRoutes, lookupsRoutes, filesRoutes, scriptsRoutes, defaultFirmwaresRoutes,
       radiusSessionsRoutes]) {
       await routes(api, deps);

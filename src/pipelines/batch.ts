@@ -106,15 +106,7 @@ export function runBatches<T>(events$: Observable<T>, sink: BatchSink<T>, opts: 
   const flush$ = new Subject<void>();
   const stop$ = new Subject<void>();
   let received = 0;
-  let written = 0;
-  const waiters: { until: number; resolve: () => void }[] = [];
-  const settle = (): void => {
-    for (let i = waiters.length - 1; i >= 0; i--) {
-      if (written >= waiters[i]!.until) waiters.splice(i, 1)[0]!.resolve();
-    }
-  };
-  let finished!: () => void;
-  const done = new Promise<void>((resolve) => (finished = resolve));
+  const writer = sinkQueue(sink, opts);
 
   const counted = new Observable<T>((sub) => events$.subscribe({
     next: (item) => {
@@ -125,10 +117,71 @@ export function runBatches<T>(events$: Observable<T>, sink: BatchSink<T>, opts: 
     complete: () => sub.complete(),
   }));
 
+  counted.pipe(
+    catchError((e: unknown) => {
+      opts.onError?.(e);
+      return EMPTY;
+    }),
+    takeUntil(stop$),
+    batchBy({ ...opts, weight, flush$ }),
+  ).subscribe({
+    next: (batch) => {
+      let w = 0;
+      for (const item of batch) w += weight(item);
+      writer.push(batch, w);
+    },
+    complete: () => writer.end(),
+  });
+
+  return {
+    flush() {
+      const until = received;
+      flush$.next();
+      return writer.writtenUpTo(until);
+    },
+    backlogAtMost(weight: number) {
+      return writer.writtenUpTo(received - weight);
+    },
+    async stop() {
+      stop$.next();
+      stop$.complete();
+      await writer.done;
+      writer.settle();
+    },
+    get backlog() {
+      return received - writer.written;
+    },
+  };
+}
+
+interface SinkQueue<T> {
+  /** Queues a closed batch of this weight; the sink gets it after everything queued before. */
+  push(batch: T[], weight: number): void;
+  /** No more batches: `done` resolves once the last one is written. */
+  end(): void;
+  /** Resolves once the written weight reaches `until`. */
+  writtenUpTo(until: number): Promise<void>;
+  /** Resolves the waiters whose weight is written. */
+  settle(): void;
+  readonly written: number;
+  readonly done: Promise<void>;
+}
+
+/** The write side of runBatches: one sink call at a time, batches queued behind it merged up to coalesceRows. */
+function sinkQueue<T>(sink: BatchSink<T>, opts: RunBatchesOptions<T>): SinkQueue<T> {
   const coalesce = opts.coalesceRows ?? opts.maxRows;
   const queue: { batch: T[]; weight: number }[] = [];
+  const waiters: { until: number; resolve: () => void }[] = [];
+  let written = 0;
   let writing = false;
   let sourceDone = false;
+  let finished!: () => void;
+  const done = new Promise<void>((resolve) => (finished = resolve));
+  const settle = (): void => {
+    for (let i = waiters.length - 1; i >= 0; i--) {
+      if (written >= waiters[i]!.until) waiters.splice(i, 1)[0]!.resolve();
+    }
+  };
   const pump = async (): Promise<void> => {
     if (writing) return;
     writing = true;
@@ -151,47 +204,23 @@ export function runBatches<T>(events$: Observable<T>, sink: BatchSink<T>, opts: 
     writing = false;
     if (sourceDone) finished();
   };
-
-  counted.pipe(
-    catchError((e: unknown) => {
-      opts.onError?.(e);
-      return EMPTY;
-    }),
-    takeUntil(stop$),
-    batchBy({ ...opts, weight, flush$ }),
-  ).subscribe({
-    next: (batch) => {
-      let w = 0;
-      for (const item of batch) w += weight(item);
-      queue.push({ batch, weight: w });
+  return {
+    push(batch, weight) {
+      queue.push({ batch, weight });
       void pump();
     },
-    complete: () => {
+    end() {
       sourceDone = true;
       if (!writing) finished();
     },
-  });
-
-  return {
-    flush() {
-      const until = received;
-      flush$.next();
+    writtenUpTo(until) {
       if (written >= until) return Promise.resolve();
       return new Promise<void>((resolve) => waiters.push({ until, resolve }));
     },
-    backlogAtMost(weight: number) {
-      const until = received - weight;
-      if (written >= until) return Promise.resolve();
-      return new Promise<void>((resolve) => waiters.push({ until, resolve }));
+    settle,
+    get written() {
+      return written;
     },
-    async stop() {
-      stop$.next();
-      stop$.complete();
-      await done;
-      settle();
-    },
-    get backlog() {
-      return received - written;
-    },
+    done,
   };
 }

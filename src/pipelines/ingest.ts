@@ -1,7 +1,6 @@
 import { filter, map, type Observable, type SchedulerLike } from 'rxjs';
 import type { FleetEvent } from '../../actors/fleet.js';
 import { isObject } from '../protocol/frame.js';
-import { takeSource } from '../protocol/json-source.js';
 import type { Store } from '../store/duckdb.js';
 import { runBatches } from './batch.js';
 import { DuckDbSink, type PipelineLogger, type RetryPolicy } from './duckdb-sink.js';
@@ -27,10 +26,9 @@ export function eventRows(e: FleetEvent): RowSet | undefined {
   const recorded = sec(e.at);
   switch (e.type) {
     case 'state': {
-      const { uuid, state } = e.payload;
-      // The text the link parsed the state from (its bytes, from a recording), when it kept it;
-      // else serialised here. Taken first, so nothing thrown below leaves it remembered.
-      const text = takeSource(state) ?? json(state);
+      const { uuid, state, stateText } = e.payload;
+      // The text the link parsed the state from (its bytes, from a recording), when it kept it.
+      const text = stateText ?? json(state);
       const derived = stateRows(e.serial, recorded, uuid, state);
       // The statistics row first: the document itself is stored even when its parts are odd.
       derived.rows.unshift(row('statistics', [e.serial, uuid, text, recorded]));
@@ -150,46 +148,10 @@ export function startIngest(opts: IngestOptions): Ingest {
     logger.error({ err }, 'ingest: opening the DuckDB table writers failed; writes will retry');
   });
 
-  const oddSeen = new Set<string>();
-  const maxHeld = opts.maxHeldRows ?? MAX_HELD_ROWS;
   let backlog = (): number => 0;
-  let droppingSince = -1;
-  /** False for a row set that does not fit beside the rows held for a full disk (counted, logged once per stretch). */
-  const roomWhileFull = (s: RowSet): boolean => {
-    if (!counters.diskFull) {
-      droppingSince = -1;
-      return true;
-    }
-    if (backlog() + weightOf(s) <= maxHeld) return true;
-    counters.rowsDropped += weightOf(s);
-    if (droppingSince < 0) {
-      droppingSince = counters.rowsDropped;
-      logger.error({ maxHeldRows: maxHeld }, 'ingest: the disk is still full and the held rows reached their bound; new rows are dropped (counted) until it has room');
-    }
-    return false;
-  };
   const rows$ = opts.events$.pipe(
-    map((e) => {
-      counters.eventsReceived++;
-      try {
-        const set = eventRows(e);
-        if (set?.odd) {
-          counters.oddDocuments++;
-          // A firmware quirk repeats with every report: warn once per serial and kind, count always.
-          const key = `${e.serial} ${set.odd}`;
-          if (!oddSeen.has(key) && oddSeen.size < 10_000) {
-            oddSeen.add(key);
-            logger.warn({ serial: e.serial, type: e.type, odd: set.odd }, 'ingest: odd parts of a document were skipped');
-          }
-        }
-        return set;
-      } catch (err) {
-        counters.unmappable++;
-        logger.error({ serial: e.serial, type: e.type, err }, 'ingest: an event could not be turned into rows');
-        return undefined;
-      }
-    }),
-    filter((s): s is RowSet => s !== undefined && weightOf(s) > 0 && roomWhileFull(s)),
+    map(eventRowsCounted(counters, logger)),
+    filter(roomWhileFull(counters, logger, opts.maxHeldRows ?? MAX_HELD_ROWS, () => backlog())),
   );
 
   const run = runBatches(rows$, async (batch) => {
@@ -218,4 +180,53 @@ export function startIngest(opts: IngestOptions): Ingest {
       logger.info({ rows: counters.rowsWritten, batches: counters.batchesWritten }, 'ingest: flushed and closed');
     })()),
   };
+}
+
+/** An event's rows, counting it; odd parts warned once per serial and kind, an unmappable event logged and skipped. */
+function eventRowsCounted(counters: IngestCounters, logger: PipelineLogger): (e: FleetEvent) => RowSet | undefined {
+  const oddSeen = new Set<string>();
+  return (e) => {
+    counters.eventsReceived++;
+    try {
+      const set = eventRows(e);
+      if (set?.odd) {
+        counters.oddDocuments++;
+        // A firmware quirk repeats with every report: warn once per serial and kind, count always.
+        const key = `${e.serial} ${set.odd}`;
+        if (!oddSeen.has(key) && oddSeen.size < 10_000) {
+          oddSeen.add(key);
+          logger.warn({ serial: e.serial, type: e.type, odd: set.odd }, 'ingest: odd parts of a document were skipped');
+        }
+      }
+      return set;
+    } catch (err) {
+      counters.unmappable++;
+      logger.error({ serial: e.serial, type: e.type, err }, 'ingest: an event could not be turned into rows');
+      return undefined;
+    }
+  };
+}
+
+/**
+ * Keeps a non-empty row set unless the disk is full and it does not fit beside the `maxHeld`
+ * rows held for it (those are counted as dropped, logged once per stretch).
+ */
+function roomWhileFull(
+  counters: IngestCounters, logger: PipelineLogger, maxHeld: number, backlog: () => number,
+): (s: RowSet | undefined) => s is RowSet {
+  let droppingSince = -1;
+  const room = (s: RowSet): boolean => {
+    if (!counters.diskFull) {
+      droppingSince = -1;
+      return true;
+    }
+    if (backlog() + weightOf(s) <= maxHeld) return true;
+    counters.rowsDropped += weightOf(s);
+    if (droppingSince < 0) {
+      droppingSince = counters.rowsDropped;
+      logger.error({ maxHeldRows: maxHeld }, 'ingest: the disk is still full and the held rows reached their bound; new rows are dropped (counted) until it has room');
+    }
+    return false;
+  };
+  return (s): s is RowSet => s !== undefined && weightOf(s) > 0 && room(s);
 }

@@ -1,12 +1,15 @@
 import type { DownFrame, UpFrame } from './frame.js';
+import type { StateText } from './json-source.js';
 
 /**
  * What happens on a link, in order. `at` is on the process clock (epoch ms).
  * A malformed frame is reported, never thrown: the actor counts it and may drop the AP.
+ * A frame's `stateText`, when the link parsed a `state` frame from text: the source text of its
+ * `params.state` (json-source.ts), which ingest stores as it is instead of serialising the state.
  */
 export type LinkEvent =
   | { type: 'connected'; at: number; ipAddress?: string; certificate?: 'NO_CERTIFICATE' | 'VALID_CERTIFICATE' | 'MISMATCH_SERIAL' | 'VERIFIED' }
-  | { type: 'frame'; at: number; frame: UpFrame; bytes: number }
+  | { type: 'frame'; at: number; frame: UpFrame; bytes: number; stateText?: StateText }
   | { type: 'malformed'; at: number; reason: string; bytes: number }
   | { type: 'disconnected'; at: number; reason?: string };
 

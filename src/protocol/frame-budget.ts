@@ -32,7 +32,7 @@ export class TokenBucket {
   }
 
   /** Takes `n` tokens at time `now` (ms) if there are that many; a clock that steps back refills nothing. */
-  take(n: number, now: number): boolean {
+  tryTake(n: number, now: number): boolean {
     this.refill(now);
     if (this.tokens < n) return false;
     this.tokens -= n;
@@ -75,8 +75,8 @@ export class FrameBudget {
     const frameOk = this.frames === undefined || this.frames.available(now) >= 1;
     const bytesOk = this.bytes === undefined || this.bytes.available(now) >= size;
     if (frameOk && bytesOk) {
-      this.frames?.take(1, now);
-      this.bytes?.take(size, now);
+      this.frames?.tryTake(1, now);
+      this.bytes?.tryTake(size, now);
       return 'ok';
     }
     const second = Math.floor(now / 1000);

@@ -27,10 +27,10 @@ export class LatestDocuments {
   private readonly subscription: { unsubscribe(): void };
 
   constructor(events$: Observable<FleetEvent>) {
-    this.subscription = events$.subscribe((e) => this.take(e));
+    this.subscription = events$.subscribe((e) => this.remember(e));
   }
 
-  private take(e: FleetEvent): void {
+  private remember(e: FleetEvent): void {
     if (e.type === 'state') {
       if (!isObject(e.payload.state)) return;
       this.entry(e.serial).state = { recorded: storedMs(e.at), state: e.payload.state };

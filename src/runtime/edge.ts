@@ -28,7 +28,7 @@
  * would silently run without authentication.
  */
 import { readFileSync } from 'node:fs';
-import type { NatsConnection } from 'nats';
+import type { NatsConnection } from '@nats-io/nats-core';
 import { pino, type LevelWithSilent } from 'pino';
 import { ConfigError, checkRecordFile } from '../config/flags.js';
 import { createEdge, type Edge } from '../links/edge/edge-server.js';
@@ -112,7 +112,7 @@ export async function runEdge(opts: EdgeCommandOptions): Promise<RunningEdge> {
   // A failed write stops the recording, never the edge: the APs' traffic goes on to NATS.
   const recorder = opts.record
     ? createRecorder({
-      path: opts.record, maxBytes: opts.recordMaxBytes, clock: wallClock, held: true,
+      path: opts.record, maxBytes: opts.recordMaxBytes, clock: wallClock, openLater: true,
       onError: (err) => logger.error({ err: err.message }, 'recording stopped'),
       onDropped: (droppedLines) => logger.warn({ file: opts.record, droppedLines }, 'recording is behind the disk; lines dropped'),
     })

@@ -12,8 +12,6 @@
  * their numbers and why). The data dir ends as the recording left the devices: the fleet is
  * stopped only after the pipeline has written everything and stopped listening.
  */
-import { statSync } from 'node:fs';
-import cliProgress from 'cli-progress';
 import { asyncScheduler } from 'rxjs';
 import { listValue } from '@duckdb/node-api';
 import type { DeviceDetails } from '../../actors/fleet.js';
@@ -34,7 +32,8 @@ import type { IngestMetrics } from '../pipelines/metrics.js';
 import { isPartName } from '../links/record/ndjson-writer.js';
 import { firstTime, lastTime, NotARecordingError, recordedConnects } from '../links/replay/read-recording.js';
 import { inputLabel, openReplayInput, partsAfterGapNote, type ReplayInput } from './replay-input.js';
-import { recordingTag, startReplay, type RejectedLine, type ReplayProgress, type ReplaySummary } from '../links/replay/replayer.js';
+import { replayProgressBar, replaySummaryLines, type ReplayProgressBar } from './replay-report.js';
+import { recordingDigest, startReplay, type ReplayOptions, type ReplaySummary } from '../links/replay/replayer.js';
 
 export interface ReplayCommandOptions {
   file: string;
@@ -136,11 +135,11 @@ const quietLogger = (say: (line: string) => void): PipelineLogger => ({
 
 /**
  * Ids for commands the actors create themselves (a reconcile configure): stable per run of a
- * recording (`tag`, recordingTag), UUID-shaped, and apart from another recording's.
+ * recording (`digest`, recordingDigest), UUID-shaped, and apart from another recording's.
  */
-function systemIds(tag: string): () => string {
+function systemIds(digest: string): () => string {
   let n = 0;
-  return () => `${tag}00-0000-4000-9000-${(++n).toString(16).padStart(12, '0')}`;
+  return () => `${digest}00-0000-4000-9000-${(++n).toString(16).padStart(12, '0')}`;
 }
 
 /** The command history of a replay: a record whose UUID is already stored (a second replay of the same file) is replaced. */
@@ -159,99 +158,6 @@ export async function openDataDir(dataDir: string): Promise<Store> {
     const err = e as NodeJS.ErrnoException & { cause?: unknown };
     throw new ConfigError(`--data-dir: ${dataDir} is not usable (${err.code ?? String(err.cause ?? err.message).split('\n')[0]})`);
   }
-}
-
-/** The summary of a replay, one line each: counts, then every reported line with its number and why. */
-/** `n` and `noun`, in the plural unless n is 1 ("1 frame", "0 frames"). */
-function counted(n: number, noun: string, nouns = `${noun}s`): string {
-  return `${n} ${n === 1 ? noun : nouns}`;
-}
-
-export function replaySummaryLines(file: string, s: ReplaySummary, wallMs: number): string[] {
-  const perSecond = wallMs > 0 ? s.frames / (wallMs / 1000) : s.frames;
-  // A paced replay of a quiet recording plays under one frame a second: one decimal, not "0".
-  const rate = perSecond < 9.95 ? perSecond.toFixed(1) : String(Math.round(perSecond));
-  const lines = [`replay: ${counted(s.frames, 'frame')} from ${counted(s.devices, 'device')}, ${(s.durationMs / 1000).toFixed(1)} s recorded, `
-    + `played in ${(wallMs / 1000).toFixed(2)} s (${rate} frames/s)${s.stopped ? ', stopped early' : ''}`];
-  if (s.dropped > 0) lines.push(`replay: ${counted(s.dropped, 'frame')} recorded while ${s.dropped === 1 ? 'its AP was disconnected was' : 'their AP was disconnected were'} not delivered`);
-  // Each reported line with its file, number and why; past the reported ones, how many more.
-  const listed = (items: readonly RejectedLine[], count: number): void => {
-    for (const r of items) lines.push(`  ${r.file ?? file}:${r.line}: ${r.reason}`);
-    if (count > items.length) lines.push(`  ... and ${count - items.length} more`);
-  };
-  lines.push(`replay: ${counted(s.rejectedCount, 'rejected line')}${s.rejectedCount > 0 ? ':' : ''}`);
-  listed(s.rejected, s.rejectedCount);
-  if (s.refusedCount > 0) lines.push(`replay: ${counted(s.refusedCount, 'frame')} refused by their device actor, as a live AP's would be:`);
-  listed(s.refused, s.refusedCount);
-  if (s.unmatchedCount > 0) lines.push(`replay: ${counted(s.unmatchedCount, 'recorded command')} not run by their device actor, or results of none it ran:`);
-  listed(s.unmatched, s.unmatchedCount);
-  return lines;
-}
-
-/**
- * `stream` as cli-progress draws on it, without its cursor save (ESC 7) at start and restore (ESC 8)
- * at stop: the bar is drawn on the line the cursor is on. A restore took the cursor back to the
- * line the bar started on, above anything printed since (`SIGINT: shutting down`), and the
- * summary was then written over it.
- */
-function onCurrentLine(stream: NodeJS.WritableStream): NodeJS.WritableStream {
-  const tty = stream as NodeJS.WritableStream & { columns?: number; isTTY?: boolean };
-  // What cli-progress uses of a stream (its terminal writes through `write`, readline's too).
-  return {
-    isTTY: tty.isTTY,
-    get columns() { return tty.columns; },
-    write: (chunk: string) => (chunk === '\x1b7' || chunk === '\x1b8' ? true : stream.write(chunk)),
-  } as unknown as NodeJS.WritableStream;
-}
-
-export interface ReplayProgressBar {
-  update(p: ReplayProgress): void;
-  /** Writes `line` above the bar: other output never lands on the bar's line. */
-  print(line: string): void;
-  /**
-   * Ends the bar: at 100 % with the summary's counts when the replay played to its end, where it
-   * was when it was stopped (`summary.stopped`) or failed (no summary).
-   */
-  stop(summary?: Pick<ReplaySummary, 'frames' | 'devices' | 'stopped'>): void;
-}
-
-/**
- * A progress bar over the recording's bytes on `stream` (a terminal), for `replay` and `serve
- * --replay`. It is first drawn at the first progress, so lines printed as the replay starts (the
- * `serve` banner) come before it, not on its line.
- */
-export function replayProgressBar(stream: NodeJS.WritableStream, files: readonly string[]): ReplayProgressBar {
-  const total = files.reduce((n, f) => n + statSync(f).size, 0);
-  const bar = new cliProgress.SingleBar({
-    format: 'replay [{bar}] {percentage}% | {frames} frames | {devices} devices', stream: onCurrentLine(stream), hideCursor: true,
-    // Drawn on every tick, not only when it changed: a line printed above it clears its line.
-    forceRedraw: true,
-  }, cliProgress.Presets.shades_classic);
-  let state: 'waiting' | 'drawn' | 'stopped' = 'waiting';
-  const draw = (read: number, frames: number, devices: number) => {
-    if (state === 'waiting') {
-      state = 'drawn';
-      bar.start(total, Math.min(total, read), { frames, devices });
-    } else bar.update(Math.min(total, read), { frames, devices });
-  };
-  return {
-    update: (p) => { if (state !== 'stopped') draw(p.read, p.frames, p.devices); },
-    print: (line) => {
-      if (state !== 'drawn') {
-        stream.write(`${line}\n`);
-        return;
-      }
-      // The line takes the bar's place; the bar is drawn again on the next line.
-      stream.write(`\r\x1b[2K${line}\n`);
-      bar.render();
-    },
-    stop: (summary) => {
-      const finished = summary !== undefined && !summary.stopped;
-      if (finished && state !== 'stopped') draw(total, summary.frames, summary.devices);
-      if (state === 'drawn') bar.stop();
-      state = 'stopped';
-    },
-  };
 }
 
 /**
@@ -286,7 +192,7 @@ export async function replayClock(input: ReplayInput, speed: number | 'max', kee
   if (speed === 'max') return new VirtualClock(start);
   // Held at the start until the first line plays (startReplay moves the hold line by line), so
   // the time the data dir and the fleet take to open does not run N times faster ahead of it.
-  return new ScaledClock(wall, speed, start, { held: true });
+  return new ScaledClock(wall, speed, start, { heldAtStart: true });
 }
 
 export async function runReplay(opts: ReplayCommandOptions, io: ReplayIo): Promise<ReplayResult> {
@@ -305,67 +211,34 @@ async function replayInto(input: ReplayInput, opts: ReplayCommandOptions, io: Re
   const clock = await replayClock(input, speed, opts.keepTime, io.clock);
   // The recording's first time with --keep-time (taken now: a scaled clock runs on while the data dir opens).
   const startMs = clock.now();
-  let bar: ReplayProgressBar | undefined;
+  const view: { bar?: ReplayProgressBar } = {};
   // Warnings while the bar is drawn go above it.
-  const logger = io.logger ?? quietLogger((line) => (bar ? bar.print(line) : io.out.write(`${line}\n`)));
+  const logger = io.logger ?? quietLogger((line) => (view.bar ? view.bar.print(line) : io.out.write(`${line}\n`)));
   io.out.write(`replay: ${inputLabel(input)} at speed ${speed}${opts.keepTime ? ', recorded times kept' : ''} -> ${opts.dataDir}\n`);
   const gapNote = partsAfterGapNote(input);
   if (gapNote) io.out.write(`${gapNote}\n`);
 
   const store = await openDataDir(opts.dataDir);
   // One read of the recording's head names both the replayed commands and the actors' own.
-  const tag = recordingTag(files);
+  const digest = recordingDigest(files);
   let ingest: Ingest | undefined;
   let runtime: FleetRuntime | undefined;
   let stopped = false;
   try {
-    // The same fleet as `serve --replay`: device records admit the APs (the recorded ones are
-    // provisioned first, so admission needs no I/O while the clock races), a recorded configure
-    // becomes the device's configuration, and the command history is written. A data dir replayed
-    // into is then served with its devices.
-    runtime = startFleetRuntime({
-      clock, devices: await DevicesRepo.load(store), blacklist: await BlacklistRepo.load(store),
-      defaultConfigs: await DefaultConfigsRepo.load(store), commands: new ReplacingCommands(store),
-      autoProvision: true, logger, newId: systemIds(tag),
-    });
+    runtime = await replayFleet(store, clock, logger, digest);
     const { fleet } = runtime;
     const connects = await recordedConnects(files, acceptedConnect);
     await runtime.provisionAll(connects);
     const kept = opts.keepTime ? await keptTimeOverlap(store, opts.dataDir, [...connects.keys()], startMs, await lastTime(files)) : undefined;
     if (kept?.note) io.out.write(`${kept.note}\n`);
-    // At max speed the time limit of a batch would run on virtual time, where a recorded minute
-    // passes in microseconds: batches would hold one event each. Size alone makes the batches,
-    // and bigger ones: each batch costs one statement per table (measured: 10,000 rows
-    // per batch spends about a seventh less CPU than 2,000 on the hall recording).
-    const max = speed === 'max';
-    ingest = startIngest({
-      // Retry waits on wall time: a virtual clock stands still once the lines are played, and
-      // a wait on it would never end (the process exited 13 with the batch unwritten).
-      events$: fleet.events$, store, scheduler: clockScheduler(clock), retryScheduler: asyncScheduler, logger,
-      maxDelayMs: max ? 3_600_000 : undefined, maxRows: max ? 10_000 : undefined,
-    });
-    bar = io.progress ? replayProgressBar(io.out, files) : undefined;
-    const running = ingest;
+    ingest = replayIngest(fleet, store, clock, logger, speed === 'max');
+    view.bar = io.progress ? replayProgressBar(io.out, files) : undefined;
     const began = performance.now();
-    const replay = startReplay({
-      file: files, tag, fleet, clock, speed, keepTime: opts.keepTime,
-      onProgress: (p) => bar?.update(p),
-      // Paced replays move a line every few (scaled) seconds: show each one.
-      progressEvery: max ? 1000 : 1,
-      // At max speed, bound memory: past five batches' worth of queued rows, wait until two are
-      // left (not until it is empty: the writer would idle while the next batch is built).
-      backpressure: () => (running.metrics().rowsQueued > 50_000 ? running.backlogAtMost(20_000) : undefined),
-    });
-    const onStop = () => replay.stop();
-    io.stop?.addEventListener('abort', onStop);
-    if (io.stop?.aborted) onStop();
-    const summary = await replay.done
-      // A failed replay leaves the bar where it was, and the cursor back on.
-      .catch((e: unknown) => { bar?.stop(); throw e; })
-      .finally(() => io.stop?.removeEventListener('abort', onStop));
-    bar?.stop(summary);
+    const { summary, serials } = await playRecording(
+      { file: files, digest, fleet, clock, speed, keepTime: opts.keepTime }, ingest, view.bar, io.stop,
+    );
     const devices: Record<string, DeviceDetails> = {};
-    for (const serial of [...replay.links.keys()].sort()) {
+    for (const serial of serials) {
       const d = fleet.details(serial);
       if (d) devices[serial] = d;
     }
@@ -384,4 +257,59 @@ async function replayInto(input: ReplayInput, opts: ReplayCommandOptions, io: Re
     await ingest?.close();
     await store.close();
   }
+}
+
+/**
+ * The same fleet as `serve --replay`: device records admit the APs (the recorded ones are
+ * provisioned first, so admission needs no I/O while the clock races), a recorded configure
+ * becomes the device's configuration, and the command history is written. A data dir replayed
+ * into is then served with its devices.
+ */
+async function replayFleet(store: Store, clock: Clock, logger: PipelineLogger, digest: string): Promise<FleetRuntime> {
+  return startFleetRuntime({
+    clock, devices: await DevicesRepo.load(store), blacklist: await BlacklistRepo.load(store),
+    defaultConfigs: await DefaultConfigsRepo.load(store), commands: new ReplacingCommands(store),
+    autoProvision: true, logger, newId: systemIds(digest),
+  });
+}
+
+/**
+ * At max speed the time limit of a batch would run on virtual time, where a recorded minute
+ * passes in microseconds: batches would hold one event each. Size alone makes the batches,
+ * and bigger ones: each batch costs one statement per table (measured: 10,000 rows
+ * per batch spends about a seventh less CPU than 2,000 on the hall recording).
+ */
+function replayIngest(fleet: FleetRuntime['fleet'], store: Store, clock: Clock, logger: PipelineLogger, max: boolean): Ingest {
+  return startIngest({
+    // Retry waits on wall time: a virtual clock stands still once the lines are played, and
+    // a wait on it would never end (the process exited 13 with the batch unwritten).
+    events$: fleet.events$, store, scheduler: clockScheduler(clock), retryScheduler: asyncScheduler, logger,
+    maxDelayMs: max ? 3_600_000 : undefined, maxRows: max ? 10_000 : undefined,
+  });
+}
+
+type PlayOptions = Pick<ReplayOptions, 'file' | 'digest' | 'fleet' | 'clock' | 'speed' | 'keepTime'>;
+
+/** Plays the recording into the fleet, paced by the ingest's backlog at max speed; `stop` ends it early. */
+async function playRecording(
+  opts: PlayOptions, ingest: Ingest, bar: ReplayProgressBar | undefined, stop: AbortSignal | undefined,
+): Promise<{ summary: ReplaySummary; serials: string[] }> {
+  const replay = startReplay({
+    ...opts,
+    onProgress: (p) => bar?.update(p),
+    // Paced replays move a line every few (scaled) seconds: show each one.
+    progressEvery: opts.speed === 'max' ? 1000 : 1,
+    // At max speed, bound memory: past five batches' worth of queued rows, wait until two are
+    // left (not until it is empty: the writer would idle while the next batch is built).
+    backpressure: () => (ingest.metrics().rowsQueued > 50_000 ? ingest.backlogAtMost(20_000) : undefined),
+  });
+  const onStop = () => replay.stop();
+  stop?.addEventListener('abort', onStop);
+  if (stop?.aborted) onStop();
+  const summary = await replay.done
+    // A failed replay leaves the bar where it was, and the cursor back on.
+    .catch((e: unknown) => { bar?.stop(); throw e; })
+    .finally(() => stop?.removeEventListener('abort', onStop));
+  bar?.stop(summary);
+  return { summary, serials: [...replay.links.keys()].sort() };
 }

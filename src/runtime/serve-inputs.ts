@@ -60,7 +60,9 @@ export async function openServeInputs(config: Readonly<ServeConfig>, io: ServeIo
     const wall = io.clock ?? wallClock;
     const store = await openDataDir(config.dataDir);
     try {
-      const warmUpMs = scenario ? await warmUpAfterStored(store, (config.warmUp ?? scenario.warmUp ?? 0) * 1000, wall.now()) : 0;
+      // The scenario's warm-up is its default when the venue is the only source of frames.
+      const warmUpS = config.warmUp ?? (config.nats ? 0 : scenario?.warmUp ?? 0);
+      const warmUpMs = scenario ? await warmUpAfterStored(store, warmUpS * 1000, wall.now()) : 0;
       const driver = input
         ? replayDriver(await replayClock(input, config.speed, config.keepTime, wall), { catchUp: config.keepTime ? undefined : wall })
         : processClock(config.sim ? config.speed : 1, wall, warmUpMs);

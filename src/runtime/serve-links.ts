@@ -3,7 +3,7 @@
  * root's `Closers`) and its banner lines: the simulated venue, real APs over NATS, a replay.
  * The simulator and a replay exclude each other; NATS can join either.
  */
-import type { NatsConnection } from 'nats';
+import type { NatsConnection } from '@nats-io/nats-core';
 import type { ServeConfig } from '../config/schema.js';
 import type { Clock } from '../protocol/clock.js';
 import type { DeviceLink } from '../protocol/device-link.js';
@@ -20,10 +20,12 @@ import { lastTime, recordedConnects } from '../links/replay/read-recording.js';
 import type { Fleet } from '../../actors/fleet.js';
 import type { DevicesRepo } from '../store/devices-repo.js';
 import { acceptedConnect, type FleetRuntime } from './fleet-runtime.js';
-import { keptTimeOverlap, replayProgressBar, replaySummaryLines } from './replay.js';
+import { keptTimeOverlap } from './replay.js';
+import { replayProgressBar, replaySummaryLines } from './replay-report.js';
 import { inputLabel, partsAfterGapNote, type ReplayInput } from './replay-input.js';
 import { startSimVenue, type SimVenue } from './sim-venue.js';
 import { simUpload } from './sim-upload.js';
+import { simRtty } from './sim-rtty.js';
 import type { Closers } from './serve-services.js';
 import type { ClockDriver, ServeIo } from './serve-inputs.js';
 
@@ -88,11 +90,13 @@ export async function startSimSource(
     driver: ClockDriver;
   },
 ): Promise<SimSource> {
+  const rtty = simRtty({ clock: ctx.clock, logger: ctx.logging.for('simulator'), tls: ctx.cert !== undefined });
   const sim = await startSimVenue({
     scenario: config.scenario, seed: config.seed, clock: ctx.clock, fleet: ctx.fleet, devices: ctx.devices, wrap: ctx.wrap,
-    upload: simUpload(ctx.logging.for('gateway'), ctx.cert),
+    upload: simUpload(ctx.logging.for('gateway'), ctx.cert), rtty: rtty.rtty,
   });
   ctx.closers.push(() => sim.close());
+  ctx.closers.push(async () => rtty.close());
   const warm = ctx.driver.warmUp;
   ctx.driver.release();
   const caughtUp = warm?.caughtUpAt();

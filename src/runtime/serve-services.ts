@@ -22,7 +22,6 @@ import { createAuthenticator } from '../server/auth.js';
 import type { HttpLimits } from '../server/http-limits.js';
 import type { Logging } from '../server/logging.js';
 import { HttpMetrics, processRegistry } from '../server/prom.js';
-import { RTTY_DEFAULTS } from '../gateway/remote-session.js';
 import { DEFAULT_UPLOAD_PORT, Uploader } from '../gateway/uploader.js';
 import { isObject } from '../protocol/frame.js';
 import type { DeviceLink } from '../protocol/device-link.js';
@@ -36,6 +35,7 @@ import { RrmCollector } from '../rrm/collector.js';
 import { RrmScheduler } from '../rrm/scheduler.js';
 import type { RrmDeps } from '../rrm/deps.js';
 import { startFleetRuntime, type FleetRuntime } from './fleet-runtime.js';
+import { startServeRtty, type ServeRtty } from './serve-rtty.js';
 
 /** Shutdown steps, run once in reverse order of registration; a failing step is logged, not fatal. */
 export class Closers {
@@ -102,15 +102,6 @@ export async function httpCommon(config: Readonly<ServeConfig>, clock: Clock) {
   return { authenticator, bodyLimit: config.bodyLimit, certificateFiles, https, wire: config.wire, limits: httpLimitsOf(config), httpMetrics, registry };
 }
 
-/** Where GET rtty sends the APs: the rttys defaults, each overridable; none with --no-rtty. */
-function rttyOf(config: Readonly<ServeConfig>) {
-  return !config.rtty ? undefined : {
-    server: config.rttyServer ?? RTTY_DEFAULTS.server, port: config.rttyPort ?? RTTY_DEFAULTS.port,
-    viewport: config.rttyViewport ?? RTTY_DEFAULTS.viewport, timeout: config.rttyTimeout ?? RTTY_DEFAULTS.timeout,
-    ...(config.rttyToken ? { token: config.rttyToken } : {}),
-  };
-}
-
 /** The capabilities an AP last reported, as an object; stored text that is not JSON names no restrictions. */
 function storedCapabilitiesOf(deviceData: Repos['deviceData']) {
   return async (serial: string) => {
@@ -145,6 +136,8 @@ export interface FleetCore {
   uploaderUrl: string;
   /** Where APs are told to upload (`--upload-url`, else the uploader). */
   uploadBase: string;
+  /** Where remote sessions go (the internal rtty server, when serve runs it). */
+  rtty: ServeRtty;
   /** Every link, whatever its kind, passes through the recorder when there is one. */
   wrap(link: DeviceLink): DeviceLink;
 }
@@ -157,9 +150,11 @@ export async function startFleetCore(
   const { clock, store, repos, logging, closers } = ctx;
   // The uploader's base URL, known once it listens (below, before any AP connects).
   const upload: { base?: string } = {};
+  // Bound before the fleet starts: sessions name the ports the internal rtty server took.
+  const rtty = await startServeRtty(config, { clock, logging, closers, ...(ctx.https ? { https: ctx.https } : {}) });
   const runtime = startFleetRuntime({
     clock, devices: repos.devices, blacklist: repos.blacklist, defaultConfigs: repos.defaultConfigs, commands: repos.commands,
-    autoProvision: config.autoProvision, logger: logging.for('fleet'), rtty: rttyOf(config),
+    autoProvision: config.autoProvision, logger: logging.for('fleet'), rtty: rtty.settings,
     storedCapabilities: storedCapabilitiesOf(repos.deviceData), scripts: repos.scripts,
     uploadUri: (uuid) => (upload.base ? `${upload.base}/v1/upload/${uuid}` : undefined),
   });
@@ -173,7 +168,7 @@ export async function startFleetCore(
   const ingest = startIngest({ events$: runtime.fleet.events$, store, scheduler: clockScheduler(clock), retryScheduler: asyncScheduler, logger: logging.for('pipelines') });
   const recorder = config.record
     ? createRecorder({
-      path: config.record, maxBytes: config.recordMaxBytes, clock, held: true,
+      path: config.record, maxBytes: config.recordMaxBytes, clock, openLater: true,
       onError: (e) => logging.for('links').error({ err: e }, 'recording stopped'),
       onDropped: (droppedLines) => logging.for('links').warn({ file: config.record, droppedLines }, 'recording is behind the disk; lines dropped'),
     })
@@ -192,7 +187,7 @@ export async function startFleetCore(
   // A clean stop keeps queued and scheduled commands pending: the next start reopens them.
   closers.push(() => runtime.close(undefined, { keepQueued: true }));
   const wrap = (link: DeviceLink): DeviceLink => (recorder ? recorder.wrap(link) : link);
-  return { runtime, ingest, recorder, uploader, uploaderUrl, uploadBase: upload.base, wrap };
+  return { runtime, ingest, recorder, uploader, uploaderUrl, uploadBase: upload.base, rtty, wrap };
 }
 
 export interface RrmService { store: RrmStore; applier: RrmApplier; collector: RrmCollector; scheduler: RrmScheduler }

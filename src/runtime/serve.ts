@@ -16,6 +16,7 @@ import { introduceServices } from '../server/teaching-errors.js';
 import { TelemetryRegistry } from '../gateway/telemetry.js';
 import { connectionFigures, UiNotifications } from '../gateway/ui-notifications.js';
 import type { Uploader } from '../gateway/uploader.js';
+import type { InternalRttyServer } from '../rtty/server.js';
 import { venueView } from '../venue-view/index.js';
 import { scorePoints } from '../venue-view/score-series.js';
 import { siteOfVenue } from './sim-site.js';
@@ -49,6 +50,8 @@ export interface RunningServe {
   /** The RRM's state and background work (tests read run history and wait on them). */
   rrmService: RrmService;
   generatedToken?: string;
+  /** The internal rtty server, when serve runs it (no --rtty-server, no --no-rtty). */
+  rtty?: InternalRttyServer;
   /** Stop accepting, finish in-flight requests, flush, close DuckDB. Safe to call twice. */
   close(): Promise<void>;
 }
@@ -122,6 +125,7 @@ function banner(config: Readonly<ServeConfig>, s: Stages, apps: Apps, urls: { ga
     `  data     ${s.inputs.store.path}`,
     `  auth     ${s.http.authenticator.modes.join(', ')}`,
     ...source,
+    ...s.core.rtty.banner,
     ...(s.core.recorder ? [`  record   ${config.record}`] : []),
     ...(s.nats?.banner() ?? []),
     `  view     ${urls.gatewayUrl}/${token ? `#token=${token}` : ''}`,
@@ -164,10 +168,12 @@ export async function startServe(config: Readonly<ServeConfig>, io: ServeIo): Pr
     return {
       gateway: apps.gateway, rrm: apps.rrm, gatewayUrl, rrmUrl, uploaderUrl: core.uploaderUrl, uploader: core.uploader, store,
       fleet: core.runtime.fleet, commandService: core.runtime.commandService, clock, sim: apps.sim?.sim, ingest: core.ingest,
-      replay: replay?.replay, generatedToken: http.authenticator.generatedToken, rrmService: apps.rrmService,
+      replay: replay?.replay, generatedToken: http.authenticator.generatedToken, rrmService: apps.rrmService, rtty: core.rtty.internal,
       close: () => closers.close(),
     };
   } catch (e) {
+    // A warm start's clock still held (the venue never ran) would keep the closers' timers from firing.
+    driver.release();
     await closers.close();
     if (e instanceof Error && 'code' in e && (e as NodeJS.ErrnoException).code === 'EADDRINUSE') {
       throw new ConfigError(`port in use: ${(e as NodeJS.ErrnoException & { port?: number }).port ?? ''} (choose another with --gateway-port / --rrm-port / --upload-port)`);

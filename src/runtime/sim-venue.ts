@@ -6,7 +6,7 @@ import type { DevicesRepo } from '../store/devices-repo.js';
 import type { Fleet } from '../../actors/fleet.js';
 import { loadScenario } from '../../simulator/scenario.js';
 import { buildVenue, type Venue } from '../../simulator/venue.js';
-import { SimLink, type SimUpload } from '../../simulator/link.js';
+import { SimLink, type SimRtty, type SimUpload } from '../../simulator/link.js';
 import { startClients } from '../../simulator/clients/dynamics.js';
 import type { SimAp } from '../../simulator/ap/ap-state.js';
 
@@ -78,6 +78,8 @@ export async function startSimVenue(opts: {
   wrap?: (link: DeviceLink) => DeviceLink;
   /** How the APs upload command files (trace captures, script output). */
   upload?: SimUpload;
+  /** How the APs' rtty clients reach the rtty server a session names. */
+  rtty?: SimRtty;
 }): Promise<SimVenue> {
   const { scenario } = loadScenario(opts.scenario);
   const seed = opts.seed ?? scenario.seed;
@@ -96,7 +98,9 @@ export async function startSimVenue(opts: {
     });
   }
   await opts.devices.insertMany(missing);
-  const links = venue.aps.map((ap) => new SimLink(venue, ap.serial, { autoStart: false, ...(opts.upload ? { upload: opts.upload } : {}) }));
+  const links = venue.aps.map((ap) => new SimLink(venue, ap.serial, {
+    autoStart: false, ...(opts.upload ? { upload: opts.upload } : {}), ...(opts.rtty ? { rtty: opts.rtty } : {}),
+  }));
   for (const link of links) opts.fleet.attach(opts.wrap ? opts.wrap(link) : link);
   for (const link of links) link.start();
   startClients(venue);

@@ -5,7 +5,8 @@
  * subjects as an edge would publish them (wall-time stamps, presence, heartbeat). Commands coming
  * back are answered by the simulated AP.
  */
-import { headers, type NatsConnection } from 'nats';
+import { headers, type NatsConnection } from '@nats-io/nats-core';
+import { jetstreamManager } from '@nats-io/jetstream';
 import { startClients } from '../../simulator/clients/dynamics.js';
 import { ScaledClock } from '../../simulator/clock.js';
 import { SimLink } from '../../simulator/link.js';
@@ -62,7 +63,7 @@ export async function startSimulateLoad(opts: SimulateLoadOptions, out?: NodeJS.
   const beatMs = opts.heartbeatMs ?? EDGE_HEARTBEAT_MS;
   if (opts.nats) {
     nc = await connectNats({ url: opts.nats, name: edgeId, logger });
-    await ensureStream(await nc.jetstreamManager());
+    await ensureStream(await jetstreamManager(nc));
     // Beats as an edge does: a killed `simulate --nats` has its APs taken offline by serve.
     heartbeat = startHeartbeat({ nc, edge: edgeId, intervalMs: beatMs, sessions: () => stats.connected, clock: wallClock });
   }

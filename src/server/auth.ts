@@ -58,85 +58,17 @@ interface SecurityServiceAnswer {
 
 export type Fetch = (url: string, init?: { signal?: AbortSignal }) => Promise<{ status: number; json(): Promise<unknown> }>;
 
+type Verify = (token: string) => Promise<Principal>;
+
 export async function createAuthenticator(settings: AuthSettings, deps: { now: () => number; fetch?: Fetch }): Promise<Authenticator> {
-  const statics = new Map<string, string>();
-  for (const entry of settings.apiTokens) {
-    const i = entry.lastIndexOf(':');
-    const [token, role] = i > 0 ? [entry.slice(0, i), entry.slice(i + 1)] : [entry, 'user'];
-    statics.set(token, role);
-  }
+  const { statics, generatedToken } = staticTokens(settings);
+  const jwt = await jwtVerifier(settings, deps.now);
+  const viaSecurityService = settings.securityUrl
+    ? securityServiceVerifier(settings.securityUrl, deps.fetch ?? (globalThis.fetch as unknown as Fetch), deps.now) : undefined;
   const modes: string[] = [];
-  let generatedToken: string | undefined;
-  if (statics.size === 0 && !settings.jwtSecret && !settings.jwtPublicKey && !settings.securityUrl) {
-    // Nothing configured: the newcomer's token, admin so every endpoint can be tried.
-    generatedToken = ensureTokenFile(settings.dataDir);
-    statics.set(generatedToken, 'admin');
-  }
   if (statics.size > 0) modes.push('static');
-
-  let jwtKey: Uint8Array | JoseKey | undefined;
-  let jwtAlg: 'HS256' | 'RS256' | undefined;
-  if (settings.jwtSecret) {
-    jwtKey = new TextEncoder().encode(settings.jwtSecret);
-    jwtAlg = 'HS256';
-  } else if (settings.jwtPublicKey) {
-    jwtKey = await importSPKI(readFileSync(settings.jwtPublicKey, 'utf8'), 'RS256');
-    jwtAlg = 'RS256';
-  }
-  if (jwtAlg) modes.push(`jwt-${jwtAlg}`);
-
-  const cache = new Map<string, Principal>();
-  const fetcher = deps.fetch ?? (globalThis.fetch as unknown as Fetch);
-  if (settings.securityUrl) modes.push('security-service');
-
-  async function viaSecurityService(token: string): Promise<Principal> {
-    const cached = cache.get(token);
-    if (cached && (cached.expiresAt ?? 0) > deps.now()) return cached;
-    cache.delete(token);
-    const url = `${settings.securityUrl!.replace(/\/$/, '')}/api/v1/validateToken?token=${encodeURIComponent(token)}`;
-    let answer: { status: number; json(): Promise<unknown> };
-    try {
-      answer = await fetcher(url, { signal: AbortSignal.timeout(10_000) });
-    } catch (e) {
-      throw airtwinError('SECURITY_UNREACHABLE', 'Authorization', 'The security service cannot be reached; try again later.', e);
-    }
-    if (answer.status !== 200) throw unauthorized('The token was rejected by the security service.');
-    const body = (await answer.json().catch(() => ({}))) as SecurityServiceAnswer;
-    if (!body.tokenInfo || !body.userInfo) throw unauthorized('The security service gave no token or user information.');
-    const created = body.tokenInfo.created ?? Math.floor(deps.now() / 1000);
-    const expiresAt = (created + (body.tokenInfo.expires_in ?? 0)) * 1000;
-    if (expiresAt <= deps.now()) throw tokenExpired();
-    // Cache until the token's own expiry, and never longer than 20 minutes (upstream's cache life).
-    const principal: Principal = {
-      subject: body.userInfo.email ?? body.userInfo.id ?? 'unknown',
-      role: body.userInfo.userRole ?? 'user',
-      expiresAt: Math.min(expiresAt, deps.now() + 20 * 60_000),
-    };
-    if (cache.size > 4096) cache.delete(cache.keys().next().value!);
-    cache.set(token, principal);
-    return principal;
-  }
-
-  async function viaJwt(token: string): Promise<Principal> {
-    try {
-      // A JWT without `exp` would be good for ever (a leaked one could never be retired): refused.
-      const { payload } = await jwtVerify(token, jwtKey!, {
-        algorithms: [jwtAlg!],
-        currentDate: new Date(deps.now()),
-        requiredClaims: ['exp'],
-      });
-      const role = typeof payload.role === 'string' ? payload.role : typeof payload.userRole === 'string' ? payload.userRole : 'user';
-      const subject = typeof payload.sub === 'string' ? payload.sub : typeof payload.email === 'string' ? payload.email : 'jwt';
-      return { subject, role };
-    } catch (e) {
-      if (e instanceof joseErrors.JWTExpired) throw tokenExpired();
-      if (e instanceof joseErrors.JWTClaimValidationFailed && e.claim === 'exp') {
-        throw unauthorized('The token has no expiry (exp claim); this service takes only tokens that expire.');
-      }
-      throw unauthorized('The token is not a valid JWT for this service.');
-    }
-  }
-
+  if (jwt) modes.push(`jwt-${jwt.alg}`);
+  if (viaSecurityService) modes.push('security-service');
   return {
     modes,
     generatedToken,
@@ -147,10 +79,90 @@ export async function createAuthenticator(settings: AuthSettings, deps: { now: (
       const token = match[1]!;
       for (const [known, role] of statics) if (equalStrings(known, token)) return { subject: `token:${known.slice(0, 4)}…`, role };
       const looksJwt = token.split('.').length === 3;
-      if (jwtAlg && looksJwt) return viaJwt(token);
-      if (settings.securityUrl) return viaSecurityService(token);
-      if (jwtAlg) return viaJwt(token);
+      if (jwt && looksJwt) return jwt.verify(token);
+      if (viaSecurityService) return viaSecurityService(token);
+      if (jwt) return jwt.verify(token);
       throw unauthorized('Invalid token.');
     },
+  };
+}
+
+/** Static tokens (`token` or `token:role`, role user by default); with no auth configured at all, the data dir's admin token. */
+function staticTokens(settings: AuthSettings): { statics: Map<string, string>; generatedToken?: string } {
+  const statics = new Map<string, string>();
+  for (const entry of settings.apiTokens) {
+    const i = entry.lastIndexOf(':');
+    const [token, role] = i > 0 ? [entry.slice(0, i), entry.slice(i + 1)] : [entry, 'user'];
+    statics.set(token, role);
+  }
+  if (statics.size === 0 && !settings.jwtSecret && !settings.jwtPublicKey && !settings.securityUrl) {
+    // Nothing configured: the newcomer's token, admin so every endpoint can be tried.
+    const generatedToken = ensureTokenFile(settings.dataDir);
+    statics.set(generatedToken, 'admin');
+    return { statics, generatedToken };
+  }
+  return { statics };
+}
+
+/** JWTs signed with the shared secret (HS256) or the public key's pair (RS256), when either is set. */
+async function jwtVerifier(settings: AuthSettings, now: () => number): Promise<{ alg: 'HS256' | 'RS256'; verify: Verify } | undefined> {
+  let key: Uint8Array | JoseKey;
+  let alg: 'HS256' | 'RS256';
+  if (settings.jwtSecret) {
+    key = new TextEncoder().encode(settings.jwtSecret);
+    alg = 'HS256';
+  } else if (settings.jwtPublicKey) {
+    key = await importSPKI(readFileSync(settings.jwtPublicKey, 'utf8'), 'RS256');
+    alg = 'RS256';
+  } else {
+    return undefined;
+  }
+  const verify = async (token: string): Promise<Principal> => {
+    try {
+      // A JWT without `exp` would be good for ever (a leaked one could never be retired): refused.
+      const { payload } = await jwtVerify(token, key, { algorithms: [alg], currentDate: new Date(now()), requiredClaims: ['exp'] });
+      const role = typeof payload.role === 'string' ? payload.role : typeof payload.userRole === 'string' ? payload.userRole : 'user';
+      const subject = typeof payload.sub === 'string' ? payload.sub : typeof payload.email === 'string' ? payload.email : 'jwt';
+      return { subject, role };
+    } catch (e) {
+      if (e instanceof joseErrors.JWTExpired) throw tokenExpired();
+      if (e instanceof joseErrors.JWTClaimValidationFailed && e.claim === 'exp') {
+        throw unauthorized('The token has no expiry (exp claim); this service takes only tokens that expire.');
+      }
+      throw unauthorized('The token is not a valid JWT for this service.');
+    }
+  };
+  return { alg, verify };
+}
+
+/** Tokens checked by an OpenWiFi security service (/api/v1/validateToken), answers cached per token. */
+function securityServiceVerifier(securityUrl: string, fetcher: Fetch, now: () => number): Verify {
+  const cache = new Map<string, Principal>();
+  return async (token) => {
+    const cached = cache.get(token);
+    if (cached && (cached.expiresAt ?? 0) > now()) return cached;
+    cache.delete(token);
+    const url = `${securityUrl.replace(/\/$/, '')}/api/v1/validateToken?token=${encodeURIComponent(token)}`;
+    let answer: { status: number; json(): Promise<unknown> };
+    try {
+      answer = await fetcher(url, { signal: AbortSignal.timeout(10_000) });
+    } catch (e) {
+      throw airtwinError('SECURITY_UNREACHABLE', 'Authorization', 'The security service cannot be reached; try again later.', e);
+    }
+    if (answer.status !== 200) throw unauthorized('The token was rejected by the security service.');
+    const body = (await answer.json().catch(() => ({}))) as SecurityServiceAnswer;
+    if (!body.tokenInfo || !body.userInfo) throw unauthorized('The security service gave no token or user information.');
+    const created = body.tokenInfo.created ?? Math.floor(now() / 1000);
+    const expiresAt = (created + (body.tokenInfo.expires_in ?? 0)) * 1000;
+    if (expiresAt <= now()) throw tokenExpired();
+    // Cache until the token's own expiry, and never longer than 20 minutes (upstream's cache life).
+    const principal: Principal = {
+      subject: body.userInfo.email ?? body.userInfo.id ?? 'unknown',
+      role: body.userInfo.userRole ?? 'user',
+      expiresAt: Math.min(expiresAt, now() + 20 * 60_000),
+    };
+    if (cache.size > 4096) cache.delete(cache.keys().next().value!);
+    cache.set(token, principal);
+    return principal;
   };
 }

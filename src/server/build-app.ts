@@ -119,9 +119,35 @@ function httpPlumbing(app: FastifyInstance): void {
  */
 export async function buildServiceApp(opts: ServiceAppOptions): Promise<FastifyInstance> {
   const limits = opts.limits ?? HTTP_LIMIT_DEFAULTS;
+  const app = createFastify(opts, limits);
+  applyServerLimits(app.server, limits);
+  refuseWhileClosing(app);
+  installValidators(app);
+  app.decorateRequest('principal', undefined as unknown as Principal);
+  app.decorate('peerServices', [] as PeerService[]);
+  installWire(app, opts.wire);
+  app.addHook('onRoute', boundRequestIntegers);
+  httpPlumbing(app);
+  await registerPlugins(app, opts);
+  app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    const e = toAirtwinError(error, request);
+    // The client may still be sending the body: read and drop it instead of closing under it (Fastify
+    // asks for a close), so that it reads the 413 rather than a reset.
+    if (e.code === 'PAYLOAD_TOO_LARGE' && drainRefusedBody(request.raw)) reply.removeHeader('connection');
+    if (e.status >= 500) request.log.error({ err: error, code: e.code, reqId: request.id }, 'request failed');
+    else request.log.info({ code: e.code, details: e.details }, e.message);
+    return sendAnswer(reply, withDeviceState(opts.wire.error(e, request), e));
+  });
+  app.setNotFoundHandler((request, reply) => {
+    reply.status(404).send(envelope(404, request.method, noRouteSentence(app, request)));
+  });
+  return app;
+}
+
+/** The instance with the listener's limits and the envelope for errors found before routing. */
+function createFastify(opts: ServiceAppOptions, limits: HttpLimits): FastifyInstance {
   const serverOptions = nodeServerOptions(limits);
-  let closing = false;
-  const app = Fastify({
+  return Fastify({
     loggerInstance: opts.logger as FastifyBaseLogger,
     bodyLimit: opts.bodyLimit,
     requestIdHeader: 'x-request-id',
@@ -131,7 +157,7 @@ export async function buildServiceApp(opts: ServiceAppOptions): Promise<FastifyI
     keepAliveTimeout: limits.keepAliveTimeoutMs,
     requestTimeout: limits.requestTimeoutMs,
     clientErrorHandler: onClientError,
-    // Fastify's own 503 while closing has no envelope: the onRequest hook below answers instead.
+    // Fastify's own 503 while closing has no envelope: refuseWhileClosing answers instead.
     return503OnClosing: false,
     // A bad percent-encoding or an over-long path parameter, found before routing.
     frameworkErrors: (error, request, reply) => {
@@ -147,7 +173,11 @@ export async function buildServiceApp(opts: ServiceAppOptions): Promise<FastifyI
     },
     ...(opts.https ? { https: { ...serverOptions, ...opts.https } } : { http: serverOptions }),
   });
-  applyServerLimits(app.server, limits);
+}
+
+/** Once closing starts, every request is refused with the envelope (503 SHUTTING_DOWN); and an HTTP/1.1 request needs Host. */
+function refuseWhileClosing(app: FastifyInstance): void {
+  let closing = false;
   app.addHook('preClose', async () => {
     closing = true;
   });
@@ -162,26 +192,29 @@ export async function buildServiceApp(opts: ServiceAppOptions): Promise<FastifyI
     }
     done();
   });
-  // Query strings and path params arrive as text, so they are coerced ("5" -> 5); a JSON body
-  // already has types, and a wrong one is the client's error (400), never silently converted.
+}
+
+/**
+ * Query strings and path params arrive as text, so they are coerced ("5" -> 5); a JSON body
+ * already has types, and a wrong one is the client's error (400), never silently converted.
+ */
+function installValidators(app: FastifyInstance): void {
   const strict = new Ajv({ coerceTypes: false, useDefaults: true, removeAdditional: false, allErrors: false, strict: false });
   addFormats.default(strict);
-  const shared = [ErrorEnvelope, OperationResult];
-  for (const schema of shared) strict.addSchema(schema);
-  app.setValidatorCompiler(({ schema, httpPart }) => {
-    if (httpPart === 'body') return strict.compile(schema);
-    return lenient.compile(schema);
-  });
   const lenient = new Ajv({ coerceTypes: 'array', useDefaults: true, removeAdditional: false, allErrors: false, strict: false });
   addFormats.default(lenient);
-  for (const schema of shared) lenient.addSchema(schema);
+  const shared = [ErrorEnvelope, OperationResult];
+  for (const schema of shared) {
+    strict.addSchema(schema);
+    lenient.addSchema(schema);
+  }
+  app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? strict.compile(schema) : lenient.compile(schema)));
   app.addSchema(ErrorEnvelope);
   app.addSchema(OperationResult);
-  app.decorateRequest('principal', undefined as unknown as Principal);
-  app.decorate('peerServices', [] as PeerService[]);
-  installWire(app, opts.wire);
-  app.addHook('onRoute', boundRequestIntegers);
-  httpPlumbing(app);
+}
+
+/** CORS, compression, and the OpenAPI document with its UI. */
+async function registerPlugins(app: FastifyInstance, opts: ServiceAppOptions): Promise<void> {
   await app.register(cors, {
     origin: true, credentials: true, maxAge: 86_400,
     // Every method a route has (the plugin's default is GET, HEAD, POST: a browser could not PUT or DELETE).
@@ -208,20 +241,6 @@ export async function buildServiceApp(opts: ServiceAppOptions): Promise<FastifyI
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
-
-  app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
-    const e = toAirtwinError(error, request);
-    // The client may still be sending the body: read and drop it instead of closing under it (Fastify
-    // asks for a close), so that it reads the 413 rather than a reset.
-    if (e.code === 'PAYLOAD_TOO_LARGE' && drainRefusedBody(request.raw)) reply.removeHeader('connection');
-    if (e.status >= 500) request.log.error({ err: error, code: e.code, reqId: request.id }, 'request failed');
-    else request.log.info({ code: e.code, details: e.details }, e.message);
-    return sendAnswer(reply, withDeviceState(opts.wire.error(e, request), e));
-  });
-  app.setNotFoundHandler((request, reply) => {
-    reply.status(404).send(envelope(404, request.method, noRouteSentence(app, request)));
-  });
-  return app;
 }
 
 /**

@@ -103,7 +103,7 @@ describe('airtwin serve as a process', () => {
   it('edge: exits 2 with one line when NATS cannot be reached or its port is in use, as serve does', async () => {
     // Port 1: nothing listens there.
     const noNats = spawnSync(process.execPath, [BIN, 'edge', '--port', '0', '--nats', 'nats://127.0.0.1:1'], { encoding: 'utf8', timeout: 30_000 });
-    expect([noNats.status, noNats.stderr]).toEqual([2, 'airtwin: --nats: cannot connect to nats://127.0.0.1:1 (CONNECTION_REFUSED)\n']);
+    expect([noNats.status, noNats.stderr]).toEqual([2, 'airtwin: --nats: cannot connect to nats://127.0.0.1:1 (connection refused)\n']);
     const badOutage = spawnSync(process.execPath, [BIN, 'edge', '--port', '0', '--outage-max-bytes', '1.5'], { encoding: 'utf8', timeout: 30_000 });
     expect([badOutage.status, badOutage.stderr]).toEqual([2, 'airtwin: --outage-max-bytes: 1.5 is not a whole number of bytes (0 holds nothing)\n']);
     const busy = createServer();

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { blankCommand } from '../../actors/device/commands.js';
+import { blankCommand } from '../../actors/device/command-lifecycle.js';
 import { Store } from '../../src/store/duckdb.js';
 import { CommandsRepo } from '../../src/store/commands-repo.js';
 import { until } from '../helpers/until.js';

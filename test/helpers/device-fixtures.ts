@@ -1,5 +1,5 @@
 import { SimulatedClock, createActor } from 'xstate';
-import { blankCommand, COMMAND_TIMEOUT_MS } from '../../actors/device/commands.js';
+import { blankCommand, COMMAND_TIMEOUT_MS } from '../../actors/device/command-lifecycle.js';
 import type { DeviceEvent, DeviceEventOf, DeviceEventType } from '../../actors/device/device.events.js';
 import { deviceMachine } from '../../actors/device/device.machine.js';
 import type { CommandSubmission, DeviceDeps, DeviceTimeouts, RestartKind } from '../../actors/device/device.types.js';

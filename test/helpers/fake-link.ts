@@ -1,6 +1,7 @@
 import { deflateParams } from '../../src/protocol/compress.js';
 import type { DeviceLink, LinkEvent } from '../../src/protocol/device-link.js';
 import type { CommandFrame, DownFrame, JsonObject, UpFrame } from '../../src/protocol/frame.js';
+import type { StateText } from '../../src/protocol/json-source.js';
 
 /**
  * A scripted DeviceLink for actor unit tests: the test plays the AP (connects, sends frames,
@@ -51,8 +52,9 @@ export class FakeLink implements DeviceLink {
     this.fire({ type: 'disconnected', at: this.now(), reason });
   }
 
-  frame(frame: UpFrame | JsonObject): void {
-    this.fire({ type: 'frame', at: this.now(), frame: frame as UpFrame, bytes: JSON.stringify(frame).length });
+  /** `stateText`: the state's source text, as a link that parsed the frame from text gives it. */
+  frame(frame: UpFrame | JsonObject, stateText?: StateText): void {
+    this.fire({ type: 'frame', at: this.now(), frame: frame as UpFrame, bytes: JSON.stringify(frame).length, stateText });
   }
 
   malformed(reason = 'not JSON'): void {

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { JsonObject } from '../../src/protocol/frame.js';
-import { rememberStateText, takeSource } from '../../src/protocol/json-source.js';
+import { stateSourceText } from '../../src/protocol/json-source.js';
 
 /** Any JSON object (keys may be anything, strings may need escapes). */
 const jsonObject = fc.dictionary(fc.string(), fc.jsonValue({ maxDepth: 3 }), { maxKeys: 6 }) as fc.Arbitrary<JsonObject>;
@@ -14,18 +14,18 @@ const stateFrame = fc.record({
 const stateOf = (f: JsonObject) => (f.params as { state: JsonObject }).state;
 
 describe('state text kept from the source (json-source)', () => {
-  it('hands out exactly JSON.stringify(state) for compactly written frames, once', () => {
+  it('finds exactly JSON.stringify(state) in compactly written frames', () => {
     fc.assert(fc.property(stateFrame, fc.string(), fc.string(), (frame, before, after) => {
       const inner = JSON.stringify(frame);
       const text = before + inner + after;
       const parsed = JSON.parse(inner) as JsonObject;
-      rememberStateText(parsed, text, before.length, before.length + inner.length);
-      expect(takeSource(stateOf(parsed))).toBe(JSON.stringify(stateOf(parsed)));
-      expect(takeSource(stateOf(parsed))).toBeUndefined();
+      expect(stateSourceText(parsed, text, before.length, before.length + inner.length)).toBe(JSON.stringify(stateOf(parsed)));
+      // The frame is left as it was parsed.
+      expect(parsed).toEqual(JSON.parse(inner));
     }));
   });
 
-  it('hands out the bytes of the state, when given where the text sits in a buffer', () => {
+  it('gives the bytes of the state, when given where the text sits in a buffer', () => {
     fc.assert(fc.property(stateFrame, fc.string(), fc.string(), fc.nat(8), (frame, before, after, pad) => {
       const inner = JSON.stringify(frame);
       const text = before + inner + after;
@@ -33,24 +33,21 @@ describe('state text kept from the source (json-source)', () => {
       fc.pre(Buffer.byteLength(text) === text.length);
       const buf = Buffer.concat([Buffer.alloc(pad, 0x7a), Buffer.from(text)]);
       const parsed = JSON.parse(inner) as JsonObject;
-      rememberStateText(parsed, text, before.length, before.length + inner.length, { buf, at: pad });
-      const kept = takeSource(stateOf(parsed));
+      const kept = stateSourceText(parsed, text, before.length, before.length + inner.length, { buf, at: pad });
       expect(kept).toBeInstanceOf(Uint8Array);
       expect(Buffer.from(kept as Uint8Array).toString('utf8')).toBe(JSON.stringify(stateOf(parsed)));
     }));
   });
 
-  it('keeps nothing when the text is not the compact form (spaces, another key order, state not last)', () => {
+  it('finds nothing when the text is not the compact form (spaces, another key order, state not last)', () => {
     fc.assert(fc.property(stateFrame, fc.constantFrom('spaces', 'order', 'notLast'), (frame, how) => {
       const params = frame.params as JsonObject;
       const variant: JsonObject = how === 'order' ? { params, jsonrpc: '2.0', method: 'state' }
         : how === 'notLast' ? { ...frame, params: { state: params.state, serial: params.serial, uuid: params.uuid } } : frame;
       const text = how === 'spaces' ? JSON.stringify(variant, null, 1) : JSON.stringify(variant);
       const parsed = JSON.parse(text) as JsonObject;
-      rememberStateText(parsed, text);
-      const kept = takeSource(stateOf(parsed));
-      // Whatever is kept must be the state's text; for these shapes nothing is.
-      expect(kept).toBeUndefined();
+      // Whatever is found must be the state's text; for these shapes nothing is.
+      expect(stateSourceText(parsed, text)).toBeUndefined();
     }));
   });
 });

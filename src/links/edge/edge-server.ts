@@ -11,7 +11,8 @@ import { createServer as createHttpsServer } from 'node:https';
 import { hostname } from 'node:os';
 import type { Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
-import type { NatsConnection, Subscription } from 'nats';
+import type { NatsConnection, Subscription } from '@nats-io/nats-core';
+import { jetstreamManager } from '@nats-io/jetstream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { wallClock, type Clock } from '../../protocol/clock.js';
 import { MAX_INFLATED_BYTES } from '../../protocol/compress.js';
@@ -81,7 +82,7 @@ export async function createEdge(opts: EdgeOptions): Promise<Edge> {
   const { logger, nats: nc } = opts;
   if (opts.ensureStream !== false) {
     try {
-      await ensureStream(await nc.jetstreamManager());
+      await ensureStream(await jetstreamManager(nc));
     } catch (err) {
       // Live frames still flow over core NATS; only the capture for a restarting serve is missing.
       logger.warn({ err: (err as Error).message }, 'JetStream unavailable: frames are not kept while serve is down (run nats-server with -js)');

@@ -4,7 +4,7 @@
  * the socket itself needs (serial, certificate, the last connect frame for a resync), so any
  * number of edges can serve a fleet.
  */
-import { headers, type MsgHdrs, type NatsConnection, type Subscription } from 'nats';
+import { headers, type MsgHdrs, type NatsConnection, type Subscription } from '@nats-io/nats-core';
 import type { WebSocket } from 'ws';
 import { normalizeSerial } from '../../protocol/serial.js';
 import type { LinkLogger } from '../nats/connect.js';

@@ -10,7 +10,7 @@
  * is still lost with its outgoing buffer (per-frame JetStream acks would close that gap at the
  * cost of a round trip per frame).
  */
-import type { MsgHdrs, NatsConnection } from 'nats';
+import type { MsgHdrs, NatsConnection } from '@nats-io/nats-core';
 import type { LinkLogger } from '../nats/connect.js';
 
 export interface OutageCounters {

@@ -4,7 +4,7 @@
  * health endpoint. nats.js drops what was published while disconnected at each reconnect
  * attempt: the edge holds its frames itself meanwhile (links/edge/outage-buffer.ts).
  */
-import { connect, type NatsConnection } from 'nats';
+import { connect, type NatsConnection } from '@nats-io/transport-node';
 
 /** The pino-shaped logger the links use; `pino()` satisfies it. */
 export interface LinkLogger {
@@ -54,8 +54,9 @@ async function watchStatus(nc: NatsConnection, opts: NatsConnectOptions): Promis
     opts.onStatus?.(s);
   };
   for await (const s of nc.status()) {
-    if (s.type === 'disconnect' || s.type === 'reconnecting') set('reconnecting', s.data);
-    else if (s.type === 'reconnect') set('connected', s.data);
+    if (s.type === 'disconnect') set('reconnecting', s.server);
+    else if (s.type === 'reconnecting') set('reconnecting', '');
+    else if (s.type === 'reconnect') set('connected', s.server);
   }
   await nc.closed();
   set('closed', '');

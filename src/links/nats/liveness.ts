@@ -9,7 +9,7 @@
  * Both run on an injected `Clock`, so tests drive them on a VirtualClock. Core NATS carries the
  * beats, not the stream: a late beat means nothing.
  */
-import type { NatsConnection } from 'nats';
+import type { NatsConnection } from '@nats-io/nats-core';
 import type { Clock } from '../../protocol/clock.js';
 import { EDGE_ALIVE_SUBJECT, EDGE_MISSED_BEATS, type EdgeAlive } from './subjects.js';
 

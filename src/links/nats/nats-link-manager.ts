@@ -12,11 +12,12 @@
  *   const nats = await NatsLinkManager.start({ url, logger, onDevice: (l) => fleet.attach(l), persisted: () => ingest.flush() });
  *   app.get('/health', () => nats.status());
  */
-import type { ConsumerMessages, JsMsg, NatsConnection, Subscription } from 'nats';
+import type { NatsConnection, Subscription } from '@nats-io/nats-core';
+import { jetstream, jetstreamManager, type ConsumerMessages, type JsMsg } from '@nats-io/jetstream';
 import { wallClock, type Clock } from '../../protocol/clock.js';
 import { DEFAULT_FRAME_BUDGET, FrameBudget, type FrameBudgetLimits } from '../../protocol/frame-budget.js';
 import { isObject, type UpFrame } from '../../protocol/frame.js';
-import { rememberStateText } from '../../protocol/json-source.js';
+import { stateSourceText } from '../../protocol/json-source.js';
 import { isSerial } from '../../protocol/serial.js';
 import { connectNats, type LinkLogger, type NatsStatus } from './connect.js';
 import { EdgeLiveness } from './liveness.js';
@@ -188,7 +189,7 @@ export class NatsLinkManager {
 
   /** `takeOver` at start only: then frames a dead predecessor left unacknowledged come again at once. */
   private async ensure(takeOver: boolean): Promise<void> {
-    const jsm = await this.nc.jetstreamManager();
+    const jsm = await jetstreamManager(this.nc);
     await ensureStream(jsm, this.opts.stream);
     const { made, filtering, refused } = await ensureConsumer(jsm, this.durable, this.filter, { takeOver });
     const log = this.opts.logger;
@@ -255,7 +256,7 @@ export class NatsLinkManager {
 
   private async consume(): Promise<void> {
     await this.ensure(true);
-    const consumer = await this.nc.jetstream().consumers.get(STREAM, this.durable);
+    const consumer = await jetstream(this.nc).consumers.get(STREAM, this.durable);
     this.messages = await consumer.consume({ max_messages: 10_000, threshold_messages: 5_000, callback: (m) => this.onMessage(m) });
     this.alive = this.nc.subscribe(EDGE_ALIVE_SUBJECT, { callback: (err, m) => {
       if (err) return;
@@ -399,9 +400,9 @@ export class NatsLinkManager {
       return link.malformed('not a JSON-RPC 2.0 object', bytes, at);
     }
     this.counts.frames++;
-    // The state's own text, so ingest does not serialise it again.
-    if (frame.method === 'state') rememberStateText(frame, text);
-    link.frame(frame as unknown as UpFrame, bytes, at, m.headers?.get(HDR_RESYNC) === '1');
+    // The state's own text travels with the frame, so ingest does not serialise it again.
+    const stateText = frame.method === 'state' ? stateSourceText(frame, text) : undefined;
+    link.frame(frame as unknown as UpFrame, bytes, at, m.headers?.get(HDR_RESYNC) === '1', stateText);
   }
 }
 

@@ -4,11 +4,12 @@
  * publishes on `.down`. The manager acknowledges what it fed here once it is stored; frames held
  * for a `connect` (`holding`) keep that ack back until they reach the actor.
  */
-import { headers, type NatsConnection } from 'nats';
+import { headers, type NatsConnection } from '@nats-io/nats-core';
 import { airtwinError, deviceOffline } from '../../errors.js';
 import type { Clock } from '../../protocol/clock.js';
 import type { DeviceLink, LinkEvent } from '../../protocol/device-link.js';
 import type { DownFrame, UpFrame } from '../../protocol/frame.js';
+import type { StateText } from '../../protocol/json-source.js';
 import { HDR_CONTROL, HDR_REASON, downSubject, type Presence } from './subjects.js';
 
 /**
@@ -31,7 +32,8 @@ export class NatsLink implements DeviceLink {
   private readonly listeners: ((e: LinkEvent) => void)[] = [];
   /** Events that arrived before anyone listened (the fleet attaches synchronously, so rarely used). */
   private readonly early: LinkEvent[] = [];
-  private held: LinkEvent[] = [];
+  /** Frames that need a session, waiting for the `connect` an edge re-sends on resync. */
+  private awaitingConnect: LinkEvent[] = [];
   private holdTimer: unknown;
   private current?: { edge: string; session?: number };
   private lastPresence?: Presence;
@@ -42,7 +44,7 @@ export class NatsLink implements DeviceLink {
 
   /** Frames taken from the stream but not yet handed to the actor (held for a `connect`, or early). */
   get holding(): number {
-    return this.held.length + this.early.length;
+    return this.awaitingConnect.length + this.early.length;
   }
 
   subscribe(listener: (event: LinkEvent) => void): () => void {
@@ -111,13 +113,13 @@ export class NatsLink implements DeviceLink {
     return true;
   }
 
-  /** An `.up` frame, already parsed. */
-  frame(frame: UpFrame, bytes: number, at: number, resync = false): void {
+  /** An `.up` frame, already parsed; `stateText`: its state's source text (LinkEvent). */
+  frame(frame: UpFrame, bytes: number, at: number, resync = false, stateText?: StateText): void {
     const method = 'method' in frame ? frame.method : undefined;
     // A re-announced connect for a session this serve already has: the actor must not restart it.
     if (resync && method === 'connect' && this.connected && this.seenConnect) return;
     this.ensureConnected(at);
-    const event: LinkEvent = { type: 'frame', at, frame, bytes };
+    const event: LinkEvent = { type: 'frame', at, frame, bytes, stateText };
     if (method === 'connect') {
       this.seenConnect = true;
       this.dispatch(event);
@@ -126,8 +128,8 @@ export class NatsLink implements DeviceLink {
     }
     // serve restarted while the AP stayed on its edge: the actor is new and needs `connect` first.
     // The edge re-sends it on resync; until then (bounded) frames that need a session wait.
-    if (!this.seenConnect && method !== undefined && !BEFORE_CONNECT.has(method) && this.held.length < MAX_HELD) {
-      this.held.push(event);
+    if (!this.seenConnect && method !== undefined && !BEFORE_CONNECT.has(method) && this.awaitingConnect.length < MAX_HELD) {
+      this.awaitingConnect.push(event);
       if (this.holdTimer === undefined) this.holdTimer = this.deps.clock.setTimeout(() => this.flushHeld(), HOLD_MS);
       return;
     }
@@ -156,9 +158,9 @@ export class NatsLink implements DeviceLink {
   private flushHeld(): void {
     if (this.holdTimer !== undefined) this.deps.clock.clearTimeout(this.holdTimer);
     this.holdTimer = undefined;
-    const held = this.held;
-    this.held = [];
-    for (const e of held) this.dispatch(e);
+    const waiting = this.awaitingConnect;
+    this.awaitingConnect = [];
+    for (const e of waiting) this.dispatch(e);
   }
 
   private dispatch(event: LinkEvent): void {

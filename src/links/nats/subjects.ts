@@ -8,7 +8,7 @@
  *   ucentral.<serial>.presence  {"event":"connect"|"disconnect","edge","at",session?,beatMs?,ipAddress?,certificate?,reason?}
  *   airtwin.edge.resync         serve asks every edge to announce its sessions again (after a restart)
  */
-import { AckPolicy, DeliverPolicy, RetentionPolicy, StorageType, type JetStreamManager } from 'nats';
+import { AckPolicy, DeliverPolicy, JetStreamApiError, RetentionPolicy, StorageType, type JetStreamManager } from '@nats-io/jetstream';
 import type { LinkEvent } from '../../protocol/device-link.js';
 
 export const upSubject = (serial: string): string => `ucentral.${serial}.up`;
@@ -124,8 +124,8 @@ export async function ensureStream(jsm: JetStreamManager, limits: StreamLimits =
     try {
       await jsm.streams.add(config);
     } catch (e) {
-      // Another edge or worker created it between our two calls: fine.
-      if (!String((e as Error).message).includes('already in use')) throw e;
+      // Another edge or worker created it between our two calls (10058, "stream name already in use"): fine.
+      if (!(e instanceof JetStreamApiError && e.code === 10058)) throw e;
     }
   }
 }
@@ -164,8 +164,8 @@ const sameSet = (a: string[], b: string[]): boolean => a.length === b.length && 
  * subject (`ucentral.<serial>.*`: 10093, "not a valid subset of the interest subjects").
  */
 function refusedFilter(e: unknown): boolean {
-  const err = e as { message?: string; api_error?: { err_code?: number } };
-  return err.api_error?.err_code === 10093 || /'filter_subjects' requires server/.test(String(err.message));
+  if (e instanceof JetStreamApiError) return e.code === 10093;
+  return /'filter_subjects' requires server/.test(String((e as Error).message));
 }
 
 export interface ConsumerMade {

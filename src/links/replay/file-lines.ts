@@ -129,7 +129,7 @@ export class FileLines {
   }
 
   /** Checks one line's text (`bytes`: where an ASCII line's bytes are, so a state is kept as its bytes). */
-  private take(text: string, out: ReadItem[], bytes?: SourceBytes): void {
+  private checkLine(text: string, out: ReadItem[], bytes?: SourceBytes): void {
     const line = ++this.line;
     const size = text.length + 1;
     if (text.trim() === '') return;
@@ -152,9 +152,9 @@ export class FileLines {
    * break of its own (JSON text cannot hold a raw CR); at the end of the file an empty last part is no line.
    */
   private takeText(text: string, out: ReadItem[], terminated: boolean, bytes?: SourceBytes): void {
-    if (text.indexOf('\r') < 0) return this.take(text, out, bytes);
+    if (text.indexOf('\r') < 0) return this.checkLine(text, out, bytes);
     const parts = text.split('\r');
-    parts.forEach((p, i) => { if (terminated || i < parts.length - 1 || p !== '') this.take(p, out); });
+    parts.forEach((p, i) => { if (terminated || i < parts.length - 1 || p !== '') this.checkLine(p, out); });
   }
 
   /** The lines of `data` that end in it, decoded and checked into `out`; returns where the rest starts ("\r\n" is one break). */

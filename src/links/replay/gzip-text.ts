@@ -96,133 +96,153 @@ export async function* gzipText(source: AsyncGenerator<FileChunk>, chunkSize: nu
   }
 }
 
-async function* memberTexts(source: AsyncGenerator<FileChunk>, chunkSize: number): AsyncGenerator<TextChunk> {
-  let input: Buffer = EMPTY;
-  let eof = false;
-  // File bytes used up before `input`, and those already counted in a chunk given out.
-  let used = 0;
-  let counted = 0;
-  const more = async (): Promise<boolean> => {
-    if (eof) return false;
-    const r = await source.next();
+/** The file's bytes that are not used up yet, read from the source as they are needed. */
+class Input {
+  bytes: Buffer = EMPTY;
+  eof = false;
+  /** File bytes used up before `bytes`, and those already counted in a chunk given out. */
+  used = 0;
+  counted = 0;
+
+  constructor(private readonly source: AsyncGenerator<FileChunk>) {}
+
+  /** Appends the next file chunk to `bytes`; false at the end of the file. */
+  async more(): Promise<boolean> {
+    if (this.eof) return false;
+    const r = await this.source.next();
     if (r.done) {
-      eof = true;
+      this.eof = true;
       return false;
     }
-    input = input.length > 0 ? Buffer.concat([input, r.value.data]) : r.value.data;
+    this.bytes = this.bytes.length > 0 ? Buffer.concat([this.bytes, r.value.data]) : r.value.data;
     return true;
-  };
-  const take = (n: number): void => {
-    input = input.subarray(n);
-    used += n;
-  };
-
-  for (let member = 0; ; member++) {
-    if (member > 0) {
-      // Between members, and after the last: zero bytes are padding (a member after them is read too).
-      for (;;) {
-        const at = firstNonZero(input);
-        if (at >= 0) {
-          take(at);
-          break;
-        }
-        take(input.length);
-        if (!(await more())) return;
-      }
-      while (input.length < 2 && (await more()));
-      if (input.length < 2 || input[0] !== 0x1f || input[1] !== 0x8b) {
-        // Not the start of another member: count what is left of the file, without keeping it.
-        let rest = input.length;
-        input = EMPTY;
-        while (rest < MAX_COUNTED && (await more())) {
-          rest += input.length;
-          input = EMPTY;
-        }
-        throw new TrailingData(rest, !eof);
-      }
-    }
-    let header: number | undefined;
-    while ((header = headerLength(input)) === undefined) {
-      if (input.length > MAX_HEADER) throw corrupt('header too long');
-      if (!(await more())) throw cutOff();
-    }
-    take(header);
-
-    // The deflate data: written a file chunk at a time, each once the one before was inflated.
-    const inflate = createInflateRaw({ chunkSize });
-    let failure: unknown;
-    let ended = false;
-    let writing = false;
-    let finishing = false;
-    let fed = 0;
-    let last: Buffer = EMPTY;
-    let wake: (() => void) | undefined;
-    const poke = (): void => {
-      wake?.();
-      wake = undefined;
-    };
-    inflate.on('readable', poke);
-    inflate.on('end', () => {
-      ended = true;
-      poke();
-    });
-    inflate.on('error', (e) => {
-      failure = e;
-      poke();
-    });
-    let crc = 0;
-    let length = 0;
-    try {
-      for (;;) {
-        const data = inflate.read() as Buffer | null;
-        if (data) {
-          crc = crc32(data, crc);
-          length = (length + data.length) % 2 ** 32;
-          const fileBytes = used + inflate.bytesWritten - counted;
-          counted += fileBytes;
-          yield { data, fileBytes };
-          continue;
-        }
-        if (failure !== undefined) throw failure;
-        // Raw inflate takes no byte past the end of the deflate data: what it left of the last
-        // chunk written is the trailer and what follows it. (While a write is under way its
-        // count still grows, unless the data has ended.)
-        if (inflate.bytesWritten < fed && (!writing || ended)) {
-          input = last.subarray(last.length - (fed - inflate.bytesWritten));
-          break;
-        }
-        if (ended) {
-          // Ended by end() at the end of the file: the deflate data ended with it.
-          input = EMPTY;
-          break;
-        }
-        if (!writing && !finishing) {
-          if (input.length === 0 && !(await more())) {
-            // The file ends inside the deflate data (zlib says so), or right after it.
-            finishing = true;
-            inflate.end();
-          } else {
-            writing = true;
-            last = input;
-            fed += input.length;
-            input = EMPTY;
-            inflate.write(last, () => {
-              writing = false;
-              poke();
-            });
-          }
-          continue;
-        }
-        await new Promise<void>((resolve) => (wake = resolve));
-      }
-    } finally {
-      inflate.destroy();
-    }
-    used += inflate.bytesWritten;
-
-    while (input.length < 8) if (!(await more())) throw cutOff();
-    if (input.readUInt32LE(0) !== crc) throw corrupt('incorrect data check');
-    if (input.readUInt32LE(4) !== length) throw corrupt('incorrect length check');
-    take(8);
   }
+
+  consume(n: number): void {
+    this.bytes = this.bytes.subarray(n);
+    this.used += n;
+  }
+}
+
+async function* memberTexts(source: AsyncGenerator<FileChunk>, chunkSize: number): AsyncGenerator<TextChunk> {
+  const input = new Input(source);
+  for (let member = 0; ; member++) {
+    if (member > 0 && !(await nextMember(input))) return;
+    let header: number | undefined;
+    while ((header = headerLength(input.bytes)) === undefined) {
+      if (input.bytes.length > MAX_HEADER) throw corrupt('header too long');
+      if (!(await input.more())) throw cutOff();
+    }
+    input.consume(header);
+    const { crc, length } = yield* inflateMember(input, chunkSize);
+    while (input.bytes.length < 8) if (!(await input.more())) throw cutOff();
+    if (input.bytes.readUInt32LE(0) !== crc) throw corrupt('incorrect data check');
+    if (input.bytes.readUInt32LE(4) !== length) throw corrupt('incorrect length check');
+    input.consume(8);
+  }
+}
+
+/**
+ * Between members, and after the last: zero bytes are padding (a member after them is read too).
+ * True when another member starts; false at the end of the file; `TrailingData` for anything else.
+ */
+async function nextMember(input: Input): Promise<boolean> {
+  for (;;) {
+    const at = firstNonZero(input.bytes);
+    if (at >= 0) {
+      input.consume(at);
+      break;
+    }
+    input.consume(input.bytes.length);
+    if (!(await input.more())) return false;
+  }
+  while (input.bytes.length < 2 && (await input.more()));
+  if (input.bytes.length >= 2 && input.bytes[0] === 0x1f && input.bytes[1] === 0x8b) return true;
+  // Not the start of another member: count what is left of the file, without keeping it.
+  let rest = input.bytes.length;
+  input.bytes = EMPTY;
+  while (rest < MAX_COUNTED && (await input.more())) {
+    rest += input.bytes.length;
+    input.bytes = EMPTY;
+  }
+  throw new TrailingData(rest, !input.eof);
+}
+
+/**
+ * The text of one member's deflate data, written to inflate a file chunk at a time (each once
+ * the one before was inflated); returns its CRC-32 and length mod 2^32, for the trailer. Leaves
+ * in `input` what follows the deflate data.
+ */
+async function* inflateMember(input: Input, chunkSize: number): AsyncGenerator<TextChunk, { crc: number; length: number }> {
+  const inflate = createInflateRaw({ chunkSize });
+  let failure: unknown;
+  let ended = false;
+  let writing = false;
+  let finishing = false;
+  let fed = 0;
+  let last: Buffer = EMPTY;
+  let wake: (() => void) | undefined;
+  const poke = (): void => {
+    wake?.();
+    wake = undefined;
+  };
+  inflate.on('readable', poke);
+  inflate.on('end', () => {
+    ended = true;
+    poke();
+  });
+  inflate.on('error', (e) => {
+    failure = e;
+    poke();
+  });
+  let crc = 0;
+  let length = 0;
+  try {
+    for (;;) {
+      const data = inflate.read() as Buffer | null;
+      if (data) {
+        crc = crc32(data, crc);
+        length = (length + data.length) % 2 ** 32;
+        const fileBytes = input.used + inflate.bytesWritten - input.counted;
+        input.counted += fileBytes;
+        yield { data, fileBytes };
+        continue;
+      }
+      if (failure !== undefined) throw failure;
+      // Raw inflate takes no byte past the end of the deflate data: what it left of the last
+      // chunk written is the trailer and what follows it. (While a write is under way its
+      // count still grows, unless the data has ended.)
+      if (inflate.bytesWritten < fed && (!writing || ended)) {
+        input.bytes = last.subarray(last.length - (fed - inflate.bytesWritten));
+        break;
+      }
+      if (ended) {
+        // Ended by end() at the end of the file: the deflate data ended with it.
+        input.bytes = EMPTY;
+        break;
+      }
+      if (!writing && !finishing) {
+        if (input.bytes.length === 0 && !(await input.more())) {
+          // The file ends inside the deflate data (zlib says so), or right after it.
+          finishing = true;
+          inflate.end();
+        } else {
+          writing = true;
+          last = input.bytes;
+          fed += last.length;
+          input.bytes = EMPTY;
+          inflate.write(last, () => {
+            writing = false;
+            poke();
+          });
+        }
+        continue;
+      }
+      await new Promise<void>((resolve) => (wake = resolve));
+    }
+  } finally {
+    inflate.destroy();
+  }
+  input.used += inflate.bytesWritten;
+  return { crc, length };
 }

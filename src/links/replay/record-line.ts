@@ -10,15 +10,16 @@
  * live AP's. Whether a line that passes is kept is the ordering rule's call (line-order.ts).
  */
 import { isCommand, isObject, type CommandFrame, type JsonObject } from '../../protocol/frame.js';
-import { rememberStateText, type SourceBytes } from '../../protocol/json-source.js';
+import { stateSourceText, type SourceBytes, type StateText } from '../../protocol/json-source.js';
 import { parseSerial } from '../../protocol/serial.js';
 
 /**
  * `t` places the line in the file's order; `at`, when present, is when the AP did it, earlier
  * than `t` (the recorder got it late: `t` may not go backwards, so it could not be the line's `t`).
+ * An up line's `stateText`: the source text of its state (LinkEvent), when the line holds it.
  */
 export type RecordLine =
-  | { kind: 'up'; t: number; at?: number; serial: string; frame: JsonObject; bytes: number }
+  | { kind: 'up'; t: number; at?: number; serial: string; frame: JsonObject; bytes: number; stateText?: StateText }
   | { kind: 'down'; t: number; serial: string; frame: CommandFrame }
   | { kind: 'connect' | 'disconnect'; t: number; at?: number; serial: string }
   /** A file the AP uploaded for the recorded command `uuid` (the uuid in that command's `uri`). */
@@ -50,15 +51,15 @@ function frameIsLast(line: JsonObject): boolean {
  * A line with a key after `frame` (`"meta":{"src":{"host":"h1"}}` from another tool) is such a
  * line too: it also ends in `}}`, and its state was stored with the meta in it, not as JSON.
  */
-function frameBytes(text: string, line: JsonObject, frame: JsonObject, bytes: SourceBytes | undefined): number {
+function frameBytes(text: string, line: JsonObject, frame: JsonObject, bytes: SourceBytes | undefined): { size: number; stateText?: StateText } {
   const at = text.indexOf(UP_FRAME_KEY);
   if (at > 0 && text.endsWith('}}') && frameIsLast(line)) {
     const start = at + UP_FRAME_KEY.length;
     // The state's own text (its bytes, for an ASCII line), so ingest does not serialise it again.
-    if (frame.method === 'state') rememberStateText(frame, text, start, text.length - 1, bytes);
-    return bytes ? text.length - start - 1 : Buffer.byteLength(text) - Buffer.byteLength(text.slice(0, start)) - 1;
+    const stateText = frame.method === 'state' ? stateSourceText(frame, text, start, text.length - 1, bytes) : undefined;
+    return { size: bytes ? text.length - start - 1 : Buffer.byteLength(text) - Buffer.byteLength(text.slice(0, start)) - 1, stateText };
   }
-  return Buffer.byteLength(JSON.stringify(frame));
+  return { size: Buffer.byteLength(JSON.stringify(frame)) };
 }
 
 /** The largest time a JavaScript Date holds, ms from the epoch either way. */
@@ -131,8 +132,10 @@ function checkLine(text: string, lastT: number, bytes?: SourceBytes): { rec: Rec
   }
   const at = lateAt(v.at, t);
   if (typeof at === 'string') return { reason: at };
-  const size = frameBytes(text, v, v.frame, bytes);
-  return { rec: at === undefined ? { kind: 'up', t, serial: s, frame: v.frame, bytes: size } : { kind: 'up', t, at, serial: s, frame: v.frame, bytes: size } };
+  const { size, stateText } = frameBytes(text, v, v.frame, bytes);
+  const rec: Extract<RecordLine, { kind: 'up' }> = at === undefined ? { kind: 'up', t, serial: s, frame: v.frame, bytes: size } : { kind: 'up', t, at, serial: s, frame: v.frame, bytes: size };
+  if (stateText !== undefined) rec.stateText = stateText;
+  return { rec };
 }
 
 /** A line's `at`: absent, a time not after `t`, or why it is neither. A down frame's is not read (a command is sent when replayed). */

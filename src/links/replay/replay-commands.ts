@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import { closeSync, openSync, readSync } from 'node:fs';
 import type { DeviceEvent } from '../../../actors/device/device.events.js';
-import { commandTimeoutMs } from '../../../actors/device/commands.js';
+import { commandTimeoutMs } from '../../../actors/device/command-lifecycle.js';
 import type { Command, CommandSubmission, RestartKind } from '../../../actors/device/device.types.js';
 import { inflateParams, isCompressed } from '../../protocol/compress.js';
 import type { CommandFrame, JsonObject } from '../../protocol/frame.js';
@@ -23,7 +23,7 @@ const RESTARTS: Record<string, RestartKind> = { reboot: 'reboot', upgrade: 'upgr
  * next day's, another venue's) gets others, where (part, line, serial) alone gave its commands
  * the UUIDs of the first one's and replaced them.
  */
-export function recordingTag(files: readonly string[]): string {
+export function recordingDigest(files: readonly string[]): string {
   const head = Buffer.alloc(64 * 1024);
   let n = 0;
   try {
@@ -41,11 +41,11 @@ export function recordingTag(files: readonly string[]): string {
 
 /**
  * A UUID-shaped id unique per (recording, part, line, serial), so replays are repeatable:
- * `TTTTTTLL-LLLL-4LLL-8PPP-SSSSSSSSSSSS` (tag, line, part, serial).
+ * `TTTTTTLL-LLLL-4LLL-8PPP-SSSSSSSSSSSS` (digest, line, part, serial).
  */
-export function replayCommandUuid(tag: string, part: number, line: number, serial: string): string {
+export function replayCommandUuid(digest: string, part: number, line: number, serial: string): string {
   const l = line.toString(16).padStart(9, '0').slice(-9);
-  return `${tag}${l.slice(0, 2)}-${l.slice(2, 6)}-4${l.slice(6)}-8${(part & 0xfff).toString(16).padStart(3, '0')}-${serial}`;
+  return `${digest}${l.slice(0, 2)}-${l.slice(2, 6)}-4${l.slice(6)}-8${(part & 0xfff).toString(16).padStart(3, '0')}-${serial}`;
 }
 
 /**
@@ -99,7 +99,7 @@ export class CommandReplay {
   private readonly uploadsFor = new Map<string, string>();
 
   constructor(
-    private readonly tag: string,
+    private readonly digest: string,
     private readonly submit: (serial: string, submission: CommandSubmission) => void,
     private readonly outcomes: CommandOutcomes,
     private readonly onUpload: ((u: Upload) => Promise<void>) | undefined,
@@ -122,7 +122,7 @@ export class CommandReplay {
 
   /** Submits the recorded command of a `down` line (line `line` of part `part`) at `nowMs`. */
   down(rec: Extract<RecordLine, { kind: 'down' }>, link: ReplayLink, part: number, line: number, file: string | undefined, nowMs: number): void {
-    const uuid = replayCommandUuid(this.tag, part, line, rec.serial);
+    const uuid = replayCommandUuid(this.digest, part, line, rec.serial);
     this.submitted.set(uuid, { link, recordedId: rec.frame.id, line, file });
     link.expectCommand(rec.frame);
     const recordedUuid = this.onUpload ? recordedUploadUuid(rec.frame) : undefined;

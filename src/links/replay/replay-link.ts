@@ -25,6 +25,7 @@ import { airtwinError } from '../../errors.js';
 import type { Clock } from '../../protocol/clock.js';
 import { refusedForGood, type DeviceLink, type LinkEvent } from '../../protocol/device-link.js';
 import type { CommandFrame, DownFrame, JsonObject, UpFrame } from '../../protocol/frame.js';
+import type { StateText } from '../../protocol/json-source.js';
 
 type LinkState = 'new' | 'up' | 'down';
 
@@ -101,9 +102,9 @@ export class ReplayLink implements DeviceLink {
    * late). 'dropped' when the AP was disconnected; 'unmatched' for a result whose recorded
    * command the actor did not send in this replay (none recorded before it, or not run), which
    * is not delivered: under its recorded id it could complete another command of the actor's
-   * that happens to have that id.
+   * that happens to have that id. `stateText`: the state's source text from the line (LinkEvent).
    */
-  deliver(frame: JsonObject, bytes: number, at = this.clock.now()): 'delivered' | 'dropped' | 'unmatched' {
+  deliver(frame: JsonObject, bytes: number, at = this.clock.now(), stateText?: StateText): 'delivered' | 'dropped' | 'unmatched' {
     if (this.state === 'new') this.connect(at);
     if (this.state === 'down') {
       this.dropped++;
@@ -120,7 +121,7 @@ export class ReplayLink implements DeviceLink {
         return 'unmatched';
       }
     }
-    this.dispatch({ type: 'frame', at, frame: out as unknown as UpFrame, bytes });
+    this.dispatch({ type: 'frame', at, frame: out as unknown as UpFrame, bytes, stateText });
     return 'delivered';
   }
 

@@ -34,12 +34,12 @@ function isHoldable(clock: Clock): clock is HoldableClock {
 
 /** Brings the clock to each line's time, and gives up a wait when the replay stops. */
 export class Pacer {
-  private readonly held: HoldableClock | undefined;
+  private readonly holdableClock: HoldableClock | undefined;
   private wake: (() => void) | undefined;
   private timer: unknown;
 
   constructor(private readonly clock: Clock | DiscreteClock, private readonly speed: number | 'max') {
-    this.held = speed !== 'max' && isHoldable(clock) ? clock : undefined;
+    this.holdableClock = speed !== 'max' && isHoldable(clock) ? clock : undefined;
   }
 
   /**
@@ -47,23 +47,23 @@ export class Pacer {
    * dir and the fleet opened); at the end, time stands at the last line played.
    */
   goOnFromHere(): void {
-    this.held?.goOnFromHere();
+    this.holdableClock?.goOnFromHere();
   }
 
   /** The clock at `target` (a clock time), or a promise that resolves when it is there or the replay stops. */
   until(target: number): Promise<void> | undefined {
-    const { clock, held } = this;
+    const { clock, holdableClock } = this;
     if (isDiscrete(clock) && this.speed === 'max') {
       if (target > clock.now()) clock.runUntil(target);
       return undefined;
     }
-    held?.advanceTo(target);
+    holdableClock?.advanceTo(target);
     const delay = target - clock.now();
     if (delay <= 0) return undefined;
     return new Promise<void>((resolve) => {
       this.wake = resolve;
       // Held, the wait is for the hold's own time: a delay would be added to a later now().
-      this.timer = held ? held.setTimeoutAt(() => resolve(), target) : clock.setTimeout(() => resolve(), delay);
+      this.timer = holdableClock ? holdableClock.setTimeoutAt(() => resolve(), target) : clock.setTimeout(() => resolve(), delay);
     });
   }
 

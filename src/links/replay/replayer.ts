@@ -18,11 +18,11 @@ import { STARTS_NO_COMMAND, type CommandSubmission, type DevicePolicy } from '..
 import type { Clock } from '../../protocol/clock.js';
 import type { DeviceLink } from '../../protocol/device-link.js';
 import { readRecordingChunks, type RecordLine } from './read-recording.js';
-import { CommandReplay, recordingTag } from './replay-commands.js';
+import { CommandReplay, recordingDigest } from './replay-commands.js';
 import { ReplayLink } from './replay-link.js';
 import { isDiscrete, Pacer, type DiscreteClock } from './replay-pacing.js';
 
-export { recordingTag, replayCommandUuid } from './replay-commands.js';
+export { recordingDigest, replayCommandUuid } from './replay-commands.js';
 export type { DiscreteClock, HoldableClock } from './replay-pacing.js';
 
 export interface ReplayFleet {
@@ -60,8 +60,8 @@ export interface ReplayOptions {
    */
   backpressure?: () => Promise<void> | undefined;
   yieldEvery?: number;
-  /** The recording's `recordingTag`, when the caller has it already (default: read from the file). */
-  tag?: string;
+  /** The recording's `recordingDigest`, when the caller has it already (default: read from the file). */
+  digest?: string;
   /** Decorates each replay link before the fleet gets it (`recorder.wrap` to record a replay). */
   wrapLink?: (link: DeviceLink) => DeviceLink;
   /**
@@ -170,7 +170,7 @@ class Replay {
       },
     };
     const submit = (serial: string, submission: CommandSubmission) => opts.fleet.submit(serial, submission);
-    this.commands = new CommandReplay(opts.tag ?? recordingTag(this.files), submit, outcomes, opts.onUpload);
+    this.commands = new CommandReplay(opts.digest ?? recordingDigest(this.files), submit, outcomes, opts.onUpload);
     this.subscription = opts.fleet.events$.subscribe((e) => this.onEvent(e));
   }
 
@@ -305,7 +305,7 @@ class Replay {
   private deliver(rec: Extract<RecordLine, { kind: 'up' }>, link: ReplayLink, at: number | undefined, line: number, file: string | undefined): void {
     this.delivering = rec.serial;
     this.refusal = undefined;
-    const delivered = link.deliver(rec.frame, rec.bytes, at);
+    const delivered = link.deliver(rec.frame, rec.bytes, at, rec.stateText);
     this.delivering = undefined;
     if (delivered === 'unmatched') {
       this.unmatched(line, `result for recorded command id ${String(rec.frame.id)}, which the device actor did not run in this replay (not recorded before it, or not run): not delivered`, file);

@@ -161,6 +161,19 @@ describe('ingest pipeline: odd input and failing writes', () => {
     return { store, clock, fleet, link, ingest, log };
   }
 
+  it('stores a state as the text its link parsed it from, carried on the frame event, and serialises one that came without', async () => {
+    const { store, link, ingest } = await fakeDevice();
+    const state = (n: number) => ({ jsonrpc: '2.0', method: 'state', params: { serial: A, uuid: 1, state: { unit: { uptime: n } } } });
+    // Spaces no serialiser writes: what is stored can only be the text the event carried.
+    link.frame(state(1), '{ "unit": { "uptime": 1 } }');
+    link.frame(state(2), new TextEncoder().encode('{ "unit": {"uptime":2} }'));
+    link.frame(state(3));
+    await ingest.flush();
+    expect((await store.query<{ data: string }>('SELECT data FROM statistics ORDER BY id')).map((r) => r.data))
+      .toEqual(['{ "unit": { "uptime": 1 } }', '{ "unit": {"uptime":2} }', '{"unit":{"uptime":3}}']);
+    await ingest.close();
+  });
+
   it('counts an odd state document, stores it anyway and keeps going', async () => {
     const { store, link, ingest, log } = await fakeDevice();
     link.notify('state', {

@@ -3,7 +3,7 @@ import { SimulatedClock } from 'xstate';
 import { CommandService } from '../../../actors/command-service.js';
 import { Fleet } from '../../../actors/fleet.js';
 import type { CommandStore } from '../../../actors/command-store.js';
-import { blankCommand } from '../../../actors/device/commands.js';
+import { blankCommand } from '../../../actors/device/command-lifecycle.js';
 import { CommandsRepo } from '../../../src/store/commands-repo.js';
 import { FilesRepo } from '../../../src/store/files-repo.js';
 import type { Command } from '../../../src/store/records.js';

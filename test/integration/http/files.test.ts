@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { blankCommand } from '../../../actors/device/commands.js';
+import { blankCommand } from '../../../actors/device/command-lifecycle.js';
 import { CommandsRepo } from '../../../src/store/commands-repo.js';
 import { FilesRepo } from '../../../src/store/files-repo.js';
 import { expectEnvelope, startTestServer, type TestServer } from '../../helpers/server.js';

@@ -45,8 +45,10 @@ describe('GET /api/v1/device/:serial/rtty', () => {
     const session = a.body as Record<string, unknown>;
     expect(Object.keys(session).sort()).toEqual(
       ['commandUUID', 'connectionId', 'password', 'port', 'serialNumber', 'server', 'started', 'timeout', 'token', 'viewport']);
+    // The internal rtty server's ports (free ones: the test server's gateway is on port 0).
+    const ports = s.running.rtty!.ports!;
     expect(session).toMatchObject({
-      serialNumber: A1, server: RTTY_DEFAULTS.server, port: RTTY_DEFAULTS.port, viewport: RTTY_DEFAULTS.viewport,
+      serialNumber: A1, server: RTTY_DEFAULTS.server, port: ports.port, viewport: ports.viewport,
       timeout: RTTY_DEFAULTS.timeout, password: '', connectionId: expect.stringMatching(HEX32), token: expect.stringMatching(HEX32),
     });
 
@@ -58,7 +60,7 @@ describe('GET /api/v1/device/:serial/rtty', () => {
     // What the AP was sent: this session's id and token, the rtty server, and the caller as user.
     expect(JSON.parse(c!.details)).toMatchObject({
       method: 'rtty', serial: A1, id: session.connectionId, token: session.token,
-      server: RTTY_DEFAULTS.server, port: RTTY_DEFAULTS.port, timeout: RTTY_DEFAULTS.timeout, user: c!.submittedBy,
+      server: RTTY_DEFAULTS.server, port: ports.port, timeout: RTTY_DEFAULTS.timeout, user: c!.submittedBy,
     });
     // The device password went to the AP, not into the command history.
     expect(JSON.parse(c!.details)).not.toHaveProperty('password');
@@ -87,7 +89,7 @@ describe('GET /api/v1/device/:serial/rtty', () => {
     const frame = rttyFrames().at(-1)!;
     // The AP gets its record's devicePassword (the simulated A1 has none: the default "openwifi").
     expect(frame.params).toMatchObject({
-      serial: SCRIPTED, id: expect.stringMatching(HEX32), server: RTTY_DEFAULTS.server, port: RTTY_DEFAULTS.port, password: 'scripted-secret',
+      serial: SCRIPTED, id: expect.stringMatching(HEX32), server: RTTY_DEFAULTS.server, port: s.running.rtty!.ports!.port, password: 'scripted-secret',
     });
     link.reply(frame.id, { error: 2, text: 'rtty: cannot start the client' });
     const a = await pending;
@@ -95,6 +97,8 @@ describe('GET /api/v1/device/:serial/rtty', () => {
     const c = a.body as Command;
     expect(c).toMatchObject({ command: 'rtty', serialNumber: SCRIPTED, status: 'failed', errorCode: 2, errorText: 'rtty: cannot start the client' });
     expect(c).not.toHaveProperty('connectionId');
+    // The internal rtty server dropped the session the AP will not come to.
+    expect(s.running.rtty!.has(frame.params.id as string)).toBe(false);
     expect(JSON.parse(c.details)).toMatchObject({ id: frame.params.id, token: frame.params.token });
     expect(c.details).not.toContain('scripted-secret');
     expect((await s.gw('GET', `/command/${c.UUID}`)).body).toEqual(c);

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { AckPolicy, DeliverPolicy, type NatsConnection } from 'nats';
+import type { NatsConnection } from '@nats-io/nats-core';
+import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Fleet, type FleetEvent } from '../../../actors/fleet.js';
 import { connectNats, silentLogger } from '../../../src/links/nats/connect.js';
@@ -26,7 +27,7 @@ describe('NATS link acknowledgements', () => {
   async function publisher(nats: TestNats) {
     const nc = await connectNats({ url: nats.url, name: 'ap-agent', logger: silentLogger });
     cleanups.push(() => nc.close());
-    await ensureStream(await nc.jetstreamManager());
+    await ensureStream(await jetstreamManager(nc));
     const agent = apAgent(nc, [serial]);
     return { nc, pub: agent.pub, session: () => agent.session(serial) };
   }
@@ -106,9 +107,9 @@ describe('NATS link acknowledgements', () => {
     await ap.session();
     for (let i = 0; i < 4; i++) await ap.pub(upSubject(serial), logFrame(serial, `log ${i}`));
     // An older serve: explicit acks, and it acknowledged the session and the first two logs.
-    const jsm = await ap.nc.jetstreamManager();
+    const jsm = await jetstreamManager(ap.nc);
     await jsm.consumers.add(STREAM, { durable_name: DEFAULT_DURABLE, ack_policy: AckPolicy.Explicit, deliver_policy: DeliverPolicy.All });
-    const old = await ap.nc.jetstream().consumers.get(STREAM, DEFAULT_DURABLE);
+    const old = await jetstream(ap.nc).consumers.get(STREAM, DEFAULT_DURABLE);
     const batch = await old.fetch({ max_messages: 4, expires: 2000 });
     for await (const m of batch) await m.ackAck(); // confirmed by the server before its info is read
     expect((await jsm.consumers.info(STREAM, DEFAULT_DURABLE)).ack_floor.stream_seq).toBe(4);

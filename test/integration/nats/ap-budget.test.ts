@@ -3,7 +3,8 @@
  * counted, at the edge and in serve; an AP that stays over it is disconnected; other APs go on.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connect, type NatsConnection } from 'nats';
+import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { jetstreamManager } from '@nats-io/jetstream';
 import { VirtualClock } from '../../../simulator/clock.js';
 import { WsApClient } from '../../../src/links/sim-ws-client.js';
 import { downSubject, ensureStream, presenceSubject, upSubject, HDR_CONTROL } from '../../../src/links/nats/subjects.js';
@@ -85,7 +86,7 @@ describe('per-AP frame budget in serve (frames over NATS)', () => {
   beforeAll(async () => {
     nats = await startNats({ jetstream: true });
     nc = await connect({ servers: nats.url });
-    await ensureStream(await nc.jetstreamManager());
+    await ensureStream(await jetstreamManager(nc));
     serve = await startServeSide(nats.url, undefined, {}, (l) => l, { budget: { framesPerS: 10, bytesPerS: 0, burstS: 1, strikes: 3 } });
   });
   afterAll(async () => {

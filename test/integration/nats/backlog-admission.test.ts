@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connect, type NatsConnection } from 'nats';
+import { connect, type NatsConnection } from '@nats-io/transport-node';
+import { jetstreamManager } from '@nats-io/jetstream';
 import { ensureStream, presenceSubject, upSubject } from '../../../src/links/nats/subjects.js';
 import { connectFrame, logFrame } from './frames.js';
 import { apAgent, startNats, startServeSide, waitFor, type Serve, type TestNats } from './harness.js';
@@ -17,7 +18,7 @@ describe('a session of an unknown AP that arrives at once from the stream', () =
   beforeAll(async () => {
     nats = await startNats({ jetstream: true });
     nc = await connect({ servers: nats.url });
-    await ensureStream(await nc.jetstreamManager());
+    await ensureStream(await jetstreamManager(nc));
   });
   afterAll(async () => {
     await serve?.stop();

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connect, type NatsConnection } from 'nats';
+import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { VirtualClock } from '../../../simulator/clock.js';
 import { EDGE_ALIVE_SUBJECT, isEdgeAlive } from '../../../src/links/nats/subjects.js';
 import { WsApClient } from '../../../src/links/sim-ws-client.js';

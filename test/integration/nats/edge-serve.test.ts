@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { VirtualClock } from '../../../simulator/clock.js';
 import { startSimulateLoad, type LoadRun } from '../../../src/runtime/simulate-load.js';
 import { wallClock, type Clock } from '../../../src/protocol/clock.js';
-import { connect, type NatsConnection } from 'nats';
+import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { HDR_AT, HDR_RESYNC, RESYNC_SUBJECT, upSubject } from '../../../src/links/nats/subjects.js';
 import { startEdgeSide, startNats, startServeSide, waitFor, type EdgeSide, type Serve, type TestNats } from './harness.js';
 
@@ -100,7 +100,7 @@ describe('simulated APs straight onto NATS (an AP-side agent, no edge)', () => {
     serve = await startServeSide(nats.url, undefined, {}, undefined, { wall: serveWall });
     // What it publishes, with the time each message reached this subscriber.
     watcher = await connect({ servers: nats.url });
-    watcher.subscribe('ucentral.*.up', { callback: (_e, m) => stamps.push({ header: Number(m.headers?.get(HDR_AT)), seen: Date.now() }) });
+    watcher.subscribe('ucentral.*.up', { callback: (_e, m) => { stamps.push({ header: Number(m.headers?.get(HDR_AT)), seen: Date.now() }); } });
     await watcher.flush();
     load = await startSimulateLoad({ scenario: 'lab', nats: nats.url, speed: 10, heartbeatMs: 250 });
   });

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connect, type NatsConnection } from 'nats';
+import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { runReplay } from '../../../src/runtime/replay.js';
 import { createRecorder } from '../../../src/links/record/recording-link.js';
 import { readRecording, type RecordLine } from '../../../src/links/replay/read-recording.js';

@@ -13,7 +13,8 @@ import { wallClock, type Clock } from '../../../src/protocol/clock.js';
 import type { DeviceLink } from '../../../src/protocol/device-link.js';
 import { MemoryCommandStore } from '../../helpers/memory-command-store.js';
 import { startNats, type TestNats } from '../../helpers/nats.js';
-import { headers, type NatsConnection } from 'nats';
+import { headers, type NatsConnection } from '@nats-io/nats-core';
+import { jetstream } from '@nats-io/jetstream';
 import { HDR_AT, HDR_RESYNC, RESYNC_SUBJECT, presenceSubject, upSubject } from '../../../src/links/nats/subjects.js';
 import { connectFrame } from './frames.js';
 
@@ -84,7 +85,7 @@ export async function startEdgeSide(url: string, opts: { tls?: EdgeTls; limits?:
  * header and, like an edge, answers a starting serve's resync with presence + connect of `serials`.
  */
 export function apAgent(nc: NatsConnection, serials: readonly string[]) {
-  const js = nc.jetstream();
+  const js = jetstream(nc);
   /** `at` is the edge time the message claims (`Airtwin-At`): now unless given. */
   const pub = (subject: string, body: object, at = String(Date.now())) => {
     const h = headers();

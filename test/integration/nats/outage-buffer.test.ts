@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { headers, type NatsConnection } from 'nats';
+import { headers, type NatsConnection } from '@nats-io/nats-core';
 import { OutageBuffer } from '../../../src/links/edge/outage-buffer.js';
 import { connectNats, type LinkLogger } from '../../../src/links/nats/connect.js';
 import { startNats, waitFor, type TestNats } from './harness.js';
@@ -16,7 +16,7 @@ describe('OutageBuffer (edge frames while NATS is down)', () => {
     nats = await startNats({ jetstream: false });
     pub = await connectNats({ url: nats.url, name: 'edge', logger });
     sub = await connectNats({ url: nats.url, name: 'serve', logger });
-    sub.subscribe('t.>', { callback: (_e, m) => got.push({ subject: m.subject, data: m.string(), at: m.headers?.get('at') }) });
+    sub.subscribe('t.>', { callback: (_e, m) => { got.push({ subject: m.subject, data: m.string(), at: m.headers?.get('at') }); } });
     await sub.flush();
   });
   afterAll(async () => {

@@ -1,6 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import type { NatsConnection } from 'nats';
+import type { NatsConnection } from '@nats-io/nats-core';
+import { jetstreamManager } from '@nats-io/jetstream';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Fleet, type FleetEvent } from '../../../actors/fleet.js';
 import { startSimulateLoad, type LoadRun } from '../../../src/runtime/simulate-load.js';
@@ -109,7 +110,7 @@ describe('a durable whose filter changes', () => {
     cleanups.push(() => nats.stop());
     const nc = await connectNats({ url: nats.url, name: 'ap-agent', logger: silentLogger });
     cleanups.push(() => nc.close());
-    const jsm = await nc.jetstreamManager();
+    const jsm = await jetstreamManager(nc);
     await ensureStream(jsm);
     return { nats, nc, jsm };
   }

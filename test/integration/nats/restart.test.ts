@@ -1,4 +1,5 @@
-import { headers, type NatsConnection } from 'nats';
+import { headers, type NatsConnection } from '@nats-io/nats-core';
+import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { connectNats, silentLogger } from '../../../src/links/nats/connect.js';
 import { HDR_AT, HDR_RESYNC, RESYNC_SUBJECT, ensureStream, presenceSubject, upSubject } from '../../../src/links/nats/subjects.js';
@@ -22,8 +23,8 @@ describe('durability of the NATS link', () => {
     cleanups.push(() => serve.stop());
     const ap: NatsConnection = await connectNats({ url: nats.url, name: 'ap-agent', logger: silentLogger });
     cleanups.push(() => ap.close());
-    await ensureStream(await ap.jetstreamManager());
-    const js = ap.jetstream();
+    await ensureStream(await jetstreamManager(ap));
+    const js = jetstream(ap);
     const serial = 'a0b1c2000010';
     const pub = (subject: string, body: object) => {
       const h = headers();

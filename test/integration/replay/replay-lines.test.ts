@@ -321,7 +321,7 @@ describe('startReplay: connection state and commands', () => {
   it('plays lines whose t has decimals on a held, paced clock (it waited for ever for a time its ms never reached)', async () => {
     // replayClock's clock: held at the start, moved line by line. now() is whole ms, so a hold at
     // T + 1000.5 never let a timer due then see its time come.
-    const clock = new ScaledClock(wallClock, 1_000, T, { held: true });
+    const clock = new ScaledClock(wallClock, 1_000, T, { heldAtStart: true });
     const fleet = new Fleet({ clock, newId: () => '00000000-0000-4000-8000-000000000001' });
     const file = write('decimal-t.ndjson', [ev(T + 0.25, 'connect'), up(T + 1000.5, connectFrame), up(T + 3000.75, state(1)), up(T + 5000.5, state(2))]);
     const r = startReplay({ file, fleet, clock, speed: 1_000, keepTime: true });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { SimulatedClock } from 'xstate';
 import { CommandService } from '../../../actors/command-service.js';
-import { blankCommand } from '../../../actors/device/commands.js';
+import { blankCommand } from '../../../actors/device/command-lifecycle.js';
 import { DEFAULT_TIMEOUTS, isFinalStatus, type Command } from '../../../actors/device/device.types.js';
 import { Fleet } from '../../../actors/fleet.js';
 import { FakeLink, flush } from '../../helpers/fake-link.js';

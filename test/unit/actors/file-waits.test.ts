@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { FileWaits, uploadTypeOf } from '../../../actors/file-waits.js';
-import { blankCommand } from '../../../actors/device/commands.js';
+import { blankCommand } from '../../../actors/device/command-lifecycle.js';
 import type { Command } from '../../../actors/device/device.types.js';
 import { VirtualClock } from '../../../simulator/clock.js';
 

@@ -19,6 +19,12 @@ describe('decodeFrame', () => {
     });
   });
 
+  it("keeps the state's source text the link found, but not for params it inflated (the text is not theirs)", () => {
+    const params = { serial: S, uuid: 4, state: {} };
+    expect(decodeFrame({ jsonrpc: '2.0', method: 'state', params }, '{}')).toMatchObject({ kind: 'notification', stateText: '{}' });
+    expect(decodeFrame({ jsonrpc: '2.0', method: 'state', params: deflateParams(params) }, '{}')).toMatchObject({ kind: 'notification', stateText: undefined });
+  });
+
   it.each([
     ['a string', 'hello', 'frame is not a JSON object'],
     ['jsonrpc 1.0', { jsonrpc: '1.0', method: 'log', params: {} }, 'jsonrpc is not "2.0"'],

@@ -31,7 +31,7 @@ describe('loadServeConfig', () => {
     [{ nats: 'http://x' }, /--nats/],
     [{ jwtSecret: 'a'.repeat(20), jwtPublicKey: '/k.pem' }, /choose one/],
     [{ tlsCert: '/c.pem' }, /go together/],
-    [{ rttyPort: '0' }, /--rtty-port/],
+    [{ rttyPort: '65536' }, /--rtty-port/],
   ])('names the flag of a bad value %j', (flags, message) => {
     expect(() => loadServeConfig({ flags, env: {} })).toThrow(ConfigError);
     expect(() => loadServeConfig({ flags, env: {} })).toThrow(message);
@@ -88,8 +88,9 @@ describe('loadServeConfig', () => {
     expect(loadServeConfig({ flags: {}, env: { AIRTWIN_WARM_UP: '0' } }).warmUp).toBe(0);
     expect(() => loadServeConfig({ flags: { warmUp: '5m' }, env: {} })).toThrow(/--warm-up/);
     expect(() => loadServeConfig({ flags: { warmUp: '-1' }, env: {} })).toThrow(/--warm-up/);
-    expect(() => loadServeConfig({ flags: { warmUp: '300', sim: false }, env: {} })).toThrow('--warm-up: only with the simulated venue (not with --no-sim); 0 turns it off');
-    expect(() => loadServeConfig({ flags: { replay: 'r.ndjson' }, env: { AIRTWIN_WARM_UP: '60' } })).toThrow('--warm-up: only with the simulated venue (not with --replay); 0 turns it off');
+    expect(() => loadServeConfig({ flags: { warmUp: '300', sim: false }, env: {} })).toThrow('--warm-up: only with the simulated venue alone (not with --no-sim); 0 turns it off');
+    expect(() => loadServeConfig({ flags: { replay: 'r.ndjson' }, env: { AIRTWIN_WARM_UP: '60' } })).toThrow('--warm-up: only with the simulated venue alone (not with --replay); 0 turns it off');
+    expect(() => loadServeConfig({ flags: { warmUp: '60', nats: 'nats://127.0.0.1:4222' }, env: {} })).toThrow('--warm-up: only with the simulated venue alone (not with --nats); 0 turns it off');
     expect(loadServeConfig({ flags: { warmUp: '0', sim: false }, env: {} }).warmUp).toBe(0);
   });
 

@@ -5,18 +5,18 @@ import { FrameBudget, TokenBucket } from '../../../src/protocol/frame-budget.js'
 describe('TokenBucket', () => {
   it('starts full, empties, and refills at its rate up to its capacity', () => {
     const b = new TokenBucket(10, 20, 0);
-    for (let i = 0; i < 20; i++) expect(b.take(1, 0)).toBe(true);
-    expect(b.take(1, 0)).toBe(false);
-    expect(b.take(1, 99)).toBe(false);
-    expect(b.take(1, 100)).toBe(true);
+    for (let i = 0; i < 20; i++) expect(b.tryTake(1, 0)).toBe(true);
+    expect(b.tryTake(1, 0)).toBe(false);
+    expect(b.tryTake(1, 99)).toBe(false);
+    expect(b.tryTake(1, 100)).toBe(true);
     expect(b.available(60_000)).toBe(20);
   });
 
   it('refills nothing when the clock steps back', () => {
     const b = new TokenBucket(10, 1, 1000);
-    expect(b.take(1, 1000)).toBe(true);
-    expect(b.take(1, 500)).toBe(false);
-    expect(b.take(1, 1100)).toBe(true);
+    expect(b.tryTake(1, 1000)).toBe(true);
+    expect(b.tryTake(1, 500)).toBe(false);
+    expect(b.tryTake(1, 1100)).toBe(true);
   });
 });
 

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
-import { replayProgressBar } from '../../../src/runtime/replay.js';
+import { replayProgressBar } from '../../../src/runtime/replay-report.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'airtwin-progress-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

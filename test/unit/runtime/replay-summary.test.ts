@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { replaySummaryLines } from '../../../src/runtime/replay.js';
+import { replaySummaryLines } from '../../../src/runtime/replay-report.js';
 import type { ReplaySummary } from '../../../src/links/replay/replayer.js';
 
 const summary = (over: Partial<ReplaySummary>): ReplaySummary => ({

@@ -158,7 +158,7 @@ describe('ScaledClock', () => {
     const timers = new Map<number, () => void>();
     let next = 0;
     const base: Clock = { now: () => t, setTimeout: (fn, _ms) => { timers.set(++next, fn); return next; }, clearTimeout: (id) => void timers.delete(id as number) };
-    const c = new ScaledClock(base, 1000, 0, { held: true });
+    const c = new ScaledClock(base, 1000, 0, { heldAtStart: true });
     expect(c.now()).toBe(0);
     t = 5; // start-up: 5 s of scaled time, held at 0
     expect(c.now()).toBe(0);

@@ -1,4 +1,4 @@
-import type { NatsConnection } from 'nats';
+import type { NatsConnection } from '@nats-io/nats-core';
 import { describe, expect, it } from 'vitest';
 import { EdgeLiveness, startHeartbeat, type LivenessPort } from '../../../../src/links/nats/liveness.js';
 import { EDGE_ALIVE_SUBJECT, type EdgeAlive } from '../../../../src/links/nats/subjects.js';

@@ -24,7 +24,7 @@ const CommandList = Type.Object({ commands: Type.Array(Command) }, {
 });
 
 /** spec "Commands history": GET/DELETE /commands and /command/{commandUUID}. */
-export async function commandsRoutes(api: FastifyInstance, deps: GatewayDeps): Promise<void> {
+export async function commandHistoryRoutes(api: FastifyInstance, deps: GatewayDeps): Promise<void> {
   api.get('/commands', {
     config: { wire: 'commandList' },
     schema: { tags: ['commands'], summary: 'List the command history', querystring: ListQuery, response: { 200: CommandList, ...errorResponses } },

@@ -6,10 +6,11 @@
  */
 import type { CommandFrame, UpFrame } from '../../src/protocol/frame.js';
 import type { Venue } from '../venue.js';
-import type { SimUpload } from '../link.js';
+import type { SimRtty, SimUpload } from '../link.js';
 import { diagnosticBundle, tracePcap } from './files.js';
 import type { SimAp } from './ap-state.js';
 import { configure } from './configure.js';
+import { openShell } from './shell.js';
 import { healthcheckFrame, logFrame, resultFrame, stateFrame, wifiscanResult } from './frames.js';
 import { deflateSync } from 'node:zlib';
 
@@ -21,6 +22,8 @@ export interface ApControl {
   after(ms: number, fn: () => void): void;
   /** POSTs a file to a command's upload uri; absent: files go inline in the reply. */
   upload?: SimUpload;
+  /** Starts the AP's rtty client; absent: the AP only checks the command. */
+  rtty?: SimRtty;
   reboot(opts: { firmware?: string; factory?: boolean }): void;
   telemetry(intervalS: number, lifetimeS: number): void;
   /** Message intervals changed: restart the periodic timers. */
@@ -83,13 +86,18 @@ export function handleCommand(ctl: ApControl, cmd: CommandFrame): void {
       reply(() => resultFrame(ap, id, { error: 0, text: 'Success' }, { uuid: ap.uuid, deviceUTCTime: venue.clock.now() }));
       return;
     case 'rtty': {
-      // The fw starts its rtty client towards server:port with the session id and token; there is
-      // no rtty server in the simulation, so the AP only checks what it would need to connect.
+      // The fw checks what it needs, answers, and starts its rtty client towards server:port with
+      // the session id and token (when the link gives it a way to reach the server).
       const missing = ['id', 'token', 'server'].find((k) => typeof p[k] !== 'string' || p[k] === '');
       const port = p.port;
       if (missing) { reply(() => resultFrame(ap, id, { error: 2, text: `rtty: ${missing} missing` })); return; }
       if (typeof port !== 'number' || !Number.isInteger(port) || port < 1 || port > 65535) { reply(() => resultFrame(ap, id, { error: 2, text: 'rtty: port must be 1..65535' })); return; }
       reply(() => resultFrame(ap, id, { error: 0, text: 'Success' }));
+      const rtty = ctl.rtty;
+      if (rtty) {
+        const session = { serial: ap.serial, server: p.server as string, port, id: p.id as string, token: p.token as string };
+        ctl.after(0, () => rtty({ ...session, shell: (io) => openShell(ap, () => venue.clock.now(), io) }));
+      }
       return;
     }
     case 'request': {
