@@ -122,11 +122,7 @@ program.command('serve')
       ...(process.stderr.isTTY ? { progress: process.stderr } : {}),
       stop: signals.starting,
     });
-    if (signals.starting.aborted) {
-      await running.close();
-      return;
-    }
-    signals.running(() => running.close());
+    await signals.running(() => running.close());
   });
 
 program.command('edge')
@@ -180,11 +176,7 @@ program.command('edge')
       record: opts.record, recordMaxBytes: recordMax, ...logDestinationFor(say),
       ...(opts.uploadTarget ? { uploadTarget: opts.uploadTarget, uploadPort: parsePort('--upload-port', opts.uploadPort) } : {}),
     });
-    if (signals.starting.aborted) {
-      await edge.close();
-      return;
-    }
-    signals.running(() => edge.close());
+    await signals.running(() => edge.close());
   });
 
 program.command('arena')
@@ -263,11 +255,7 @@ program.command('simulate')
     const { startSimulateLoad } = await import('../runtime/simulate-load.js');
     const signals = serviceSignals();
     const load = await startSimulateLoad({ scenario: opts.scenario, seed, speed, edge: opts.edge, nats: opts.nats, limit }, process.stdout);
-    if (signals.starting.aborted) {
-      await load.stop();
-      return;
-    }
-    signals.running(() => load.stop());
+    await signals.running(() => load.stop());
   });
 
 program.command('replay')

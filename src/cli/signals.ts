@@ -19,11 +19,11 @@ function quitAtOnce(name: NodeJS.Signals): never {
  * SIGINT/SIGTERM for a command that runs until stopped (serve, edge, simulate --edge/--nats), one
  * handler for its whole life: swapping a start-up handler for a running one dropped a signal that
  * came in between (libuv closes a signal's handle when its last listener goes). During start-up
- * the first signal aborts `starting` (`NAME: stopping`); once `running(close)` is called, the
- * first runs `close` and exits 0 (1 if closing failed); a second signal quits at once
+ * the first signal aborts `starting` (`NAME: stopping`), and `running(close)` then closes what
+ * started and resolves, so the command returns; once `running(close)` is called, the first signal runs `close` and exits 0 (1 if closing failed); a second signal quits at once
  * (quitAtOnce), so a shutdown stuck on a device (a recording to a stalled pipe) never needs a kill -9.
  */
-export function serviceSignals(say: NodeJS.WritableStream = process.stdout): { starting: AbortSignal; running: (close: () => Promise<void>) => void } {
+export function serviceSignals(say: NodeJS.WritableStream = process.stdout): { starting: AbortSignal; running: (close: () => Promise<void>) => Promise<void> } {
   const ctl = new AbortController();
   let close: (() => Promise<void>) | undefined;
   let closing = false;
@@ -45,7 +45,11 @@ export function serviceSignals(say: NodeJS.WritableStream = process.stdout): { s
   };
   process.on('SIGINT', on);
   process.on('SIGTERM', on);
-  return { starting: ctl.signal, running: (c) => { close = c; } };
+  const running = async (c: () => Promise<void>): Promise<void> => {
+    if (ctl.signal.aborted) return c();
+    close = c;
+  };
+  return { starting: ctl.signal, running };
 }
 
 /**
