@@ -29,6 +29,7 @@ import { startIngest, type Ingest } from '../pipelines/ingest.js';
 import { clockScheduler } from '../pipelines/clock-scheduler.js';
 import type { PipelineLogger } from '../pipelines/duckdb-sink.js';
 import type { IngestMetrics } from '../pipelines/metrics.js';
+import type { OpenTableWriter } from '../pipelines/table-writer.js';
 import { isPartName } from '../links/record/ndjson-writer.js';
 import { firstTime, lastTime, NotARecordingError, recordedConnects } from '../links/replay/read-recording.js';
 import { inputLabel, openReplayInput, partsAfterGapNote, type ReplayInput } from './replay-input.js';
@@ -58,6 +59,8 @@ export interface ReplayIo {
    * written, and the summary says it stopped early.
    */
   stop?: AbortSignal;
+  /** How ingest writes each table (startIngest's `openWriter`; default its own). The replay bench measures the reference writer through it. */
+  tableWriters?: (store: Store) => OpenTableWriter;
 }
 
 export interface ReplayResult {
@@ -231,7 +234,7 @@ async function replayInto(input: ReplayInput, opts: ReplayCommandOptions, io: Re
     await runtime.provisionAll(connects);
     const kept = opts.keepTime ? await keptTimeOverlap(store, opts.dataDir, [...connects.keys()], startMs, await lastTime(files)) : undefined;
     if (kept?.note) io.out.write(`${kept.note}\n`);
-    ingest = replayIngest(fleet, store, clock, logger, speed === 'max');
+    ingest = replayIngest(fleet, store, clock, logger, speed === 'max', io.tableWriters?.(store));
     view.bar = io.progress ? replayProgressBar(io.out, files) : undefined;
     const began = performance.now();
     const { summary, serials } = await playRecording(
@@ -279,12 +282,12 @@ async function replayFleet(store: Store, clock: Clock, logger: PipelineLogger, d
  * and bigger ones: each batch costs one statement per table (measured: 10,000 rows
  * per batch spends about a seventh less CPU than 2,000 on the hall recording).
  */
-function replayIngest(fleet: FleetRuntime['fleet'], store: Store, clock: Clock, logger: PipelineLogger, max: boolean): Ingest {
+function replayIngest(fleet: FleetRuntime['fleet'], store: Store, clock: Clock, logger: PipelineLogger, max: boolean, openWriter?: OpenTableWriter): Ingest {
   return startIngest({
     // Retry waits on wall time: a virtual clock stands still once the lines are played, and
     // a wait on it would never end (the process exited 13 with the batch unwritten).
     events$: fleet.events$, store, scheduler: clockScheduler(clock), retryScheduler: asyncScheduler, logger,
-    maxDelayMs: max ? 3_600_000 : undefined, maxRows: max ? 10_000 : undefined,
+    maxDelayMs: max ? 3_600_000 : undefined, maxRows: max ? 10_000 : undefined, openWriter,
   });
 }
 
