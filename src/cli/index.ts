@@ -1,4 +1,3 @@
-// Long by design: the commander definition of every subcommand and option; each action only loads config and calls its command.
 /**
  * The `airtwin` command: the composition root. The only module that reads process.env and
  * process.argv, handles signals and decides exit codes (0 ok, 1 failure, 2 bad usage or config).
@@ -14,69 +13,7 @@ import { isStdout } from '../links/record/ndjson-writer.js';
 import { humanLogLines } from '../server/human-log.js';
 import { DEFAULT_FRAME_BUDGET } from '../protocol/frame-budget.js';
 import { VERSION } from '../version.js';
-
-/**
- * A second signal: the process ends by that signal, as if it had no handler (a shell shows 130
- * for SIGINT, 143 for SIGTERM). Not process.exit: that joins libuv's thread pool, and a thread
- * stuck in a write (a hung mount) would hold the exit forever.
- */
-function quitAtOnce(name: NodeJS.Signals): never {
-  process.stderr.write(`${name} again: quitting at once\n`);
-  process.removeAllListeners(name);
-  process.kill(process.pid, name);
-  // The default action ends the process; should it be delayed, this is the fallback.
-  return process.exit(128 + (name === 'SIGINT' ? 2 : 15));
-}
-
-/**
- * SIGINT/SIGTERM for a command that runs until stopped (serve, edge, simulate --edge/--nats), one
- * handler for its whole life: swapping a start-up handler for a running one dropped a signal that
- * came in between (libuv closes a signal's handle when its last listener goes). During start-up
- * the first signal aborts `starting` (`NAME: stopping`); once `running(close)` is called, the
- * first runs `close` and exits 0 (1 if closing failed); a second signal quits at once
- * (quitAtOnce), so a shutdown stuck on a device (a recording to a stalled pipe) never needs a kill -9.
- */
-function serviceSignals(say: NodeJS.WritableStream = process.stdout): { starting: AbortSignal; running: (close: () => Promise<void>) => void } {
-  const ctl = new AbortController();
-  let close: (() => Promise<void>) | undefined;
-  let closing = false;
-  const on = (name: NodeJS.Signals) => {
-    if (closing || ctl.signal.aborted) quitAtOnce(name);
-    if (!close) {
-      // After a progress bar's line, not on it.
-      say.write(`${process.stderr.isTTY ? '\n' : ''}${name}: stopping\n`);
-      ctl.abort();
-      return;
-    }
-    closing = true;
-    // After a replay's progress bar (drawn on stderr when it is a terminal), not on its line.
-    say.write(`${process.stderr.isTTY ? '\n' : ''}${name}: shutting down\n`);
-    close().then(() => process.exit(0), (e: unknown) => {
-      process.stderr.write(`shutdown failed: ${String(e)}\n`);
-      process.exit(1);
-    });
-  };
-  process.on('SIGINT', on);
-  process.on('SIGTERM', on);
-  return { starting: ctl.signal, running: (c) => { close = c; } };
-}
-
-/**
- * Ctrl-C or SIGTERM for a run that can end early and keep what it did (simulate --record,
- * replay): the first signal aborts `signal` and prints `stopping`; a second quits at once (quitAtOnce).
- */
-function stopOnSignal(stopping: string): { signal: AbortSignal; off: () => void } {
-  const ctl = new AbortController();
-  const on = (name: NodeJS.Signals) => {
-    if (ctl.signal.aborted) quitAtOnce(name);
-    // After a progress bar's line, not on it.
-    process.stdout.write(`${process.stdout.isTTY ? '\n' : ''}${name}: ${stopping}\n`);
-    ctl.abort();
-  };
-  process.on('SIGINT', on);
-  process.on('SIGTERM', on);
-  return { signal: ctl.signal, off: () => { process.off('SIGINT', on); process.off('SIGTERM', on); } };
-}
+import { serviceSignals, stopOnSignal } from './signals.js';
 
 /**
  * Where a running command logs: with its messages (`say`), as readable lines when that is a
@@ -93,7 +30,6 @@ function parsePort(flag: string, text: string): number {
   return n;
 }
 
-/** Flags the user typed (commander fills defaults we do not want to win over env or file). */
 /** A flag that takes a whole number >= 0 (env var defaults arrive as text too). */
 function wholeNumber(flag: string, value: string): number {
   const n = Number(value);
@@ -101,6 +37,7 @@ function wholeNumber(flag: string, value: string): number {
   return n;
 }
 
+/** Flags the user typed (commander fills defaults we do not want to win over env or file). */
 function typedFlags(cmd: Command): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(cmd.opts())) {

@@ -195,7 +195,7 @@ export async function replayClock(input: ReplayInput, speed: number | 'max', kee
   if (speed === 'max') return new VirtualClock(start);
   // Held at the start until the first line plays (startReplay moves the hold line by line), so
   // the time the data dir and the fleet take to open does not run N times faster ahead of it.
-  return new ScaledClock(wallClock, speed, start, { heldAtStart: true });
+  return new ScaledClock(wall, speed, start, { heldAtStart: true });
 }
 
 export async function runReplay(opts: ReplayCommandOptions, io: ReplayIo): Promise<ReplayResult> {

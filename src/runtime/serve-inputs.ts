@@ -18,6 +18,7 @@ export interface ServeIo {
   print(line: string): void;
   /** Where JSON logs go (default stdout). */
   logDestination?: NodeJS.WritableStream;
+  /** The wall (default wallClock): the process clock at speed 1, and what a faster one, or a paced replay's, runs N times faster than. */
   clock?: Clock;
   /** With --replay: a terminal to draw the replay's progress bar on. */
   progress?: NodeJS.WritableStream;

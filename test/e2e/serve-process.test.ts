@@ -4,7 +4,7 @@ import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { gunzipSync } from 'node:zlib';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, onTestFinished } from 'vitest';
 import { Store } from '../../src/store/duckdb.js';
 import { startNats } from '../helpers/nats.js';
 import { until } from '../helpers/until.js';
@@ -294,15 +294,16 @@ describe('airtwin serve --record to standard output or to a stalled pipe', () =>
     // A reader that never reads: once the pipe is full, the recorder's writes wait for good.
     const reader = openSync(fifo, fsConstants.O_RDONLY | fsConstants.O_NONBLOCK);
     try {
+      // One bound for the whole test (its timeout): a loaded machine starts a process slowly.
       const io = serve(fifo, 'stalled');
-      const banner = await until('the banner', async () => io.out, (o) => /gateway\s+http:\/\/\S+\/api\/v1/.test(o), 30_000);
+      const banner = await until('the banner', async () => io.out, (o) => /gateway\s+http:\/\/\S+\/api\/v1/.test(o), PROCESS_MS);
       const gateway = /gateway\s+(http:\/\/\S+)\/api\/v1/.exec(banner)![1]!;
       // Twelve states of ~8 KB are past the pipe's 64 KiB.
       const rows = async () => Number(/^airtwin_ingest_table_rows_written_total\{table="statistics"\} (\d+)$/m.exec(await (await fetch(`${gateway}/metrics`)).text())?.[1] ?? 0);
       // Recorded before they were stored: the close flushes them into the full pipe and waits.
-      await until('a pipe full of states', rows, (n) => n >= 12, 40_000);
+      await until('a pipe full of states', rows, (n) => n >= 12, PROCESS_MS);
       child!.kill('SIGINT');
-      await until('the shutdown under way', async () => io.out, (o) => o.includes('SIGINT: shutting down'), 30_000);
+      await until('the shutdown under way', async () => io.out, (o) => o.includes('SIGINT: shutting down'), PROCESS_MS);
       child!.kill('SIGINT');
       // Ended by the signal itself (a shell shows 130), not by an exit that a stuck thread could hold.
       expect(await io.exited).toEqual({ code: null, signal: 'SIGINT' });
@@ -312,7 +313,7 @@ describe('airtwin serve --record to standard output or to a stalled pipe', () =>
 
       // The pipe is still full: one SIGINT alone ends too, once the recorder has waited 10 s.
       const again = serve(fifo, 'stalled-again');
-      await until('the banner', async () => again.out, (o) => /token\s+\S+/.test(o), 30_000);
+      await until('the banner', async () => again.out, (o) => /token\s+\S+/.test(o), PROCESS_MS);
       child!.kill('SIGINT');
       expect(await again.exited).toEqual({ code: 0, signal: null });
       // It gave up after the whole wait (CLOSE_WAIT_MS), as its error line says.
@@ -320,7 +321,7 @@ describe('airtwin serve --record to standard output or to a stalled pipe', () =>
     } finally {
       closeSync(reader);
     }
-  }, 120_000);
+  }, PROCESS_MS);
 });
 
 describe('airtwin simulate --record as a process', () => {
@@ -524,15 +525,13 @@ describe('a stream replayed as a process: Ctrl-C while it is copied, and /dev/st
     child.stdout!.on('data', (d: Buffer) => { out += d.toString(); });
     child.stderr!.on('data', (d: Buffer) => { out += d.toString(); });
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-    try {
-      await until(ready, async () => out, (o) => o.includes(ready), 30_000);
-      child.kill('SIGINT');
-      // A FIFO nobody writes to kept a pool thread in open(): the process could not exit.
-      const code = await Promise.race([exited, new Promise<'hung'>((r) => setTimeout(() => r('hung'), 10_000))]);
-      return { code, out, left: readdirSync(tmp).filter((f) => f.startsWith('airtwin-replay-')) };
-    } finally {
-      child.kill('SIGKILL');
-    }
+    // A process that does not exit fails the test at its timeout, and is killed then.
+    onTestFinished(() => { child.kill('SIGKILL'); });
+    await until(ready, async () => out, (o) => o.includes(ready), 30_000);
+    child.kill('SIGINT');
+    // A FIFO nobody writes to kept a pool thread in open(): the process could not exit.
+    const code = await exited;
+    return { code, out, left: readdirSync(tmp).filter((f) => f.startsWith('airtwin-replay-')) };
   }
 
   it('replay of a FIFO that nobody writes to exits 1 on Ctrl-C, with nothing replayed and nothing left behind', async () => {

@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { jetstreamManager } from '@nats-io/jetstream';
+import { VirtualClock } from '../../../simulator/clock.js';
 import { WsApClient } from '../../../src/links/sim-ws-client.js';
 import { downSubject, ensureStream, presenceSubject, upSubject, HDR_CONTROL } from '../../../src/links/nats/subjects.js';
 import { connectFrame, logFrame } from './frames.js';
@@ -13,6 +14,7 @@ import { apAgent, startEdgeSide, startNats, startServeSide, waitFor, type EdgeSi
 const logsOf = (serve: Serve, serial: string) => serve.events.flatMap((e) => (e.type === 'log' && e.serial === serial ? [String(e.payload.log)] : []));
 
 describe('per-AP frame budget at the edge', () => {
+  const clock = new VirtualClock(Date.now());
   let nats: TestNats;
   let serve: Serve;
   let edge: EdgeSide;
@@ -22,7 +24,9 @@ describe('per-AP frame budget at the edge', () => {
     nats = await startNats({ jetstream: true });
     // serve without a budget: what it gets is what the edge let through.
     serve = await startServeSide(nats.url, undefined, {}, (l) => l, { budget: { framesPerS: 0, bytesPerS: 0, burstS: 1, strikes: 0 } });
-    edge = await startEdgeSide(nats.url, { limits: { budget: { framesPerS: 20, bytesPerS: 0, burstS: 1, strikes: 2 } } });
+    // The budget runs on the edge's clock: the test moves it a second at a time (and beats
+    // rarely, so serve's wall clock does not miss them meanwhile).
+    edge = await startEdgeSide(nats.url, { clock, heartbeatMs: 3_600_000, limits: { budget: { framesPerS: 20, bytesPerS: 0, burstS: 1, strikes: 2 } } });
   });
   afterAll(async () => {
     for (const c of clients) c.terminate();
@@ -46,20 +50,27 @@ describe('per-AP frame budget at the edge', () => {
     void a.closed.then((c) => { closed = c; });
     let sent = 0;
     let quietSent = 0;
-    // Until the flooder is cut (bounded: 60 s of wall time): 200 frames per 10 ms round from it,
-    // one log every 100 ms from the quiet AP.
-    for (let round = 0; closed === undefined && round < 6000; round++) {
+    // One second of the edge's clock a round: 200 frames from the flooder (ten times its budget)
+    // and one log from the quiet AP, all taken by the edge before its clock moves on.
+    let seconds = 0;
+    while (edge.edge.stats().droppedForRate === 0 && seconds < 10) {
       for (let i = 0; i < 200; i++) a.send(logFrame(flooder, `flood ${sent++}`));
-      if (round % 10 === 0) b.send(logFrame(quiet, `quiet ${quietSent++}`));
-      await new Promise((r) => setTimeout(r, 10));
+      b.send(logFrame(quiet, `quiet ${quietSent++}`));
+      const taken = 2 + sent + quietSent;
+      expect(await waitFor(() => edge.edge.stats().droppedForRate > 0 || edge.edge.stats().framesUp + edge.edge.stats().rateLimited >= taken)).toBe(true);
+      seconds++;
+      clock.increment(1000);
     }
+    // Cut in its second second over budget (strikes: 2).
+    expect(seconds).toBe(2);
+    expect(await waitFor(() => closed !== undefined)).toBe(true);
     expect(closed).toEqual({ code: 4005, reason: 'over its frame budget' });
     const stats = edge.edge.stats();
     expect(stats.droppedForRate).toBe(1);
-    expect(stats.rateLimited).toBeGreaterThan(sent / 2);
+    expect(stats.rateLimited).toBeGreaterThanOrEqual(180);
     expect(await waitFor(() => serve.fleet.status(flooder)?.connected === false)).toBe(true);
-    // What the edge let through is at most the burst plus the rate over the time it ran.
-    expect(logsOf(serve, flooder).length).toBeLessThan(sent - stats.rateLimited + 1);
+    // What the edge let through is at most the burst plus the rate over the second it ran.
+    expect(logsOf(serve, flooder).length).toBeLessThanOrEqual(20 + 20);
     b.send(logFrame(quiet, 'last'));
     expect(await waitFor(() => logsOf(serve, quiet).includes('last'))).toBe(true);
     expect(logsOf(serve, quiet)).toEqual([...Array.from({ length: quietSent }, (_, i) => `quiet ${i}`), 'last']);

@@ -73,13 +73,13 @@ describeDeviceLinkContract('ReplayLink (replayer on a recording)', async (): Pro
     connectAp: async () => {
       let played = 0;
       replay = startReplay({ file, fleet, clock, speed: 1, keepTime: true, progressEvery: 1, onProgress: (p) => { played = p.lines; } });
-      // Lines come off the disk asynchronously. Wait in wall time for the three lines at T (the
-      // connect, the AP's connect frame, the recorded ping the contract's ping will match) without
-      // moving virtual time past them, so the recorded ping result (40 ms later) is still ahead
-      // when the contract sends its ping; advancing first could play it before anyone asked, and
-      // a ping sent before the recorded one was read would be refused.
-      const deadline = Date.now() + 5_000;
-      while (!(link?.connected && played >= 3) && Date.now() < deadline) {
+      // Lines come off the disk asynchronously. Wait (polling; the test's timeout bounds it) for
+      // the three lines at T (the connect, the AP's connect frame, the recorded ping the
+      // contract's ping will match) without moving virtual time past them, so the recorded ping
+      // result (40 ms later) is still ahead when the contract sends its ping; advancing first
+      // could play it before anyone asked, and a ping sent before the recorded one was read
+      // would be refused.
+      while (!(link?.connected && played >= 3)) {
         clock.runUntil(T);
         await new Promise((r) => setTimeout(r, 5));
       }
