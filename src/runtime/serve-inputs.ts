@@ -58,13 +58,15 @@ export async function openServeInputs(config: Readonly<ServeConfig>, io: ServeIo
     if (recordedOver) throw new ConfigError(`--record: ${config.record} would overwrite ${input!.stream ? input!.name : recordedOver}, which --replay reads; record to another file`);
     // One clock for the whole process: REST time stamps, actors, simulator, replay and pipelines.
     const wall = io.clock ?? wallClock;
+    // Reading the replay's time base refuses a file that is no recording before the data dir is made.
+    const replayed = input ? await replayClock(input, config.speed, config.keepTime, wall) : undefined;
     const store = await openDataDir(config.dataDir);
     try {
       // The scenario's warm-up is its default when the venue is the only source of frames.
       const warmUpS = config.warmUp ?? (config.nats ? 0 : scenario?.warmUp ?? 0);
       const warmUpMs = scenario ? await warmUpAfterStored(store, warmUpS * 1000, wall.now()) : 0;
-      const driver = input
-        ? replayDriver(await replayClock(input, config.speed, config.keepTime, wall), { catchUp: config.keepTime ? undefined : wall })
+      const driver = replayed
+        ? replayDriver(replayed, { catchUp: config.keepTime ? undefined : wall })
         : processClock(config.sim ? config.speed : 1, wall, warmUpMs);
       return { input, driver, clock: driver.clock, store };
     } catch (e) {
