@@ -32,6 +32,7 @@ import type { NatsConnection } from '@nats-io/nats-core';
 import { pino, type LevelWithSilent } from 'pino';
 import { ConfigError, checkRecordFile } from '../config/flags.js';
 import { createEdge, type Edge } from '../links/edge/edge-server.js';
+import type { EdgeLimits } from '../links/edge/edge-session.js';
 import { startEdgeMetrics, type EdgeMetrics } from '../links/edge/edge-metrics.js';
 import { createUploadRelay, type UploadRelay } from '../links/edge/upload-relay.js';
 import { connectNats, type LinkLogger } from '../links/nats/connect.js';
@@ -84,8 +85,8 @@ export interface RunningEdge {
   close(): Promise<void>;
 }
 
-export async function runEdge(opts: EdgeCommandOptions): Promise<RunningEdge> {
-  if (opts.record !== undefined) checkRecordFile(opts.record, opts.recordMaxBytes);
+/** Each TLS flag's file, read; all three or none (a half-configured device port would run unauthenticated). */
+function readTls(opts: EdgeCommandOptions): { cert: Buffer; key: Buffer; clientCa: Buffer } | undefined {
   const tlsFlags = [opts.tlsCert, opts.tlsKey, opts.clientCa].filter((f) => f !== undefined).length;
   if (tlsFlags !== 0 && tlsFlags !== 3) throw new ConfigError('--tls-cert, --tls-key and --client-ca go together (TLS with client certificates)');
   const read = (flag: string, file: string): Buffer => {
@@ -95,75 +96,87 @@ export async function runEdge(opts: EdgeCommandOptions): Promise<RunningEdge> {
       throw new ConfigError(`${flag}: cannot read ${file} (${(e as NodeJS.ErrnoException).code ?? 'error'})`);
     }
   };
-  const tls = tlsFlags === 3
+  return tlsFlags === 3
     ? { cert: read('--tls-cert', opts.tlsCert!), key: read('--tls-key', opts.tlsKey!), clientCa: read('--client-ca', opts.clientCa!) }
     : undefined;
+}
+
+function edgeLogger(opts: EdgeCommandOptions): LinkLogger {
   const level = opts.logLevel ?? 'info';
-  const logger: LinkLogger = opts.logger
+  return opts.logger
     ?? (opts.logDestination ? pino({ level }, opts.logDestination as pino.DestinationStream) : pino({ level })).child({ subsystem: 'edge' });
+}
+
+async function connectEdgeNats(opts: EdgeCommandOptions, logger: LinkLogger): Promise<NatsConnection> {
   const natsUrl = opts.nats ?? 'nats://127.0.0.1:4222';
-  let nc: Awaited<ReturnType<typeof connectNats>>;
   try {
-    nc = await connectNats({ url: natsUrl, name: 'airtwin-edge', logger });
+    return await connectNats({ url: natsUrl, name: 'airtwin-edge', logger });
   } catch (e) {
     // One line and exit 2, as `serve --nats` says it: a configuration error, not a crash.
     throw new ConfigError(`--nats: cannot connect to ${natsUrl} (${(e as Error).message})`);
   }
-  // A failed write stops the recording, never the edge: the APs' traffic goes on to NATS.
-  const recorder = opts.record
+}
+
+/** A failed write stops the recording, never the edge: the APs' traffic goes on to NATS. */
+function edgeRecorder(opts: EdgeCommandOptions, logger: LinkLogger): Recorder | undefined {
+  return opts.record
     ? createRecorder({
       path: opts.record, maxBytes: opts.recordMaxBytes, clock: wallClock, openLater: true,
       onError: (err) => logger.error({ err: err.message }, 'recording stopped'),
       onDropped: (droppedLines) => logger.warn({ file: opts.record, droppedLines }, 'recording is behind the disk; lines dropped'),
     })
     : undefined;
-  let edge: Edge;
+}
+
+function edgeLimits(opts: EdgeCommandOptions): Partial<EdgeLimits> {
+  return {
+    ...(opts.idleTimeoutS !== undefined ? { idleTimeoutMs: opts.idleTimeoutS * 1000 } : {}),
+    ...(opts.handshakeTimeoutS !== undefined ? { handshakeTimeoutMs: opts.handshakeTimeoutS * 1000 } : {}),
+    ...(opts.maxConnections !== undefined ? { maxConnections: opts.maxConnections } : {}),
+    ...(opts.maxFrameBytes !== undefined ? { maxPayload: opts.maxFrameBytes } : {}),
+    ...(opts.outageMaxBytes !== undefined ? { outageMaxBytes: opts.outageMaxBytes } : {}),
+    budget: { ...DEFAULT_FRAME_BUDGET, ...opts.budget },
+  };
+}
+
+/**
+ * Start one listener. On failure everything started before it is closed, newest first (`undo`
+ * holds them in start order), and a taken port becomes a ConfigError naming the flag.
+ */
+async function startOrUndo<T>(start: () => Promise<T>, undo: (() => Promise<void> | undefined)[], port: number | undefined, flag: string): Promise<T> {
   try {
-    edge = await createEdge({
-      port: opts.port ?? 15002, host: opts.host ?? '0.0.0.0', nats: nc, tls, logger, recorder: recorder?.tap,
-      limits: {
-        ...(opts.idleTimeoutS !== undefined ? { idleTimeoutMs: opts.idleTimeoutS * 1000 } : {}),
-        ...(opts.handshakeTimeoutS !== undefined ? { handshakeTimeoutMs: opts.handshakeTimeoutS * 1000 } : {}),
-        ...(opts.maxConnections !== undefined ? { maxConnections: opts.maxConnections } : {}),
-        ...(opts.maxFrameBytes !== undefined ? { maxPayload: opts.maxFrameBytes } : {}),
-        ...(opts.outageMaxBytes !== undefined ? { outageMaxBytes: opts.outageMaxBytes } : {}),
-        budget: { ...DEFAULT_FRAME_BUDGET, ...opts.budget },
-      },
-      certificates: { allowMismatch: opts.allowMismatch ?? true, ...(opts.simulatorId ? { simulatorId: opts.simulatorId } : {}) },
-    });
+    return await start();
   } catch (e) {
-    await recorder?.close();
-    await nc.close();
-    if ((e as NodeJS.ErrnoException).code === 'EADDRINUSE') throw new ConfigError(`port in use: ${opts.port ?? 15002} (choose another with --port)`);
+    for (const close of [...undo].reverse()) await close();
+    if ((e as NodeJS.ErrnoException).code === 'EADDRINUSE') throw new ConfigError(`port in use: ${port} (choose another with ${flag})`);
     throw e;
   }
-  let metrics: EdgeMetrics | undefined;
-  let uploadRelay: UploadRelay | undefined;
-  try {
-    if (opts.metricsPort !== undefined) metrics = await startEdgeMetrics({ edge, port: opts.metricsPort, host: opts.host ?? '0.0.0.0' });
-  } catch (e) {
-    await edge.close();
-    await recorder?.close();
-    await nc.close();
-    if ((e as NodeJS.ErrnoException).code === 'EADDRINUSE') throw new ConfigError(`port in use: ${opts.metricsPort} (choose another with --metrics-port)`);
-    throw e;
-  }
+}
+
+export async function runEdge(opts: EdgeCommandOptions): Promise<RunningEdge> {
+  if (opts.record !== undefined) checkRecordFile(opts.record, opts.recordMaxBytes);
+  const tls = readTls(opts);
+  const logger = edgeLogger(opts);
+  const host = opts.host ?? '0.0.0.0';
+  const nc = await connectEdgeNats(opts, logger);
+  const recorder = edgeRecorder(opts, logger);
+  const undo: (() => Promise<void> | undefined)[] = [() => nc.close(), () => recorder?.close()];
+  const edge = await startOrUndo(() => createEdge({
+    port: opts.port ?? 15002, host, nats: nc, tls, logger, recorder: recorder?.tap, limits: edgeLimits(opts),
+    certificates: { allowMismatch: opts.allowMismatch ?? true, ...(opts.simulatorId ? { simulatorId: opts.simulatorId } : {}) },
+  }), undo, opts.port ?? 15002, '--port');
+  undo.push(() => edge.close());
+  const metrics = opts.metricsPort === undefined ? undefined
+    : await startOrUndo(() => startEdgeMetrics({ edge, port: opts.metricsPort!, host }), undo, opts.metricsPort, '--metrics-port');
   if (metrics) logger.info({ url: `${metrics.url}/metrics` }, 'edge metrics listening');
+  undo.push(() => metrics?.close());
+  let uploadRelay: UploadRelay | undefined;
   if (opts.uploadTarget) {
-    try {
-      uploadRelay = await createUploadRelay({
-        port: opts.uploadPort ?? 16003, host: opts.host ?? '0.0.0.0', target: opts.uploadTarget, logger,
-        ...(tls ? { tls: { cert: tls.cert, key: tls.key } } : {}),
-      });
-    } catch (e) {
-      await metrics?.close();
-      await edge.close();
-      await recorder?.close();
-      await nc.close();
-      if ((e as NodeJS.ErrnoException).code === 'EADDRINUSE') throw new ConfigError(`port in use: ${opts.uploadPort ?? 16003} (choose another with --upload-port)`);
-      throw e;
-    }
-    logger.info({ relay: uploadRelay.url, target: opts.uploadTarget }, 'relaying file uploads to serve');
+    const target = opts.uploadTarget;
+    uploadRelay = await startOrUndo(() => createUploadRelay({
+      port: opts.uploadPort ?? 16003, host, target, logger, ...(tls ? { tls: { cert: tls.cert, key: tls.key } } : {}),
+    }), undo, opts.uploadPort ?? 16003, '--upload-port');
+    logger.info({ relay: uploadRelay.url, target }, 'relaying file uploads to serve');
   }
   // The file is touched once the port is bound: a failed start left an earlier recording as it was.
   const replaced = recorder?.open();

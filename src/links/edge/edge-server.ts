@@ -73,32 +73,9 @@ function inflateLimit(nc: NatsConnection): number {
   return max === undefined ? MAX_INFLATED_BYTES : Math.min(MAX_INFLATED_BYTES, Math.max(0, max - 4096));
 }
 
-export async function createEdge(opts: EdgeOptions): Promise<Edge> {
-  const clock = opts.clock ?? wallClock;
-  const limits: EdgeLimits = { ...DEFAULT_EDGE_LIMITS, ...opts.limits };
-  const policy: CertificatePolicy = { ...DEFAULT_CERTIFICATE_POLICY, ...opts.certificates };
-  const id = opts.id ?? `${hostname()}-${randomBytes(3).toString('hex')}`;
-  const heartbeatMs = opts.heartbeatMs ?? EDGE_HEARTBEAT_MS;
-  const { logger, nats: nc } = opts;
-  if (opts.ensureStream !== false) {
-    try {
-      await ensureStream(await jetstreamManager(nc));
-    } catch (err) {
-      // Live frames still flow over core NATS; only the capture for a restarting serve is missing.
-      logger.warn({ err: (err as Error).message }, 'JetStream unavailable: frames are not kept while serve is down (run nats-server with -js)');
-    }
-  }
-
-  const counters: EdgeCounters = {
-    framesUp: 0, framesDown: 0, protocolErrors: 0, droppedForErrors: 0, rateLimited: 0, droppedForRate: 0, handshakeTimeouts: 0, refusedConnections: 0,
-  };
-  const bySerial = new Map<string, EdgeSession>();
-  const sockets = new Set<EdgeSession>();
-  let nextSession = 1;
-  const outage = new OutageBuffer(nc, limits.outageMaxBytes, logger);
-  const ctx: SessionContext = {
-    edgeId: id, beatMs: heartbeatMs, nc, logger, publish: (subject, data, h, always) => outage.publish(subject, data, h, always), limits,
-    maxInflatedBytes: () => inflateLimit(nc), policy, counters, now: () => clock.now(), tap: opts.recorder,
+/** The registry every session sees: one live session per serial, the newest winning. */
+function sessionRegistry(bySerial: Map<string, EdgeSession>): Pick<SessionContext, 'register' | 'unregister'> {
+  return {
     register: (s) => {
       const old = bySerial.get(s.serial!);
       bySerial.set(s.serial!, s);
@@ -111,7 +88,21 @@ export async function createEdge(opts: EdgeOptions): Promise<Edge> {
       return true;
     },
   };
+}
 
+interface DevicePort {
+  server: Server;
+  wss: WebSocketServer;
+}
+
+/**
+ * The device port: websocket upgrades only, a cap on open sockets, an upgrade deadline, and (with
+ * TLS) the certificate admission before a session exists. `onSocket` gets each accepted websocket.
+ */
+function createDevicePort(
+  opts: EdgeOptions, limits: EdgeLimits, policy: CertificatePolicy, clock: Clock, counters: EdgeCounters,
+  onSocket: (ws: WebSocket, req: IncomingMessage, cn: string | undefined) => void,
+): DevicePort {
   const server: Server = opts.tls
     ? createHttpsServer({
       cert: opts.tls.cert, key: opts.tls.key, ca: opts.tls.clientCa,
@@ -126,7 +117,7 @@ export async function createEdge(opts: EdgeOptions): Promise<Edge> {
   // the port's descriptors for ever. TLS sockets are timed from their handshake, which
   // `handshakeTimeout` bounds before that.
   const upgradeTimers = new WeakMap<Socket, unknown>();
-  const awaitUpgrade = (socket: Socket) => {
+  server.on(opts.tls ? 'secureConnection' : 'connection', (socket: Socket) => {
     const timer = clock.setTimeout(() => {
       upgradeTimers.delete(socket);
       counters.handshakeTimeouts++;
@@ -134,8 +125,7 @@ export async function createEdge(opts: EdgeOptions): Promise<Edge> {
     }, limits.handshakeTimeoutMs);
     upgradeTimers.set(socket, timer);
     socket.once('close', () => clock.clearTimeout(timer));
-  };
-  server.on(opts.tls ? 'secureConnection' : 'connection', awaitUpgrade);
+  });
   // Only websocket upgrades are served on the device port.
   server.on('request', (_req, res) => { res.writeHead(426, { connection: 'close' }).end(); });
   const wss = new WebSocketServer({ noServer: true, maxPayload: limits.maxPayload, perMessageDeflate: false });
@@ -149,26 +139,27 @@ export async function createEdge(opts: EdgeOptions): Promise<Edge> {
     if (opts.tls) {
       const admitted = admitCertificate(req.socket as TLSSocket, policy);
       if (!admitted.ok) {
-        logger.warn({ ip: req.socket.remoteAddress, reason: admitted.reason }, 'device refused at TLS');
+        opts.logger.warn({ ip: req.socket.remoteAddress, reason: admitted.reason }, 'device refused at TLS');
         socket.destroy();
         return;
       }
       cn = admitted.cn;
     }
-    wss.handleUpgrade(req, socket, head, (ws: WebSocket) => {
-      const ip = (req.socket.remoteAddress ?? '').replace(/^::ffff:/, '');
-      const session = new EdgeSession(ws, ctx, ip, nextSession++, cn);
-      sockets.add(session);
-      ws.on('close', () => sockets.delete(session));
-    });
+    wss.handleUpgrade(req, socket, head, (ws: WebSocket) => onSocket(ws, req, cn));
   });
+  return { server, wss };
+}
 
-  const resync: Subscription = nc.subscribe(RESYNC_SUBJECT, { callback: () => {
+/**
+ * Whichever side reconnects last announces: serve asks on RESYNC_SUBJECT after its reconnect, the
+ * edge announces after its own. What the APs sent meanwhile goes first (the outage buffer is
+ * released before the announcement), so the announcement names the uuid they run now.
+ */
+function followNats(nc: NatsConnection, outage: OutageBuffer, bySerial: Map<string, EdgeSession>, logger: LinkLogger): Subscription {
+  const resync = nc.subscribe(RESYNC_SUBJECT, { callback: () => {
     logger.info({ sessions: bySerial.size }, 'resync asked: announcing sessions again');
     for (const s of bySerial.values()) s.resync();
   } });
-  // Whichever side reconnects last announces: serve asks on its reconnect, the edge on its own.
-  // What the APs sent meanwhile goes first, so the announcement names the uuid they run now.
   void (async () => {
     for await (const st of nc.status()) {
       if (st.type === 'disconnect' || st.type === 'reconnecting') outage.hold();
@@ -178,7 +169,11 @@ export async function createEdge(opts: EdgeOptions): Promise<Edge> {
       }
     }
   })();
-  // Often enough that idle and ping deadlines are kept within a third of their length.
+  return resync;
+}
+
+/** Idle, connect-frame and ping deadlines of every socket, checked often enough to be kept within a third of their length. */
+function startSessionTicker(sockets: Set<EdgeSession>, limits: EdgeLimits, clock: Clock, counters: EdgeCounters): ReturnType<typeof setInterval> {
   const tickMs = Math.max(50, Math.min(limits.pingIntervalMs, limits.idleTimeoutMs / 3, limits.handshakeTimeoutMs / 3, 5_000));
   let lastPing = clock.now();
   const timer = setInterval(() => {
@@ -194,6 +189,46 @@ export async function createEdge(opts: EdgeOptions): Promise<Edge> {
     }
   }, tickMs);
   timer.unref();
+  return timer;
+}
+
+async function ensureCapture(nc: NatsConnection, logger: LinkLogger): Promise<void> {
+  try {
+    await ensureStream(await jetstreamManager(nc));
+  } catch (err) {
+    // Live frames still flow over core NATS; only the capture for a restarting serve is missing.
+    logger.warn({ err: (err as Error).message }, 'JetStream unavailable: frames are not kept while serve is down (run nats-server with -js)');
+  }
+}
+
+export async function createEdge(opts: EdgeOptions): Promise<Edge> {
+  const clock = opts.clock ?? wallClock;
+  const limits: EdgeLimits = { ...DEFAULT_EDGE_LIMITS, ...opts.limits };
+  const policy: CertificatePolicy = { ...DEFAULT_CERTIFICATE_POLICY, ...opts.certificates };
+  const id = opts.id ?? `${hostname()}-${randomBytes(3).toString('hex')}`;
+  const heartbeatMs = opts.heartbeatMs ?? EDGE_HEARTBEAT_MS;
+  const { logger, nats: nc } = opts;
+  if (opts.ensureStream !== false) await ensureCapture(nc, logger);
+
+  const counters: EdgeCounters = {
+    framesUp: 0, framesDown: 0, protocolErrors: 0, droppedForErrors: 0, rateLimited: 0, droppedForRate: 0, handshakeTimeouts: 0, refusedConnections: 0,
+  };
+  const bySerial = new Map<string, EdgeSession>();
+  const sockets = new Set<EdgeSession>();
+  let nextSession = 1;
+  const outage = new OutageBuffer(nc, limits.outageMaxBytes, logger);
+  const ctx: SessionContext = {
+    edgeId: id, beatMs: heartbeatMs, nc, logger, publish: (subject, data, h, always) => outage.publish(subject, data, h, always), limits,
+    maxInflatedBytes: () => inflateLimit(nc), policy, counters, now: () => clock.now(), tap: opts.recorder, ...sessionRegistry(bySerial),
+  };
+  const { server, wss } = createDevicePort(opts, limits, policy, clock, counters, (ws, req, cn) => {
+    const ip = (req.socket.remoteAddress ?? '').replace(/^::ffff:/, '');
+    const session = new EdgeSession(ws, ctx, ip, nextSession++, cn);
+    sockets.add(session);
+    ws.on('close', () => sockets.delete(session));
+  });
+  const resync = followNats(nc, outage, bySerial, logger);
+  const timer = startSessionTicker(sockets, limits, clock, counters);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(opts.port, opts.host ?? '0.0.0.0', () => resolve());
@@ -214,17 +249,21 @@ export async function createEdge(opts: EdgeOptions): Promise<Edge> {
     close: async () => {
       clearInterval(timer);
       resync.unsubscribe();
-      for (const s of sockets) s.close(1001, 'edge shutting down');
-      // Bounded wait for close handshakes (40 x 50 ms), then cut what is left.
-      for (let i = 0; i < 40 && sockets.size > 0; i++) await new Promise((r) => setTimeout(r, 50));
-      for (const s of sockets) s.terminate();
-      await new Promise<void>((r) => wss.close(() => r()));
-      server.closeAllConnections?.();
-      await new Promise<void>((r) => server.close(() => r()));
+      await closeSockets(sockets, server, wss);
       heartbeat.stop();
       // Disconnect presence of the closed sockets must reach NATS before the caller closes it.
       if (outage.isHolding) outage.discard();
       else if (!nc.isClosed()) await nc.flush().catch(() => undefined);
     },
   };
+}
+
+/** Close handshakes get a bounded wait (40 x 50 ms); what is left is cut, then the port closes. */
+async function closeSockets(sockets: Set<EdgeSession>, server: Server, wss: WebSocketServer): Promise<void> {
+  for (const s of sockets) s.close(1001, 'edge shutting down');
+  for (let i = 0; i < 40 && sockets.size > 0; i++) await new Promise((r) => setTimeout(r, 50));
+  for (const s of sockets) s.terminate();
+  await new Promise<void>((r) => wss.close(() => r()));
+  server.closeAllConnections?.();
+  await new Promise<void>((r) => server.close(() => r()));
 }

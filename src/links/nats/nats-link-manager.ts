@@ -2,7 +2,7 @@
  * The NATS side of `airtwin serve --nats URL`: one durable JetStream consumer over the stream of
  * `.up` frames and presence, one NatsLink per serial seen there, handed to `onDevice` (the
  * composition root wires it to `fleet.attach`). Frames are acknowledged in cycles, cumulatively:
- * every ACK_EVERY frames or ACK_INTERVAL_MS, the manager waits for `persisted()` (serve: the
+ * every ACK_EVERY frames or ACK_INTERVAL_MS (ack-cycle.ts), the manager waits for `persisted()` (serve: the
  * ingest pipeline has written everything the actors emitted so far) and then acks the newest
  * frame taken before that wait. So a frame is acknowledged only once its rows are in DuckDB, and
  * frames captured while serve was down, or not stored when it died, are delivered after a
@@ -20,10 +20,11 @@ import { isObject, type UpFrame } from '../../protocol/frame.js';
 import { stateSourceText } from '../../protocol/json-source.js';
 import { isSerial } from '../../protocol/serial.js';
 import { connectNats, type LinkLogger, type NatsStatus } from './connect.js';
+import { AckCycle } from './ack-cycle.js';
 import { EdgeLiveness } from './liveness.js';
 import { NatsLink } from './nats-link.js';
 import {
-  ACK_EVERY, ACK_INTERVAL_MS, DEFAULT_DURABLE, EDGE_ALIVE_SUBJECT, HDR_AT, HDR_MALFORMED, HDR_RESYNC, RESYNC_SUBJECT,
+  DEFAULT_DURABLE, EDGE_ALIVE_SUBJECT, HDR_AT, HDR_MALFORMED, HDR_RESYNC, RESYNC_SUBJECT,
   STREAM, STREAM_SUBJECTS, ensureConsumer, ensureStream, isEdgeAlive, isPresence, parseSubject, subjectMatches, type Filtering, type StreamLimits,
 } from './subjects.js';
 
@@ -122,13 +123,7 @@ export class NatsLinkManager {
   private readonly durable: string;
   private readonly filter: string[];
   private filtering: Filtering = 'none';
-  /** The newest message taken and not acknowledged, and how many were taken since the last ack. */
-  private newest?: JsMsg;
-  private unacked = 0;
-  /** Messages of the cycle waiting on `persisted()`. */
-  private ackingCount = 0;
-  private ackTimer?: unknown;
-  private acking?: Promise<void>;
+  private readonly acks: AckCycle;
   /** Edges that beat (EDGE_ALIVE_SUBJECT), and the judge that declares one gone. */
   private readonly liveness: EdgeLiveness;
   private edgesLost = 0;
@@ -143,6 +138,10 @@ export class NatsLinkManager {
       clock: this.wall,
       caughtUp: () => this.nc.flush(),
       lost: (edge, silentMs, heard) => this.edgeGone(edge, silentMs, heard),
+    });
+    this.acks = new AckCycle({
+      wall: this.wall, logger: opts.logger, persisted: opts.persisted, isClosed: () => this.nc.isClosed(),
+      holding: () => this.holding(), acked: (n) => { this.counts.acked += n; },
     });
   }
 
@@ -164,7 +163,7 @@ export class NatsLinkManager {
     return {
       link: this.nc.isClosed() ? 'closed' : this.linkStatus, server: this.nc.getServer(), durable: this.durable,
       filter: this.filter.length > 0 ? [...this.filter] : [...STREAM_SUBJECTS], filtering: this.filtering,
-      devices: this.links.size, connectedDevices, ...this.counts, unacked: this.unacked + this.ackingCount,
+      devices: this.links.size, connectedDevices, ...this.counts, unacked: this.acks.pending(),
       edges: this.liveness.heard(), edgesLost: this.edgesLost,
     };
   }
@@ -183,7 +182,7 @@ export class NatsLinkManager {
     this.alive?.unsubscribe();
     this.liveness.close();
     // A connection that is gone cannot ack: JetStream delivers those frames again.
-    if (!this.nc.isClosed()) await this.ackCycle(true);
+    if (!this.nc.isClosed()) await this.acks.cycle(true);
     if (this.ownsConnection && !this.nc.isClosed()) await this.nc.drain().catch(() => this.nc.close());
   }
 
@@ -201,52 +200,6 @@ export class NatsLinkManager {
         'nats link: nats-server cannot apply this filter (before 2.10 it takes one subject within ucentral.*.up or ucentral.*.presence, or covering them; several need 2.10): this worker receives the whole stream and skips what is outside the filter');
     }
     this.filtering = filtering;
-  }
-
-  /** A message was handed to its link: acknowledge it with the next cycle. */
-  private taken(m: JsMsg): void {
-    this.newest = m;
-    this.unacked++;
-    if (this.unacked >= ACK_EVERY) void this.ackCycle();
-    else if (this.ackTimer === undefined) this.ackLater();
-  }
-
-  /** The next cycle in ACK_INTERVAL_MS of wall time (a virtual process clock may race or stand still). */
-  private ackLater(): void {
-    this.ackTimer = this.wall.setTimeout(() => void this.ackCycle(), ACK_INTERVAL_MS);
-    (this.ackTimer as { unref?: () => void }).unref?.();
-  }
-
-  /**
-   * Acknowledges the newest message taken, once `persisted()` says everything before it is stored.
-   * One cycle at a time. While a link holds frames for a `connect` that is still to come, the ack
-   * waits (those frames are not stored yet), except on close, where nothing more will come.
-   */
-  private async ackCycle(closing = false): Promise<void> {
-    if (this.ackTimer !== undefined) this.wall.clearTimeout(this.ackTimer);
-    this.ackTimer = undefined;
-    while (this.acking) await this.acking;
-    const m = this.newest;
-    if (!m) return;
-    if (!closing && this.holding()) return this.ackLater();
-    const n = this.unacked;
-    this.newest = undefined;
-    this.unacked = 0;
-    this.ackingCount = n;
-    this.acking = (async () => {
-      try {
-        await this.opts.persisted?.();
-        if (!this.nc.isClosed()) m.ack();
-        this.counts.acked += n;
-      } catch (err) {
-        // Not acknowledged: JetStream delivers these again after ack_wait (at least once).
-        this.opts.logger.error({ err: (err as Error).message, messages: n }, 'nats link: frames could not be acknowledged');
-      } finally {
-        this.ackingCount = 0;
-      }
-    })();
-    await this.acking;
-    this.acking = undefined;
   }
 
   private holding(): boolean {
@@ -331,7 +284,7 @@ export class NatsLinkManager {
 
   private onMessage(m: JsMsg): void {
     this.route(m);
-    this.taken(m);
+    this.acks.taken(m);
   }
 
   /** The edge's time for a message when it is plausible (edgeTime), else when nats-server stored it, counted. */
