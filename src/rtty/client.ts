@@ -41,10 +41,21 @@ export interface RttyClient {
 
 const MAX_TERMINALS = 5;
 
-export function connectRttyClient(opts: RttyClientOptions): RttyClient {
-  const socket: Socket = opts.tls
+/** The connection to the server; a name (not an address) is also the TLS server name. */
+function openSocket(opts: RttyClientOptions): Socket {
+  return opts.tls
     ? tlsConnect({ host: opts.host, port: opts.port, rejectUnauthorized: false, ...(/^[\d.:]+$/.test(opts.host) ? {} : { servername: opts.host }) })
     : netConnect({ host: opts.host, port: opts.port });
+}
+
+/** Terminal output as termdata frames, each within the protocol's payload limit (one byte is the sid). */
+function sendTermdata(send: (m: RttyUp) => void, sid: number, data: string | Buffer): void {
+  const bytes = typeof data === 'string' ? Buffer.from(data) : data;
+  for (let at = 0; at < bytes.length; at += RTTY_MAX_PAYLOAD - 1) send({ type: 'termdata', sid, data: bytes.subarray(at, at + RTTY_MAX_PAYLOAD - 1) });
+}
+
+export function connectRttyClient(opts: RttyClientOptions): RttyClient {
+  const socket = openSocket(opts);
   const terminals = new Map<number, RttyTerminal>();
   const reader = new RttyFrameReader();
   let timer: unknown;
@@ -81,10 +92,7 @@ export function connectRttyClient(opts: RttyClientOptions): RttyClient {
     if (sid >= MAX_TERMINALS) return send({ type: 'login', err: 1, sid: 0 });
     send({ type: 'login', err: 0, sid });
     const terminal = opts.openTerminal({
-      write: (data) => {
-        const bytes = typeof data === 'string' ? Buffer.from(data) : data;
-        for (let at = 0; at < bytes.length; at += RTTY_MAX_PAYLOAD - 1) send({ type: 'termdata', sid, data: bytes.subarray(at, at + RTTY_MAX_PAYLOAD - 1) });
-      },
+      write: (data) => sendTermdata(send, sid, data),
       exit: () => {
         if (terminals.delete(sid)) send({ type: 'logout', sid });
       },
