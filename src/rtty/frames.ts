@@ -129,6 +129,11 @@ export function decodeUp(frame: RttyFrame): RttyUp {
   }
 }
 
+/** Terminal bytes of one session, either way: the session byte, then the bytes. */
+function termdataFrame(sid: number, data: Buffer): Buffer {
+  return encodeFrame(RTTY_TYPE.termdata, Buffer.concat([Buffer.from([sid]), data]));
+}
+
 export function encodeUp(m: RttyUp): Buffer {
   switch (m.type) {
     case 'register':
@@ -141,7 +146,7 @@ export function encodeUp(m: RttyUp): Buffer {
     case 'logout':
       return encodeFrame(RTTY_TYPE.logout, Buffer.from([m.sid]));
     case 'termdata':
-      return encodeFrame(RTTY_TYPE.termdata, Buffer.concat([Buffer.from([m.sid]), m.data]));
+      return termdataFrame(m.sid, m.data);
     case 'heartbeat': {
       // rtty 7.x: uptime then 12 bytes of padding.
       const p = Buffer.alloc(16);
@@ -189,7 +194,7 @@ export function encodeDown(m: RttyDown): Buffer {
     case 'logout':
       return encodeFrame(RTTY_TYPE.logout, Buffer.from([m.sid]));
     case 'termdata':
-      return encodeFrame(RTTY_TYPE.termdata, Buffer.concat([Buffer.from([m.sid]), m.data]));
+      return termdataFrame(m.sid, m.data);
     case 'winsize': {
       const p = Buffer.alloc(5);
       p.writeUInt8(m.sid, 0);

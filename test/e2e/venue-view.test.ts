@@ -167,7 +167,7 @@ describe('venue view in Chromium: the default venue', () => {
     // Every run is a marker too.
     expect(await page.textContent('#charts')).toMatch(/[2-9] RRM run\(s\) marked/);
     // The RRM measures the applied run from the APs' next scans; the chart reloads on its own.
-    await expect.poll(async () => Number(await chart.getAttribute('data-measured')), { timeout: 60_000, interval: 1000 }).toBeGreaterThanOrEqual(1);
+    await expect.poll(async () => Number(await chart.getAttribute('data-measured')), { timeout: 60_000, interval: 100 }).toBeGreaterThanOrEqual(1);
     expect(await chart.locator('canvas').count()).toBeGreaterThan(0);
     expect(errors).toEqual([]);
   }, 90_000);
