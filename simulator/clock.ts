@@ -8,6 +8,7 @@
  * - `ScaledClock`: real time times N for `--speed N`, over an injected base clock.
  */
 import { MAX_TIMER_MS, type Clock } from '../src/protocol/clock.js';
+import { TimerHeap } from './timer-heap.js';
 
 interface Timer { at: number; seq: number; id: number; fn: (...args: unknown[]) => void }
 
@@ -15,7 +16,7 @@ export class VirtualClock implements Clock {
   private t: number;
   private seq = 0;
   private nextId = 1;
-  private heap: Timer[] = [];
+  private readonly heap = new TimerHeap<Timer>((a, b) => a.at < b.at || (a.at === b.at && a.seq < b.seq));
   private readonly cancelled = new Set<number>();
 
   /** @param startMs the epoch ms the simulation starts at (taken from the scenario, never the wall). */
@@ -30,7 +31,7 @@ export class VirtualClock implements Clock {
   setTimeout(fn: (...args: unknown[]) => void, timeoutMs: number): number {
     const delay = Number.isFinite(timeoutMs) && timeoutMs > 0 ? timeoutMs : 0;
     const timer: Timer = { at: this.t + delay, seq: this.seq++, id: this.nextId++, fn };
-    this.push(timer);
+    this.heap.push(timer);
     return timer.id;
   }
 
@@ -40,19 +41,19 @@ export class VirtualClock implements Clock {
 
   /** Timers still due (cancelled ones may be counted until they surface). */
   get pending(): number {
-    return this.heap.length;
+    return this.heap.size;
   }
 
   /** Due time of the next live timer, or undefined when idle. */
   nextAt(): number | undefined {
     this.dropCancelled();
-    return this.heap[0]?.at;
+    return this.heap.peek()?.at;
   }
 
   /** Runs the next timer (advancing time to it). Returns false when nothing is scheduled. */
   step(): boolean {
     this.dropCancelled();
-    const timer = this.pop();
+    const timer = this.heap.pop();
     if (!timer) return false;
     this.t = timer.at;
     timer.fn();
@@ -78,48 +79,10 @@ export class VirtualClock implements Clock {
   }
 
   private dropCancelled(): void {
-    while (this.heap.length > 0 && this.cancelled.has(this.heap[0]!.id)) {
-      this.cancelled.delete(this.heap[0]!.id);
-      this.pop();
+    for (let top = this.heap.peek(); top && this.cancelled.has(top.id); top = this.heap.peek()) {
+      this.cancelled.delete(top.id);
+      this.heap.pop();
     }
-  }
-
-  private less(a: Timer, b: Timer): boolean {
-    return a.at < b.at || (a.at === b.at && a.seq < b.seq);
-  }
-
-  private push(timer: Timer): void {
-    const h = this.heap;
-    h.push(timer);
-    let i = h.length - 1;
-    while (i > 0) {
-      const p = (i - 1) >> 1;
-      if (!this.less(h[i]!, h[p]!)) break;
-      [h[i], h[p]] = [h[p]!, h[i]!];
-      i = p;
-    }
-  }
-
-  private pop(): Timer | undefined {
-    const h = this.heap;
-    if (h.length === 0) return undefined;
-    const top = h[0]!;
-    const last = h.pop()!;
-    if (h.length > 0) {
-      h[0] = last;
-      let i = 0;
-      for (;;) {
-        const l = 2 * i + 1;
-        const r = l + 1;
-        let m = i;
-        if (l < h.length && this.less(h[l]!, h[m]!)) m = l;
-        if (r < h.length && this.less(h[r]!, h[m]!)) m = r;
-        if (m === i) break;
-        [h[i], h[m]] = [h[m]!, h[i]!];
-        i = m;
-      }
-    }
-    return top;
   }
 }
 

@@ -14,6 +14,7 @@
  * time: the hand-over needs no event, and no late timer can put the clock ahead of the wall.
  */
 import { MAX_TIMER_MS, type Clock } from '../src/protocol/clock.js';
+import { TimerHeap } from './timer-heap.js';
 
 export interface WarmStartOptions {
   /** How far in the past it starts, ms (> 0). */
@@ -41,7 +42,7 @@ export class WarmStartClock implements Clock {
   /** Due time of the timer running now, during the catch-up: now() shows it. */
   private running: number | undefined;
   /** Timers not yet run, earliest first (cleared ones are dropped when they surface). */
-  private readonly pending = new TimerHeap();
+  private readonly pending = new TimerHeap<WarmTimer>(before);
   private seq = 0;
 
   constructor(private readonly base: Clock, opts: WarmStartOptions) {
@@ -76,7 +77,7 @@ export class WarmStartClock implements Clock {
   release(): void {
     if (this.releasedAt !== undefined) return;
     this.releasedAt = this.base.now();
-    for (const t of this.pending.all()) this.arm(t);
+    for (const t of this.pending.values()) if (!t.done) this.arm(t);
   }
 
   setTimeout(fn: (...args: unknown[]) => void, timeoutMs: number): unknown {
@@ -101,7 +102,7 @@ export class WarmStartClock implements Clock {
     const b = this.base.now();
     const t = this.line(b);
     if (this.caughtUp) return t;
-    const next = this.pending.first();
+    const next = this.firstPending();
     if (next !== undefined && next.due < t) return next.due;
     // Nothing late and on the line it keeps: from here on, that line is the clock.
     if (this.releasedAt !== undefined && t >= this.kept(b)) {
@@ -109,6 +110,12 @@ export class WarmStartClock implements Clock {
       this.pending.clear();
     }
     return t;
+  }
+
+  /** The earliest timer not yet run or cleared (cleared ones are dropped as they surface). */
+  private firstPending(): WarmTimer | undefined {
+    while (this.pending.peek()?.done) this.pending.pop();
+    return this.pending.peek();
   }
 
   /** The line kept at base time `b`. */
@@ -140,7 +147,7 @@ export class WarmStartClock implements Clock {
       if (timer.done) return;
       // Again at least 1 ms later: a base that does not move on its own (a virtual one) would
       // otherwise run the same timer at the same time for ever.
-      if (this.exactNow() < timer.due || (!this.caughtUp && this.pending.first() !== timer)) return this.arm(timer, 1);
+      if (this.exactNow() < timer.due || (!this.caughtUp && this.firstPending() !== timer)) return this.arm(timer, 1);
       timer.done = true;
       if (this.caughtUp) return timer.fn();
       this.running = timer.due;
@@ -150,53 +157,6 @@ export class WarmStartClock implements Clock {
         this.running = undefined;
       }
     }, Math.min(Math.max(wait, least), MAX_TIMER_MS));
-  }
-}
-
-/** The pending timers of a WarmStartClock, earliest due first, then in the order they were set. */
-class TimerHeap {
-  private readonly h: WarmTimer[] = [];
-
-  push(t: WarmTimer): void {
-    const h = this.h;
-    h.push(t);
-    for (let i = h.length - 1; i > 0;) {
-      const p = (i - 1) >> 1;
-      if (!before(h[i]!, h[p]!)) break;
-      [h[i], h[p]] = [h[p]!, h[i]!];
-      i = p;
-    }
-  }
-
-  /** The earliest timer not yet run or cleared. */
-  first(): WarmTimer | undefined {
-    while (this.h.length > 0 && this.h[0]!.done) this.pop();
-    return this.h[0];
-  }
-
-  all(): WarmTimer[] {
-    return this.h.filter((t) => !t.done);
-  }
-
-  clear(): void {
-    this.h.length = 0;
-  }
-
-  private pop(): void {
-    const h = this.h;
-    const last = h.pop()!;
-    if (h.length === 0) return;
-    h[0] = last;
-    for (let i = 0; ;) {
-      const l = 2 * i + 1;
-      const r = l + 1;
-      let m = i;
-      if (l < h.length && before(h[l]!, h[m]!)) m = l;
-      if (r < h.length && before(h[r]!, h[m]!)) m = r;
-      if (m === i) return;
-      [h[i], h[m]] = [h[m]!, h[i]!];
-      i = m;
-    }
   }
 }
 
